@@ -1,0 +1,144 @@
+import { EnvReader, type ConfigIssue, type Env } from './env-reader.js';
+
+export type AppKind = 'FULL' | 'PERSONAL';
+
+export interface GatewayConfig {
+  port: number;
+  host: string | undefined;
+  /** Explicit external URL; when undefined it is derived from the bound port at start. */
+  publicUrl: string | undefined;
+  logLevel: string;
+  headerPrefix: string;
+  appKind: AppKind;
+  core: {
+    /** `{base_url}` of the platform; undefined means the embedded sandbox. */
+    baseUrl: string | undefined;
+    appToken: string | undefined;
+    appSecret: string | undefined;
+    oauthAuthorizeUrl: string | undefined;
+    timeoutMs: number;
+  };
+  enrichment: {
+    /** `{enrichment_url}`; undefined means the embedded sandbox. */
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    maxBatch: number;
+    maxQueriesPerRequest: number;
+    timeoutMs: number;
+    cacheTtlMs: number;
+    cacheMaxEntries: number;
+  };
+  upstreamMaxConnections: number;
+  session: {
+    /** Undefined only in full sandbox mode, where a random per-process secret is used. */
+    secret: string | undefined;
+    maxAgeMs: number;
+    idleTimeoutMs: number;
+  };
+  graphql: {
+    introspection: boolean;
+    graphiql: boolean;
+    maxDepth: number;
+    maxAliases: number;
+    maxTokens: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(`Invalid configuration:\n${issues.map((issue) => `  - ${issue.key} ${issue.problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The enrichment key starts with the platform's fixed prefix, which ends in `token_`. */
+const ENRICHMENT_KEY_FORM = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_token_[A-Za-z0-9_-]{8,}$/;
+const NO_WHITESPACE = /^\S{8,}$/;
+const HEADER_PREFIX_FORM = /^X-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/;
+
+/**
+ * Resolves the gateway's configuration from environment variables. Pure: no I/O, no defaults read
+ * from anywhere else. Throws one ConfigError naming every bad key.
+ */
+export function loadConfig(env: Env): GatewayConfig {
+  const read = new EnvReader(env);
+
+  const port = read.int('PORT', 4000, 0, 65535);
+  const coreUrl = read.url('CORE_API_URL');
+  const enrichmentUrl = read.url('ENRICHMENT_API_URL');
+  const liveCore = read.raw('CORE_API_URL') !== undefined;
+  const liveEnrichment = read.raw('ENRICHMENT_API_URL') !== undefined;
+
+  const publicUrl = read.url('PUBLIC_URL');
+  if (publicUrl !== undefined && new URL(publicUrl).pathname !== '/') {
+    read.fail('PUBLIC_URL', 'must be an origin (scheme, host and port) without a path');
+  }
+
+  const appToken = read.secret('APP_TOKEN', NO_WHITESPACE, 'at least 8 characters, no spaces');
+  const appSecret = read.secret('APP_SECRET', NO_WHITESPACE, 'at least 8 characters, no spaces');
+  const oauthAuthorizeUrl = read.url('OAUTH_AUTHORIZE_URL');
+  if (liveCore) {
+    for (const [key, value] of [['APP_TOKEN', appToken], ['APP_SECRET', appSecret], ['OAUTH_AUTHORIZE_URL', oauthAuthorizeUrl]] as const) {
+      if (value === undefined && read.raw(key) === undefined) read.fail(key, 'is required when CORE_API_URL is set');
+    }
+  }
+
+  const apiKey = read.secret('ENRICHMENT_API_KEY', ENRICHMENT_KEY_FORM, "the platform's key prefix ending in token_ (e.g. genie_token_…)");
+  if (liveEnrichment && read.raw('ENRICHMENT_API_KEY') === undefined) {
+    read.fail('ENRICHMENT_API_KEY', 'is required when ENRICHMENT_API_URL is set');
+  }
+
+  const sessionSecret = read.secret('SESSION_SECRET', /^\S{32,}$/, 'at least 32 characters, no spaces');
+  if ((liveCore || liveEnrichment) && read.raw('SESSION_SECRET') === undefined) {
+    read.fail('SESSION_SECRET', 'is required once CORE_API_URL or ENRICHMENT_API_URL is set');
+  }
+
+  const headerPrefix = read.raw('PLATFORM_HEADER_PREFIX') ?? 'X-Service';
+  if (!HEADER_PREFIX_FORM.test(headerPrefix)) {
+    read.fail('PLATFORM_HEADER_PREFIX', 'must look like X-Service or X-Akahu');
+  }
+
+  const sandboxOnly = !liveCore && !liveEnrichment;
+  const introspection = read.bool('GRAPHQL_INTROSPECTION', sandboxOnly);
+
+  const config: GatewayConfig = {
+    port,
+    host: read.raw('HOST'),
+    publicUrl,
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    headerPrefix,
+    appKind: read.oneOf('APP_KIND', ['FULL', 'PERSONAL'] as const, 'FULL'),
+    core: {
+      baseUrl: coreUrl,
+      appToken,
+      appSecret,
+      oauthAuthorizeUrl,
+      timeoutMs: read.int('CORE_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    enrichment: {
+      baseUrl: enrichmentUrl,
+      apiKey,
+      maxBatch: read.int('ENRICHMENT_MAX_BATCH', 100, 1, 1000),
+      maxQueriesPerRequest: read.int('ENRICHMENT_MAX_QUERIES_PER_REQUEST', 1000, 1, 10_000),
+      timeoutMs: read.int('ENRICHMENT_TIMEOUT_MS', 5_000, 100, 120_000),
+      cacheTtlMs: read.int('ENRICHMENT_CACHE_TTL_SECONDS', 3600, 0, 7 * 86_400) * 1000,
+      cacheMaxEntries: read.int('ENRICHMENT_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
+    },
+    upstreamMaxConnections: read.int('UPSTREAM_MAX_CONNECTIONS', 32, 1, 1024),
+    session: {
+      secret: sessionSecret,
+      maxAgeMs: read.int('SESSION_MAX_AGE_SECONDS', 12 * 3600, 60, 30 * 86_400) * 1000,
+      idleTimeoutMs: read.int('SESSION_IDLE_TIMEOUT_SECONDS', 2 * 3600, 60, 30 * 86_400) * 1000,
+    },
+    graphql: {
+      introspection,
+      graphiql: read.bool('GRAPHIQL_ENABLED', introspection),
+      maxDepth: read.int('GRAPHQL_MAX_DEPTH', 12, 2, 100),
+      maxAliases: read.int('GRAPHQL_MAX_ALIASES', 30, 1, 1000),
+      maxTokens: read.int('GRAPHQL_MAX_TOKENS', 10_000, 100, 1_000_000),
+    },
+  };
+
+  if (read.issues.length > 0) throw new ConfigError(read.issues);
+  return config;
+}

@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+
+export type HeaderValues = Record<string, string | string[]>;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: HeaderValues = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(payload);
+}
+
+export function sendHtml(res: ServerResponse, status: number, html: string, headers: HeaderValues = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    ...headers,
+  });
+  res.end(html);
+}
+
+export function redirect(res: ServerResponse, location: string, headers: HeaderValues = {}, status = 302): void {
+  res.writeHead(status, { location, 'cache-control': 'no-store', 'content-length': 0, ...headers });
+  res.end();
+}
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}

@@ -1,0 +1,62 @@
+import { createServer, type Server } from 'node:http';
+import type { Logger } from '../lib/logger.js';
+import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
+import { sendJson } from '../lib/http/respond.js';
+import { Router, type RouteRequest } from '../lib/http/router.js';
+import type { SandboxState } from './sandbox-state.js';
+
+export interface SandboxRequest extends RouteRequest {
+  rawBody: Buffer;
+}
+
+export type SandboxRouter = Router<SandboxRequest>;
+
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** The platform's error envelope. */
+export function platformError(request: SandboxRequest, status: number, message: string): void {
+  sendJson(request.res, status, { success: false, message });
+}
+
+/** Parses a JSON (or, for OAuth, form-encoded) body; undefined when it is neither. */
+export function parseBody(request: SandboxRequest): unknown {
+  const text = request.rawBody.toString('utf8');
+  const type = mediaType(request.req);
+  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An HTTP server for one sandbox service. Records every request (for tests and the demo's
+ * "what did the gateway send?") and answers unknown paths in the platform's envelope.
+ */
+export function createSandboxServer(service: 'core' | 'enrichment', router: SandboxRouter, state: SandboxState, logger: Logger): Server {
+  return createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+      let rawBody: Buffer;
+      try {
+        rawBody = await readRawBody(req, MAX_REQUEST_BYTES);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return sendJson(res, 413, { success: false, message: 'Payload too large' });
+        throw error;
+      }
+      const request: SandboxRequest = { req, res, url, params: {}, rawBody };
+      state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: parseBody(request), at: state.clock() });
+      const match = router.match(req.method ?? 'GET', url.pathname);
+      if (match === undefined) return platformError(request, 404, 'Not found');
+      if (match === 'methodNotAllowed') return platformError(request, 405, 'Method not allowed');
+      request.params = match.params;
+      await match.handler(request);
+    })().catch((error: unknown) => {
+      logger.error({ err: error, service }, 'sandbox handler failed');
+      if (!res.headersSent) sendJson(res, 500, { success: false, message: 'Something went wrong' });
+      else res.destroy();
+    });
+  });
+}

@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '../lib/clock.js';
+
+export interface SandboxCredentials {
+  appToken: string;
+  appSecret: string;
+  enrichmentKey: string;
+}
+
+export interface SandboxUser {
+  _id: string;
+  email: string;
+  preferred_name: string;
+}
+
+export interface AuthorizationCode {
+  userId: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  expiresAt: number;
+  used: boolean;
+  /** The token issued for this code, revoked if the code is ever replayed (RFC 6749 §4.1.2). */
+  issuedToken?: string;
+}
+
+export interface UserToken {
+  userId: string;
+  scope: string;
+  grantedAt: number;
+  revoked: boolean;
+}
+
+/** One request as the sandbox received it: what tests assert the gateway sent upstream. */
+export interface RecordedRequest {
+  service: 'core' | 'enrichment';
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  at: number;
+}
+
+/** Fault injection for the enrichment service, so gateway behaviour under failure can be shown. */
+export interface EnrichmentFault {
+  /** Answer every search with this status and a platform error body. */
+  status?: number;
+  /** Hold each search this long before answering (a hang when longer than the gateway's deadline). */
+  delayMs?: number;
+  /** Return items in reverse order, to prove the gateway correlates by id. */
+  reverseOrder?: boolean;
+}
+
+const MAX_RECORDED_REQUESTS = 5_000;
+
+/** Everything the sandbox remembers, in memory, for the life of the process. */
+export class SandboxState {
+  readonly users = new Map<string, SandboxUser>();
+  readonly codes = new Map<string, AuthorizationCode>();
+  readonly tokens = new Map<string, UserToken>();
+  readonly redirectUris = new Set<string>();
+  readonly requests: RecordedRequest[] = [];
+  enrichmentFault: EnrichmentFault = {};
+
+  constructor(
+    readonly credentials: SandboxCredentials,
+    readonly clock: Clock,
+  ) {}
+
+  record(request: RecordedRequest): void {
+    this.requests.push(request);
+    if (this.requests.length > MAX_RECORDED_REQUESTS) this.requests.splice(0, this.requests.length - MAX_RECORDED_REQUESTS);
+  }
+}

@@ -1,0 +1,139 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { randomToken } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import { Router } from '../lib/http/router.js';
+import { registerOAuthRoutes } from './core/oauth-routes.js';
+import { registerUserRoutes } from './core/user-routes.js';
+import { buildCategories } from './data/categories.js';
+import { buildConnections } from './data/connections.js';
+import { buildDemoUsers } from './data/demo-users.js';
+import { createMerchantMatcher } from './enrichment/merchant-matcher.js';
+import { registerSearchRoutes } from './enrichment/search-routes.js';
+import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
+import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials } from './sandbox-state.js';
+
+export interface SandboxOptions {
+  logger: Logger;
+  /** Header names as the gateway is configured: `X-Service` (specification) or `X-Akahu`. */
+  headerPrefix: string;
+  host?: string;
+  corePort?: number;
+  enrichmentPort?: number;
+  credentials?: Partial<SandboxCredentials>;
+  /** Redirect URIs registered for the app, as the operator would register them. */
+  redirectUris?: string[];
+  /** Lifetime of an authorization code. @default 60000 */
+  codeTtlMs?: number;
+  clock?: Clock;
+}
+
+export interface Sandbox {
+  readonly credentials: SandboxCredentials;
+  /** `{base_url}`: the core API and hosted OAuth pages. Set once started. */
+  readonly coreUrl: string;
+  /** `{enrichment_url}`: its own origin, as on the live platform. */
+  readonly enrichmentUrl: string;
+  readonly authorizeUrl: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  registerRedirectUri(uri: string): void;
+  setEnrichmentFault(fault: EnrichmentFault): void;
+  /** Requests received so far, oldest first. */
+  requests(filter?: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[];
+  /** Every user access token issued so far (for the test suite's secret-leak audit). */
+  issuedTokens(): string[];
+}
+
+/**
+ * A faithful local implementation of the platform's HTTP contract: two origins (core and
+ * enrichment), the platform's auth modes, envelopes and errors. The gateway talks to it over HTTP
+ * exactly as it talks to the live platform.
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const credentials: SandboxCredentials = {
+    appToken: options.credentials?.appToken ?? `app_token_${randomToken(18)}`,
+    appSecret: options.credentials?.appSecret ?? randomToken(32),
+    enrichmentKey: options.credentials?.enrichmentKey ?? `genie_token_${randomToken(24)}`,
+  };
+  const state = new SandboxState(credentials, options.clock ?? systemClock);
+  for (const user of buildDemoUsers()) state.users.set(user._id, user);
+  for (const uri of options.redirectUris ?? []) state.redirectUris.add(uri);
+
+  const host = options.host ?? '127.0.0.1';
+  const stopping = new AbortController();
+  let coreServer: Server | undefined;
+  let enrichmentServer: Server | undefined;
+  let coreUrl = '';
+  let enrichmentUrl = '';
+
+  async function listen(server: Server, port: number): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  }
+
+  return {
+    credentials,
+    get coreUrl() {
+      return coreUrl;
+    },
+    get enrichmentUrl() {
+      return enrichmentUrl;
+    },
+    get authorizeUrl() {
+      return `${coreUrl}/oauth/authorize`;
+    },
+
+    async start() {
+      const enrichmentRouter = new Router<SandboxRequest>();
+      enrichmentServer = createSandboxServer('enrichment', enrichmentRouter, state, options.logger);
+      enrichmentUrl = await listen(enrichmentServer, options.enrichmentPort ?? 0);
+
+      const categories = buildCategories();
+      const connections = buildConnections(enrichmentUrl);
+      const matcher = createMerchantMatcher(categories, enrichmentUrl, new Set(connections.map((c) => c._id)));
+      registerSearchRoutes(enrichmentRouter, state, matcher, options.headerPrefix, stopping.signal);
+
+      const coreRouter = new Router<SandboxRequest>();
+      registerOAuthRoutes(coreRouter, state, { codeTtlMs: options.codeTtlMs ?? 60_000 });
+      registerUserRoutes(coreRouter, state, options.headerPrefix);
+      coreServer = createSandboxServer('core', coreRouter, state, options.logger);
+      coreUrl = await listen(coreServer, options.corePort ?? 0);
+      options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
+    },
+
+    async stop() {
+      stopping.abort();
+      await Promise.all(
+        [coreServer, enrichmentServer].map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              if (!server?.listening) return resolve();
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+    },
+
+    registerRedirectUri(uri) {
+      state.redirectUris.add(uri);
+    },
+    setEnrichmentFault(fault) {
+      state.enrichmentFault = { ...fault };
+    },
+    requests(filter = {}) {
+      return state.requests.filter(
+        (r) => (filter.service === undefined || r.service === filter.service) && (filter.method === undefined || r.method === filter.method) && (filter.path === undefined || r.path === filter.path),
+      );
+    },
+    issuedTokens() {
+      return [...state.tokens.keys()];
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { Logger } from '../lib/logger.js';
+import type { PlatformCategory, PlatformEnrichmentItem, PlatformEnrichmentQuery, PlatformEnrichmentResult, PlatformMerchant } from './platform-types.js';
+import { UpstreamError } from './upstream-error.js';
+import { httpStatusError, type UpstreamHttp } from './upstream-http.js';
+
+export interface EnrichmentClient {
+  /** One `POST /v1/search` call. Items come back as sent by the platform: match them by `id`. */
+  search(queries: PlatformEnrichmentQuery[]): Promise<PlatformEnrichmentItem[]>;
+}
+
+/**
+ * The enrichment API is a separate service with its own key: this client sends that key and
+ * nothing else, so app credentials and user tokens never reach it.
+ */
+export function createEnrichmentClient(http: UpstreamHttp, apiKey: string, logger: Logger): EnrichmentClient {
+  return {
+    async search(queries) {
+      const response = await http.send({
+        method: 'POST',
+        path: '/v1/search',
+        headers: { authorization: `Bearer ${apiKey}` },
+        json: queries,
+      });
+      if (response.status < 200 || response.status >= 300) throw httpStatusError(http.name, 'POST /v1/search', response);
+      return parseSearchResponse(response.body, http.name, logger);
+    },
+  };
+}
+
+function parseSearchResponse(body: unknown, upstream: string, logger: Logger): PlatformEnrichmentItem[] {
+  const record = body as { success?: unknown; items?: unknown } | undefined;
+  if (!record || record.success === false || !Array.isArray(record.items)) {
+    throw new UpstreamError(upstream, 'bad_response', 'search response has no items array');
+  }
+  const items: PlatformEnrichmentItem[] = [];
+  let dropped = 0;
+  for (const raw of record.items as unknown[]) {
+    if (!isObject(raw) || !Array.isArray(raw.results)) {
+      dropped += 1;
+      continue;
+    }
+    const results: PlatformEnrichmentResult[] = [];
+    for (const result of raw.results as unknown[]) {
+      const parsed = parseResult(result);
+      if (parsed) results.push(parsed);
+      else dropped += 1;
+    }
+    items.push({ id: typeof raw.id === 'string' ? raw.id : undefined, query: typeof raw.query === 'string' ? raw.query : '', results });
+  }
+  // Extra or missing optional fields are normal for this API (it is in beta); say so, don't fail.
+  if (dropped > 0) logger.warn({ upstream, dropped }, 'ignored malformed enrichment items or results');
+  return items;
+}
+
+function parseResult(raw: unknown): PlatformEnrichmentResult | undefined {
+  if (!isObject(raw) || typeof raw.confidence !== 'number' || !isObject(raw.category)) return undefined;
+  const category = raw.category;
+  if (typeof category._id !== 'string' || typeof category.name !== 'string') return undefined;
+  const groups: PlatformCategory['groups'] = {};
+  if (isObject(category.groups)) {
+    for (const [grouping, group] of Object.entries(category.groups)) {
+      if (isObject(group) && typeof group._id === 'string' && typeof group.name === 'string') groups[grouping] = { _id: group._id, name: group.name };
+    }
+  }
+  let merchant: PlatformMerchant | undefined;
+  if (isObject(raw.merchant)) {
+    const m = raw.merchant;
+    merchant = {
+      _id: optionalString(m._id),
+      name: optionalString(m.name),
+      logo: optionalString(m.logo),
+      website: optionalString(m.website),
+    };
+  }
+  return { confidence: raw.confidence, category: { _id: category._id, name: category.name, groups }, merchant };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,30 @@
+/**
+ * Why an upstream call failed, in terms the GraphQL layer can map to client codes without ever
+ * seeing the upstream body. `platformMessage` is kept for logs and for the few cases where the
+ * specification says the message is meant for the user (a forbidden refresh).
+ */
+export type UpstreamFailureKind =
+  /** The deadline passed before a complete response arrived. */
+  | 'timeout'
+  /** Connection refused, reset, DNS failure: nothing usable came back. */
+  | 'unavailable'
+  /** A response arrived with a non-2xx status. */
+  | 'http'
+  /** A 2xx response whose body was not what the contract promises (or was too large). */
+  | 'bad_response';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly upstream: string,
+    readonly kind: UpstreamFailureKind,
+    message: string,
+    readonly details: { status?: number; platformMessage?: string; oauthError?: string; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+
+  get status(): number | undefined {
+    return this.details.status;
+  }
+}

@@ -1,0 +1,150 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import type { Logger } from '../lib/logger.js';
+import { UpstreamError } from './upstream-error.js';
+
+export interface UpstreamHttpOptions {
+  /** Short name for logs and errors: 'core', 'enrichment'. */
+  name: string;
+  /** Base URL; may carry a path prefix, which is prepended to every request path. */
+  baseUrl: string;
+  timeoutMs: number;
+  maxConnections: number;
+  /** Responses larger than this are refused rather than buffered. */
+  maxResponseBytes: number;
+  logger: Logger;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  headers?: Record<string, string>;
+  json?: unknown;
+  /** Overrides the upstream's default deadline for this call. */
+  timeoutMs?: number;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or undefined when the body was empty. */
+  body: unknown;
+}
+
+export interface UpstreamHttp {
+  readonly name: string;
+  /**
+   * Sends one request. Resolves with any HTTP status (callers decide what a status means) and
+   * rejects with UpstreamError only for transport failures, deadlines and unreadable bodies.
+   */
+  send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * One undici pool per upstream origin. undici's defaults (300 s header and body timeouts, no
+ * connection cap, no size cap) suit nothing with a user waiting, so every one is set explicitly.
+ */
+export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
+  const base = new URL(options.baseUrl);
+  const pathPrefix = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, {
+    connections: options.maxConnections,
+    connectTimeout: Math.min(options.timeoutMs, 5_000),
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 10_000,
+  });
+
+  async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const timeoutMs = request.timeoutMs ?? options.timeoutMs;
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) search.set(key, value);
+    const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    let body: string | undefined;
+    if (request.json !== undefined) {
+      body = JSON.stringify(request.json);
+      headers['content-type'] = 'application/json';
+    }
+    const started = performance.now();
+    try {
+      const response = await pool.request({
+        method: request.method,
+        path,
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const raw = await readCapped(response.body, options.maxResponseBytes, options.name);
+      options.logger.debug(
+        { upstream: options.name, method: request.method, path: request.path, status: response.statusCode, ms: Math.round(performance.now() - started) },
+        'upstream call',
+      );
+      return { status: response.statusCode, headers: response.headers, body: parseJson(raw, response.statusCode, options.name) };
+    } catch (error) {
+      if (error instanceof UpstreamError) throw error;
+      throw classifyTransportError(error, options.name, request, timeoutMs);
+    }
+  }
+
+  return { name: options.name, send, close: () => pool.close() };
+}
+
+async function readCapped(stream: AsyncIterable<Buffer>, limit: number, upstream: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > limit) {
+      throw new UpstreamError(upstream, 'bad_response', `${upstream} response exceeded ${limit} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function parseJson(raw: Buffer, status: number, upstream: string): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    // An error page in HTML is still an error status; a 2xx that is not JSON breaks the contract.
+    if (status >= 200 && status < 300) throw new UpstreamError(upstream, 'bad_response', `${upstream} returned a body that is not JSON`);
+    return undefined;
+  }
+}
+
+function classifyTransportError(error: unknown, upstream: string, request: UpstreamRequest, timeoutMs: number): UpstreamError {
+  const timedOut =
+    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError;
+  const what = `${request.method} ${request.path}`;
+  if (timedOut) return new UpstreamError(upstream, 'timeout', `${upstream} ${what} took longer than ${timeoutMs} ms`);
+  const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
+  return new UpstreamError(upstream, 'unavailable', `${upstream} ${what} failed: ${reason}`);
+}
+
+/** Reads the platform's `{ success: false, message }` (or OAuth `error`) from an error body. */
+export function platformErrorDetails(body: unknown): { platformMessage?: string; oauthError?: string } {
+  if (typeof body !== 'object' || body === null) return {};
+  const record = body as Record<string, unknown>;
+  return {
+    platformMessage: typeof record.message === 'string' ? record.message.slice(0, 500) : undefined,
+    oauthError: typeof record.error === 'string' ? record.error.slice(0, 100) : undefined,
+  };
+}
+
+/** Builds the UpstreamError for a non-2xx response. */
+export function httpStatusError(upstream: string, what: string, response: UpstreamResponse): UpstreamError {
+  const retryAfter = Number(response.headers['retry-after']);
+  return new UpstreamError(upstream, 'http', `${upstream} ${what} answered ${response.status}`, {
+    status: response.status,
+    ...platformErrorDetails(response.body),
+    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+  });
+}
