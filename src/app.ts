@@ -1,0 +1,177 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApolloServer } from '@apollo/server';
+import { registerAuthRoutes } from './auth/auth-routes.js';
+import { createMemorySessionStore } from './auth/memory-session-store.js';
+import { OAuthStateStore } from './auth/oauth-state-store.js';
+import { SessionManager } from './auth/session-manager.js';
+import type { SessionStore } from './auth/session-store.js';
+import type { GatewayConfig } from './config/config.js';
+import { userOf, type GatewayContext } from './graphql/context.js';
+import { buildGatewaySchema } from './graphql/schema.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { randomToken } from './lib/ids.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { Router } from './lib/http/router.js';
+import { createEnrichmentCache } from './loaders/enrichment-cache.js';
+import { createRequestLoaders, type LoaderDependencies } from './loaders/request-loaders.js';
+import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
+import { createApolloServer } from './server/apollo.js';
+import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
+import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
+import { createGatewayHttpServer } from './server/http-server.js';
+import { createCoreClient } from './upstream/core-client.js';
+import { createEnrichmentClient } from './upstream/enrichment-client.js';
+import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
+
+export interface AppOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Extra settings for the embedded sandbox (tests shorten code lifetimes, for example). */
+  sandbox?: Partial<Omit<SandboxOptions, 'logger' | 'headerPrefix'>>;
+}
+
+export interface GatewayApp {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The gateway's external URL; known once started. */
+  readonly url: string;
+  /** Where the server actually listens (differs from `url` behind a proxy); known once started. */
+  readonly listenUrl: string;
+  /** The embedded sandbox, when an upstream URL was left unset. */
+  readonly sandbox: Sandbox | undefined;
+}
+
+interface Running {
+  phase: 'running';
+  url: string;
+  listenUrl: string;
+  server: Server;
+  apollo: ApolloServer<GatewayContext>;
+  upstreams: UpstreamHttp[];
+  sessionStore: SessionStore;
+  sandbox: Sandbox | undefined;
+}
+
+type Lifecycle = { phase: 'created' } | { phase: 'starting' } | Running | { phase: 'stopped' };
+
+const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
+const MAX_CORE_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_ENRICHMENT_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
+export function createApp(config: GatewayConfig, options: AppOptions = {}): GatewayApp {
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const clock = options.clock ?? systemClock;
+  let lifecycle: Lifecycle = { phase: 'created' };
+
+  async function start(): Promise<void> {
+    if (lifecycle.phase !== 'created') throw new Error(`cannot start a gateway that is ${lifecycle.phase}`);
+    lifecycle = { phase: 'starting' };
+
+    const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
+    const sandbox = needsSandbox
+      ? createSandbox({ logger: logger.child({ component: 'sandbox' }), headerPrefix: config.headerPrefix, clock, ...options.sandbox })
+      : undefined;
+    await sandbox?.start();
+
+    const core = config.core.baseUrl
+      ? { baseUrl: config.core.baseUrl, appToken: config.core.appToken!, appSecret: config.core.appSecret!, authorizeUrl: config.core.oauthAuthorizeUrl! }
+      : { baseUrl: sandbox!.coreUrl, appToken: sandbox!.credentials.appToken, appSecret: sandbox!.credentials.appSecret, authorizeUrl: config.core.oauthAuthorizeUrl ?? sandbox!.authorizeUrl };
+    const enrichment = config.enrichment.baseUrl
+      ? { baseUrl: config.enrichment.baseUrl, apiKey: config.enrichment.apiKey! }
+      : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
+    if (sandbox) logger.warn({ core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl }, 'using the embedded platform sandbox: no real platform is reached for these upstreams');
+
+    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, logger });
+    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, logger });
+    const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
+    const loaderDeps: LoaderDependencies = {
+      core: coreClient,
+      enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
+      enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries }),
+      enrichmentMaxBatch: config.enrichment.maxBatch,
+      enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
+    };
+
+    const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
+    const sessionStore = createMemorySessionStore({ clock, idleTimeoutMs: config.session.idleTimeoutMs });
+    // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
+    const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, secure: secureCookies });
+
+    const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
+    const apollo = createApolloServer(schema, config.graphql, logger);
+    await apollo.start();
+
+    let publicUrl = config.publicUrl ?? '';
+    const router = new Router();
+    registerAuthRoutes(router, {
+      sessions,
+      states: new OAuthStateStore({ ttlMs: 10 * 60_000, maxPending: 10_000 }),
+      core: coreClient,
+      logger,
+      appToken: core.appToken,
+      authorizeUrl: core.authorizeUrl,
+      publicUrl: () => publicUrl,
+      secureCookies,
+    });
+    const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
+    const graphql = createGraphQLHttpHandler({
+      apollo,
+      sessions,
+      maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
+      createContext: (session) => ({ user: userOf(session), loaders: createRequestLoaders(loaderDeps, session.accessToken), logger }),
+    });
+    const server = createGatewayHttpServer({ router, graphql, graphiql, logger });
+    server.requestTimeout = 60_000;
+    server.headersTimeout = 20_000;
+
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    publicUrl ||= `http://localhost:${port}`;
+    sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
+    const address = server.address() as AddressInfo;
+    const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp], sessionStore, sandbox };
+    logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
+  }
+
+  async function stop(): Promise<void> {
+    if (lifecycle.phase !== 'running') {
+      lifecycle = { phase: 'stopped' };
+      return;
+    }
+    const running = lifecycle;
+    lifecycle = { phase: 'stopped' };
+    await new Promise<void>((resolve) => {
+      running.server.close(() => resolve());
+      running.server.closeIdleConnections();
+      // In-flight requests get a grace period, then are cut.
+      setTimeout(() => running.server.closeAllConnections(), 5_000).unref();
+    });
+    await running.apollo.stop();
+    await Promise.all(running.upstreams.map((upstream) => upstream.close()));
+    await running.sessionStore.close();
+    await running.sandbox?.stop();
+    logger.info('gateway stopped');
+  }
+
+  return {
+    start,
+    stop,
+    get url() {
+      if (lifecycle.phase !== 'running') throw new Error('the gateway is not running');
+      return lifecycle.url;
+    },
+    get listenUrl() {
+      if (lifecycle.phase !== 'running') throw new Error('the gateway is not running');
+      return lifecycle.listenUrl;
+    },
+    get sandbox() {
+      return lifecycle.phase === 'running' ? lifecycle.sandbox : undefined;
+    },
+  };
+}

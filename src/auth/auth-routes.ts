@@ -1,0 +1,110 @@
+import type { ServerResponse } from 'node:http';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import type { Logger } from '../lib/logger.js';
+import { randomToken } from '../lib/ids.js';
+import { redirect, sendHtml } from '../lib/http/respond.js';
+import type { Router } from '../lib/http/router.js';
+import type { CoreClient } from '../upstream/core-client.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import { authErrorPage } from './auth-pages.js';
+import type { OAuthStateStore } from './oauth-state-store.js';
+import { appendSetCookie, type SessionManager } from './session-manager.js';
+
+export interface AuthRoutesOptions {
+  sessions: SessionManager;
+  states: OAuthStateStore;
+  core: CoreClient;
+  logger: Logger;
+  appToken: string;
+  authorizeUrl: string;
+  /** Resolved at start: the port may only be known once the server listens. */
+  publicUrl: () => string;
+  secureCookies: boolean;
+  /** Called after a successful sign-in (webhook subscriptions hook in here). */
+  onSignedIn?: (userId: string, accessToken: string) => Promise<void>;
+}
+
+const STATE_TTL_SECONDS = 600;
+const DEFAULT_RETURN_TO = '/graphql';
+
+export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): void {
+  const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
+  const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
+
+  router.on('GET', '/auth/login', ({ req, res, url }) => {
+    let binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
+    if (!binding || binding.length < 32) {
+      binding = randomToken();
+      appendSetCookie(
+        res,
+        serializeCookie(bindingCookie, binding, { httpOnly: true, sameSite: 'lax', secure: options.secureCookies, path: '/', maxAge: STATE_TTL_SECONDS }),
+      );
+    }
+    const state = options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo')));
+    const target = new URL(options.authorizeUrl);
+    target.searchParams.set('response_type', 'code');
+    target.searchParams.set('client_id', options.appToken);
+    target.searchParams.set('redirect_uri', callbackUrl());
+    target.searchParams.set('scope', 'ENDURING_CONSENT');
+    target.searchParams.set('state', state);
+    redirect(res, target.href);
+  });
+
+  router.on('GET', '/auth/callback', async ({ req, res, url }) => {
+    const binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
+    const check = options.states.consume(url.searchParams.get('state'), binding);
+    if (!check.ok) {
+      options.logger.warn({ reason: check.reason }, 'OAuth callback refused: bad state');
+      const messages = {
+        missing: 'The sign-in response carried no state parameter, so it cannot be trusted.',
+        unknown: 'This sign-in link has expired or was already used.',
+        foreign: 'This sign-in was started in another browser or session.',
+      } as const;
+      return fail(res, 400, `OAUTH_STATE_${check.reason.toUpperCase()}`, messages[check.reason]);
+    }
+    const denied = url.searchParams.get('error');
+    if (denied) return fail(res, 400, 'OAUTH_DENIED', `The platform did not grant access (${denied.slice(0, 64)}).`);
+    const code = url.searchParams.get('code');
+    if (!code) return fail(res, 400, 'OAUTH_CODE_MISSING', 'The sign-in response carried no authorization code.');
+
+    try {
+      const grant = await options.core.exchangeCode(code, callbackUrl());
+      const me = await options.core.getMe(grant.access_token);
+      await options.sessions.end(req, res);
+      await options.sessions.start(res, me._id, grant.access_token);
+      options.logger.info({ userId: me._id }, 'user signed in');
+      if (options.onSignedIn) {
+        // Follow-up work (webhook subscriptions) must not break sign-in; it reports its own failures.
+        options.onSignedIn(me._id, grant.access_token).catch((error: unknown) => options.logger.error({ err: error, userId: me._id }, 'post sign-in step failed'));
+      }
+      redirect(res, check.returnTo, {}, 303);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      options.logger.warn({ upstream: error.upstream, kind: error.kind, status: error.status, oauthError: error.details.oauthError }, 'token exchange failed');
+      if (error.kind === 'http' && error.status !== undefined && error.status < 500) {
+        return fail(res, 400, 'OAUTH_EXCHANGE_REFUSED', `The platform refused the authorization code (${error.details.oauthError ?? error.status}).`);
+      }
+      const timeout = error.kind === 'timeout';
+      return fail(res, timeout ? 504 : 502, timeout ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', 'The platform could not complete the sign-in. Try again shortly.');
+    }
+  });
+
+  router.on('POST', '/auth/logout', async ({ req, res }) => {
+    // A cross-site form must not be able to sign a user out.
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== new URL(options.publicUrl()).origin) return fail(res, 403, 'FORBIDDEN_ORIGIN', 'Cross-origin sign-out is not allowed.');
+    await options.sessions.end(req, res);
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  });
+}
+
+function fail(res: ServerResponse, status: number, code: string, message: string): void {
+  sendHtml(res, status, authErrorPage(code, message));
+}
+
+/** Only same-site absolute paths: `returnTo` must never become an open redirect. */
+export function safeReturnTo(value: string | null): string {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[\r\n]/.test(value)) return DEFAULT_RETURN_TO;
+  return value;
+}

@@ -1,0 +1,59 @@
+import type { Clock } from '../lib/clock.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
+
+/** Sessions in process memory: lost on restart, not shared between instances. */
+export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs: number; sweepIntervalMs?: number }): SessionStore {
+  const sessions = new Map<string, SessionRecord>();
+  const byUser = new Map<string, Set<string>>();
+
+  function isLive(record: SessionRecord): boolean {
+    const now = options.clock();
+    return record.expiresAt > now && record.lastSeenAt + options.idleTimeoutMs > now;
+  }
+
+  function remove(sessionId: string): void {
+    const record = sessions.get(sessionId);
+    if (!record) return;
+    sessions.delete(sessionId);
+    const ids = byUser.get(record.userId);
+    ids?.delete(sessionId);
+    if (ids?.size === 0) byUser.delete(record.userId);
+  }
+
+  // Expired sessions hold tokens the user no longer uses: drop them rather than wait for a read.
+  const sweeper = setInterval(() => {
+    for (const [id, record] of sessions) if (!isLive(record)) remove(id);
+  }, options.sweepIntervalMs ?? 60_000);
+  sweeper.unref();
+
+  return {
+    async get(sessionId) {
+      const record = sessions.get(sessionId);
+      if (record && !isLive(record)) {
+        remove(sessionId);
+        return undefined;
+      }
+      return record;
+    },
+    async set(sessionId, record) {
+      remove(sessionId);
+      sessions.set(sessionId, record);
+      let ids = byUser.get(record.userId);
+      if (!ids) byUser.set(record.userId, (ids = new Set()));
+      ids.add(sessionId);
+    },
+    async delete(sessionId) {
+      remove(sessionId);
+    },
+    async deleteByUser(userId) {
+      const ids = [...(byUser.get(userId) ?? [])];
+      for (const id of ids) remove(id);
+      return ids;
+    },
+    async close() {
+      clearInterval(sweeper);
+      sessions.clear();
+      byUser.clear();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import type { Clock } from '../lib/clock.js';
+import { randomToken, sha256Hex } from '../lib/ids.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
+import { signValue, verifySignedValue } from './signed-cookie.js';
+
+export interface Session extends SessionRecord {
+  /** Store key of this session (a digest of the cookie's id, never the id itself). */
+  key: string;
+}
+
+export interface SessionManagerOptions {
+  store: SessionStore;
+  secret: string;
+  clock: Clock;
+  maxAgeMs: number;
+  /** Secure cookies (and the `__Host-` prefix) whenever the public URL is https. */
+  secure: boolean;
+}
+
+export type SessionEndedListener = (userId: string, sessionKeys: string[]) => void;
+
+/**
+ * Binds browsers to server-side sessions through an HttpOnly, SameSite=Lax cookie. Lax, not
+ * Strict: the first request after the OAuth redirect is a cross-site navigation and must carry it.
+ */
+export class SessionManager {
+  readonly cookieName: string;
+  private readonly listeners = new Set<SessionEndedListener>();
+
+  constructor(private readonly options: SessionManagerOptions) {
+    this.cookieName = options.secure ? '__Host-gw_session' : 'gw_session';
+  }
+
+  /** Starts a new session (a fresh id each sign-in, against fixation) and sets its cookie. */
+  async start(res: ServerResponse, userId: string, accessToken: string): Promise<void> {
+    const id = randomToken();
+    const now = this.options.clock();
+    await this.options.store.set(sha256Hex(id), { userId, accessToken, createdAt: now, expiresAt: now + this.options.maxAgeMs, lastSeenAt: now });
+    appendSetCookie(
+      res,
+      serializeCookie(this.cookieName, signValue(id, this.options.secret), {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: this.options.secure,
+        path: '/',
+        maxAge: Math.floor(this.options.maxAgeMs / 1000),
+      }),
+    );
+  }
+
+  /** The live session behind a request's cookie, if any; refreshes its idle timer. */
+  async read(req: IncomingMessage): Promise<Session | undefined> {
+    const key = this.keyOf(req);
+    if (!key) return undefined;
+    const record = await this.options.store.get(key);
+    if (!record) return undefined;
+    const now = this.options.clock();
+    // Writing on every request would cost a store round trip each time; a minute's slack is fine.
+    if (now - record.lastSeenAt > 60_000) {
+      record.lastSeenAt = now;
+      await this.options.store.set(key, record);
+    }
+    return { ...record, key };
+  }
+
+  /** Ends the request's session (if any) and clears its cookie. */
+  async end(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const key = this.keyOf(req);
+    if (key) {
+      const record = await this.options.store.get(key);
+      await this.options.store.delete(key);
+      if (record) this.emitEnded(record.userId, [key]);
+    }
+    appendSetCookie(res, serializeCookie(this.cookieName, '', { httpOnly: true, sameSite: 'lax', secure: this.options.secure, path: '/', maxAge: 0 }));
+  }
+
+  /** Ends every session of a user: revocation, a dead token, account deletion. */
+  async endAllForUser(userId: string): Promise<void> {
+    const keys = await this.options.store.deleteByUser(userId);
+    this.emitEnded(userId, keys);
+  }
+
+  /** Subscribers (open sockets, per-user caches) learn when sessions end. */
+  onEnded(listener: SessionEndedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private keyOf(req: IncomingMessage): string | undefined {
+    const header = req.headers.cookie;
+    if (!header) return undefined;
+    const id = verifySignedValue(parseCookies(header)[this.cookieName], this.options.secret);
+    return id ? sha256Hex(id) : undefined;
+  }
+
+  private emitEnded(userId: string, keys: string[]): void {
+    for (const listener of this.listeners) listener(userId, keys);
+  }
+}
+
+export function appendSetCookie(res: ServerResponse, cookie: string): void {
+  const existing = res.getHeader('set-cookie');
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  res.setHeader('set-cookie', [...list, cookie]);
+}

@@ -1,0 +1,26 @@
+/**
+ * What the gateway holds for a signed-in browser. The user access token lives here and only here:
+ * never in a cookie, a response or a log line.
+ */
+export interface SessionRecord {
+  userId: string;
+  accessToken: string;
+  createdAt: number;
+  /** Absolute end of the session, whatever the activity. */
+  expiresAt: number;
+  /** Last time the session was used; the idle timeout counts from here. */
+  lastSeenAt: number;
+}
+
+/**
+ * Storage for sessions, keyed by an opaque session id. In memory for now; a durable, shared store
+ * (Redis, PostgreSQL) implements the same interface so that several gateway instances agree.
+ */
+export interface SessionStore {
+  get(sessionId: string): Promise<SessionRecord | undefined>;
+  set(sessionId: string, record: SessionRecord): Promise<void>;
+  delete(sessionId: string): Promise<void>;
+  /** Deletes every session of a user and returns their ids (revocation ends them all). */
+  deleteByUser(userId: string): Promise<string[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+import { GraphQLError } from 'graphql';
+import { UpstreamError } from '../upstream/upstream-error.js';
+
+/**
+ * Every `extensions.code` a client can see. Stable: frontends branch on these, so renaming one is
+ * a breaking change. The README documents each.
+ */
+export const ErrorCode = {
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  RATE_LIMITED: 'RATE_LIMITED',
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Codes produced by Apollo Server itself for malformed requests; safe to pass through. */
+export const APOLLO_REQUEST_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
+
+export const PUBLIC_CODES: ReadonlySet<string> = new Set([...Object.values(ErrorCode), ...APOLLO_REQUEST_CODES]);
+
+export function gatewayError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { ...extensions, code } });
+}
+
+/**
+ * Maps an upstream failure to the one client code that describes it. Upstream bodies never reach
+ * the client; only what the specification says is meant for users (none, so far) would.
+ */
+export function upstreamFailureToGraphQLError(error: UpstreamError): GraphQLError {
+  const service = error.upstream === 'enrichment' ? 'The enrichment service' : 'The platform';
+  if (error.kind === 'timeout') return gatewayError(ErrorCode.UPSTREAM_TIMEOUT, `${service} did not answer in time.`, { upstream: error.upstream });
+  if (error.kind === 'http') {
+    if (error.status === 429) {
+      return gatewayError(ErrorCode.RATE_LIMITED, `${service} is rate limiting requests; try again later.`, {
+        upstream: error.upstream,
+        retryAfterSeconds: error.details.retryAfterSeconds ?? 60,
+      });
+    }
+    if (error.status === 404) return gatewayError(ErrorCode.NOT_FOUND, 'Not found.', { upstream: error.upstream });
+    if (error.status === 400) return gatewayError(ErrorCode.BAD_USER_INPUT, `${service} rejected the request as invalid.`, { upstream: error.upstream });
+  }
+  return gatewayError(ErrorCode.UPSTREAM_UNAVAILABLE, `${service} is unavailable right now.`, { upstream: error.upstream });
+}

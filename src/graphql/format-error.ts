@@ -1,0 +1,34 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Logger } from '../lib/logger.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import { ErrorCode, PUBLIC_CODES, upstreamFailureToGraphQLError } from './errors.js';
+
+/**
+ * The one place where errors are shaped for clients. Coded errors pass; upstream failures become
+ * their documented code; anything else is logged in full and masked, so stack traces, upstream
+ * bodies and internal messages never leave the gateway.
+ */
+export function createFormatError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof UpstreamError) {
+      logger.warn({ upstream: original.upstream, kind: original.kind, status: original.status, platformMessage: original.details.platformMessage, path: formatted.path }, original.message);
+      const mapped = upstreamFailureToGraphQLError(original);
+      return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
+    }
+    // Resolver errors arrive wrapped; request errors (parse, validation, variables) are GraphQLErrors.
+    const code = original instanceof GraphQLError ? original.extensions?.code : undefined;
+    if (typeof code === 'string' && PUBLIC_CODES.has(code) && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
+      const { stacktrace: _dropped, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions };
+    }
+    logger.error({ err: original, path: formatted.path }, 'unexpected error while executing GraphQL');
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR },
+    };
+  };
+}

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { createLogger } from './lib/logger.js';
+
+/** Process entry point: validate config once, start, stop cleanly on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const app = createApp(config, { logger });
+  await app.start();
+  if (app.sandbox) {
+    process.stdout.write(`\n  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.\n\n`);
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

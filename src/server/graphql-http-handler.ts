@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { Session, SessionManager } from '../auth/session-manager.js';
+import type { GatewayContext } from '../graphql/context.js';
+import { ErrorCode } from '../graphql/errors.js';
+import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
+import { sendJson } from '../lib/http/respond.js';
+
+export interface GraphQLHttpHandlerOptions {
+  apollo: ApolloServer<GatewayContext>;
+  sessions: SessionManager;
+  createContext: (session: Session) => GatewayContext;
+  maxBodyBytes: number;
+}
+
+function graphQLErrorBody(message: string, code: string) {
+  return { errors: [{ message, extensions: { code } }] };
+}
+
+/**
+ * Plain node:http glue for Apollo: session check, bounded body, then Apollo's own HTTP pipeline
+ * (CSRF prevention, content negotiation, error formatting).
+ */
+export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
+  return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const session = await options.sessions.read(req);
+    if (!session) {
+      return sendJson(res, 401, graphQLErrorBody('Sign in first: GET /auth/login starts the sign-in.', ErrorCode.UNAUTHENTICATED));
+    }
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      let raw: Buffer;
+      try {
+        raw = await readRawBody(req, options.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return sendJson(res, 413, graphQLErrorBody(`Request body exceeds ${error.limitBytes} bytes.`, 'BAD_REQUEST'));
+        throw error;
+      }
+      if (mediaType(req) === 'application/json') {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return sendJson(res, 400, graphQLErrorBody('Request body is not valid JSON.', 'BAD_REQUEST'));
+        }
+      } else {
+        body = raw.toString('utf8');
+      }
+    }
+
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const response = await options.apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+      context: async () => options.createContext(session),
+    });
+
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    if (!response.headers.has('cache-control')) res.setHeader('cache-control', 'no-store');
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  };
+}

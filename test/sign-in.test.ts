@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { MeDocument } from './__generated__/graphql.js';
+import { Browser } from './support/browser.js';
+import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
+
+/** Walks the flow up to the platform's redirect back, returning the callback URL and the browser. */
+async function consentedCallback(gateway: TestGateway, browser = new Browser()) {
+  const login = await browser.request(`${gateway.url}/auth/login`);
+  const authorize = new URL(login.location!);
+  const consent = await browser.request(authorize.href);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
+  form.set('decision', 'allow');
+  const approved = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
+  return { browser, callback: new URL(approved.location!), authorize };
+}
+
+function tokenExchanges(gateway: TestGateway) {
+  return gateway.sandbox.requests({ service: 'core', method: 'POST', path: '/v1/token' });
+}
+
+describe('sign-in', () => {
+  it('redirects to the authorize page with the OAuth parameters and a fresh state bound to the browser', async () => {
+    const gateway = await startGateway();
+    const browser = new Browser();
+    const first = await browser.request(`${gateway.url}/auth/login`);
+    const second = await browser.request(`${gateway.url}/auth/login`);
+
+    expect(first.status).toBe(302);
+    const target = new URL(first.location!);
+    expect(target.origin + target.pathname).toBe(gateway.sandbox.authorizeUrl);
+    expect(Object.fromEntries(target.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: gateway.sandbox.credentials.appToken,
+      redirect_uri: `${gateway.url}/auth/callback`,
+      scope: 'ENDURING_CONSENT',
+    });
+    const state = target.searchParams.get('state')!;
+    expect(state.length).toBeGreaterThanOrEqual(40);
+    expect(new URL(second.location!).searchParams.get('state')).not.toBe(state);
+    expect(first.headers.getSetCookie().join()).toMatch(/gw_oauth=.+HttpOnly; SameSite=Lax/);
+  });
+
+  it('completes the flow: code exchanged server-side, HttpOnly SameSite session cookie, me answered', async () => {
+    const gateway = await startGateway();
+    const { browser, callback } = await consentedCallback(gateway);
+    const landed = await browser.request(callback.href);
+
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe('/graphql');
+    const cookie = landed.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/); // http public URL in tests; https turns it on
+    const [exchange] = tokenExchanges(gateway);
+    expect(exchange!.body).toEqual({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code'),
+      redirect_uri: `${gateway.url}/auth/callback`,
+      client_id: gateway.sandbox.credentials.appToken,
+      client_secret: gateway.sandbox.credentials.appSecret,
+    });
+
+    const me = await execute(gateway, browser, MeDocument);
+    expect(me.status).toBe(200);
+    expect(me.data?.me).toMatchObject({ id: expect.stringMatching(/^user_/), email: expect.stringContaining('@'), preferredName: expect.any(String) });
+    expect(Date.parse(me.data!.me.accessGrantedAt!)).not.toBeNaN();
+  });
+
+  it('marks cookies Secure and __Host- prefixed when the public URL is https', async () => {
+    const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
+    const listen = gateway.app.listenUrl;
+    const browser = new Browser();
+    const login = await browser.request(`${listen}/auth/login`);
+    expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe('https://gateway.example.test/auth/callback');
+    expect(login.headers.getSetCookie()[0]).toMatch(/^__Host-gw_oauth=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+
+    const authorize = new URL(login.location!);
+    const consent = await browser.request(authorize.href);
+    const form = new URLSearchParams(authorize.searchParams);
+    form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
+    form.set('decision', 'allow');
+    const approved = new URL((await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form })).location!);
+    // The proxy in front of the gateway would forward this; the test goes to the listener directly.
+    const landed = await browser.request(`${listen}${approved.pathname}${approved.search}`);
+    expect(landed.status).toBe(303);
+    expect(landed.headers.getSetCookie().find((c) => c.includes('gw_session'))).toMatch(/^__Host-gw_session=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+  });
+
+  it('refuses a callback without state, with a coded page and no token exchange', async () => {
+    const gateway = await startGateway();
+    const { browser, callback } = await consentedCallback(gateway);
+    callback.searchParams.delete('state');
+    const response = await browser.request(callback.href);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('OAUTH_STATE_MISSING');
+    expect(tokenExchanges(gateway)).toHaveLength(0);
+  });
+
+  it('refuses a state that was already used', async () => {
+    const gateway = await startGateway();
+    const { browser, callback } = await consentedCallback(gateway);
+    expect((await browser.request(callback.href)).status).toBe(303);
+    const replay = await browser.request(callback.href);
+    expect(replay.status).toBe(400);
+    expect(replay.text).toContain('OAUTH_STATE_UNKNOWN');
+    expect(tokenExchanges(gateway)).toHaveLength(1);
+  });
+
+  it('refuses a state issued to another browser', async () => {
+    const gateway = await startGateway();
+    const { callback } = await consentedCallback(gateway);
+    const attacker = new Browser();
+    await attacker.request(`${gateway.url}/auth/login`); // has its own binding cookie, not the victim's
+    const response = await attacker.request(callback.href);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('OAUTH_STATE_FOREIGN');
+    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expect(attacker.cookie(new URL(gateway.url).host, 'gw_session')).toBeUndefined();
+  });
+
+  it('refuses a made-up state', async () => {
+    const gateway = await startGateway();
+    const { browser, callback } = await consentedCallback(gateway);
+    callback.searchParams.set('state', 'x'.repeat(43));
+    const response = await browser.request(callback.href);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('OAUTH_STATE_UNKNOWN');
+    expect(tokenExchanges(gateway)).toHaveLength(0);
+  });
+
+  it('reports a cancelled consent without exchanging anything', async () => {
+    const gateway = await startGateway();
+    const browser = new Browser();
+    const login = await browser.request(`${gateway.url}/auth/login`);
+    const authorize = new URL(login.location!);
+    const form = new URLSearchParams(authorize.searchParams);
+    form.set('decision', 'deny');
+    const denied = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
+    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
+    const response = await browser.request(denied.location!);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('OAUTH_DENIED');
+    expect(tokenExchanges(gateway)).toHaveLength(0);
+  });
+
+  it('reports a code the platform refuses (expired) as a refused sign-in, with no session', async () => {
+    let now = Date.parse('2026-11-21T00:00:00Z');
+    const gateway = await startGateway({}, { clock: () => now, sandbox: { codeTtlMs: 60_000 } });
+    const { browser, callback } = await consentedCallback(gateway);
+    now += 61_000;
+    const response = await browser.request(callback.href);
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('OAUTH_EXCHANGE_REFUSED');
+    expect(response.text).toContain('expired_grant');
+    expect(tokenExchanges(gateway)).toHaveLength(1);
+    expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
+  });
+
+  it('answers GraphQL without a session with UNAUTHENTICATED, and with a forged cookie too', async () => {
+    const gateway = await startGateway();
+    const anonymous = new Browser();
+    const response = await execute(gateway, anonymous, MeDocument);
+    expect(response.status).toBe(401);
+    expect(response.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+    anonymous.setCookie(new URL(gateway.url).host, 'gw_session', 'made-up.signature');
+    expect((await execute(gateway, anonymous, MeDocument)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(gateway.sandbox.requests({ path: '/v1/me' })).toHaveLength(0);
+  });
+
+  it('signs out: the session ends and its cookie stops working', async () => {
+    const gateway = await startGateway();
+    const browser = await signIn(gateway);
+    const host = new URL(gateway.url).host;
+    const cookie = browser.cookie(host, 'gw_session')!;
+    expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
+
+    const logout = await browser.request(`${gateway.url}/auth/logout`, { method: 'POST' });
+    expect(logout.status).toBe(204);
+    expect(browser.cookie(host, 'gw_session')).toBeUndefined();
+
+    browser.setCookie(host, 'gw_session', cookie); // a copy of the old cookie is dead too
+    expect((await execute(gateway, browser, MeDocument)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('refuses a cross-site sign-out', async () => {
+    const gateway = await startGateway();
+    const browser = await signIn(gateway);
+    const logout = await browser.request(`${gateway.url}/auth/logout`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    expect(logout.status).toBe(403);
+    expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
+  });
+
+  it('ignores an off-site returnTo', async () => {
+    const gateway = await startGateway();
+    const browser = new Browser();
+    const login = await browser.request(`${gateway.url}/auth/login?returnTo=${encodeURIComponent('//evil.example/x')}`);
+    const authorize = new URL(login.location!);
+    const consent = await browser.request(authorize.href);
+    const form = new URLSearchParams(authorize.searchParams);
+    form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
+    form.set('decision', 'allow');
+    const approved = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
+    const landed = await browser.request(approved.location!);
+    expect(landed.headers.get('location')).toBe('/graphql');
+  });
+});

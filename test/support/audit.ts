@@ -1,0 +1,26 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * Everything the suite's clients see, every log line the gateway writes, and every secret in
+ * play are appended here; the audit run (vitest.audit.config.mts) then proves no secret appears
+ * in any response or log line across the whole suite.
+ */
+export const AUDIT_DIR = resolve(__dirname, '../../.test-audit');
+
+function append(kind: 'traffic' | 'logs' | 'secrets', record: unknown): void {
+  mkdirSync(AUDIT_DIR, { recursive: true });
+  appendFileSync(join(AUDIT_DIR, `${kind}-${process.pid}.jsonl`), `${JSON.stringify(record)}\n`);
+}
+
+export function recordTraffic(record: { url: string; status: number; headers: Record<string, string | string[]>; body: string }): void {
+  append('traffic', record);
+}
+
+export function recordLogLine(line: string): void {
+  append('logs', line);
+}
+
+export function recordSecrets(secrets: { label: string; value: string }[]): void {
+  append('secrets', secrets);
+}

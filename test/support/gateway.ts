@@ -1,0 +1,81 @@
+import { Writable } from 'node:stream';
+import { print } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { recordLogLine, recordSecrets } from './audit.js';
+import { Browser } from './browser.js';
+import { track } from './leftovers.js';
+
+export interface TestGateway {
+  app: GatewayApp;
+  url: string;
+  sandbox: Sandbox;
+  /** Parsed log lines the gateway has written so far. */
+  logs: Array<Record<string, unknown>>;
+}
+
+/**
+ * Starts a real gateway on port 0 against its embedded sandbox, logging at debug level into
+ * memory (and the audit). Stopped automatically after the test.
+ */
+export async function startGateway(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestGateway> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env });
+  const logs: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        recordLogLine(line);
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      done();
+    },
+  });
+  const app = createApp(config, { ...options, logger: createLogger({ level: 'debug', destination }) });
+  await app.start();
+  const sandbox = app.sandbox!;
+  track(async () => {
+    recordSecrets([
+      { label: 'app secret', value: sandbox.credentials.appSecret },
+      { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
+      ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
+    ]);
+    await app.stop();
+  });
+  return { app, url: app.url, sandbox, logs };
+}
+
+/** Runs the whole OAuth flow as a browser would and returns that browser, now signed in. */
+export async function signIn(gateway: TestGateway, userIndex = 0): Promise<Browser> {
+  const browser = new Browser();
+  const login = await browser.request(`${gateway.url}/auth/login`);
+  if (login.status !== 302 || !login.location) throw new Error(`login answered ${login.status}`);
+  const consentUrl = new URL(login.location);
+  const consent = await browser.request(consentUrl.href);
+  const users = [...consent.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
+  const form = new URLSearchParams(consentUrl.searchParams);
+  form.set('user', users[userIndex]!);
+  form.set('decision', 'allow');
+  const approved = await browser.request(`${consentUrl.origin}/oauth/authorize`, { method: 'POST', body: form });
+  if (approved.status !== 302 || !approved.location) throw new Error(`consent answered ${approved.status}`);
+  const callback = await browser.request(approved.location);
+  if (callback.status !== 303) throw new Error(`callback answered ${callback.status}: ${callback.text}`);
+  return browser;
+}
+
+export interface GraphQLResponse<T> {
+  status: number;
+  data?: T | null;
+  errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
+}
+
+export async function execute<T, V>(gateway: TestGateway, browser: Browser, document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>> {
+  const response = await browser.request(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: print(document), variables }),
+  });
+  return { status: response.status, ...(JSON.parse(response.text) as Omit<GraphQLResponse<T>, 'status'>) };
+}
