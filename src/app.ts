@@ -89,7 +89,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const loaderDeps: LoaderDependencies = {
       core: coreClient,
       enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
-      enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries }),
+      enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries, clock }),
       enrichmentMaxBatch: config.enrichment.maxBatch,
       enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
     };

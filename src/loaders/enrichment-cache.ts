@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '../lib/clock.js';
 import type { PlatformEnrichmentResult } from '../upstream/platform-types.js';
 
 /**
@@ -8,7 +9,8 @@ import type { PlatformEnrichmentResult } from '../upstream/platform-types.js';
  */
 export type EnrichmentCache = LRUCache<string, readonly PlatformEnrichmentResult[]>;
 
-export function createEnrichmentCache(options: { ttlMs: number; maxEntries: number }): EnrichmentCache | undefined {
+export function createEnrichmentCache(options: { ttlMs: number; maxEntries: number; clock: Clock }): EnrichmentCache | undefined {
   if (options.ttlMs === 0 || options.maxEntries === 0) return undefined;
-  return new LRUCache({ max: options.maxEntries, ttl: options.ttlMs });
+  // Staleness is checked against the injected clock (ttlResolution 0: no internal time caching).
+  return new LRUCache({ max: options.maxEntries, ttl: options.ttlMs, ttlResolution: 0, perf: { now: options.clock } });
 }

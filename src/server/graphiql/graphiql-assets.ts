@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { GRAPHIQL_INIT_SCRIPT } from './graphiql-init.js';
 
 /**
@@ -6,11 +8,11 @@ import { GRAPHIQL_INIT_SCRIPT } from './graphiql-init.js';
  * and loads nothing from a CDN. graphiql 3.x ships a prebuilt bundle that runs on React 18's UMD
  * builds; newer majors would have to be bundled.
  */
-const PACKAGE_FILES: Record<string, { module: string; type: string }> = {
-  'react.js': { module: 'react/umd/react.production.min.js', type: 'text/javascript' },
-  'react-dom.js': { module: 'react-dom/umd/react-dom.production.min.js', type: 'text/javascript' },
-  'graphiql.js': { module: 'graphiql/graphiql.min.js', type: 'text/javascript' },
-  'graphiql.css': { module: 'graphiql/graphiql.min.css', type: 'text/css' },
+const PACKAGE_FILES: Record<string, { packageName: string; file: string; type: string }> = {
+  'react.js': { packageName: 'react', file: 'umd/react.production.min.js', type: 'text/javascript' },
+  'react-dom.js': { packageName: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript' },
+  'graphiql.js': { packageName: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript' },
+  'graphiql.css': { packageName: 'graphiql', file: 'graphiql.min.css', type: 'text/css' },
 };
 
 export interface Asset {
@@ -19,6 +21,10 @@ export interface Asset {
 }
 
 export function createGraphiqlAssets() {
+  // createRequire rather than the global: the test runner executes this file without one.
+  // Packages are located by their package.json because their export maps hide the UMD files.
+  const resolveModule = createRequire(__filename).resolve;
+  const packageFile = (packageName: string, file: string) => join(dirname(resolveModule(`${packageName}/package.json`)), file);
   const loaded = new Map<string, Promise<Asset>>();
   return {
     /** Reads a file on first use and keeps it; undefined for names outside the fixed list. */
@@ -28,7 +34,7 @@ export function createGraphiqlAssets() {
       if (!file) return undefined;
       let asset = loaded.get(name);
       if (!asset) {
-        asset = readFile(require.resolve(file.module)).then((body) => ({ body, type: file.type }));
+        asset = readFile(packageFile(file.packageName, file.file)).then((body) => ({ body, type: file.type }));
         loaded.set(name, asset);
       }
       return asset;
