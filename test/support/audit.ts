@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 export const AUDIT_DIR = resolve(__dirname, '../../.test-audit');
 
 function append(kind: 'traffic' | 'logs' | 'secrets', record: unknown): void {
+  // Log lines are stored as JSON strings, traffic and secrets as objects: one JSON value per line.
   mkdirSync(AUDIT_DIR, { recursive: true });
   appendFileSync(join(AUDIT_DIR, `${kind}-${process.pid}.jsonl`), `${JSON.stringify(record)}\n`);
 }

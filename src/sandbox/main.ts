@@ -1,0 +1,41 @@
+import { createLogger } from '../lib/logger.js';
+import { createSandbox } from './sandbox.js';
+
+/**
+ * Runs the platform sandbox on its own, for pointing a gateway (or anything else) at it over
+ * fixed ports. `npm start` does not need this: it embeds the sandbox.
+ */
+async function main(): Promise<void> {
+  const env = process.env;
+  const logger = createLogger({ level: env.LOG_LEVEL ?? 'info' });
+  const sandbox = createSandbox({
+    logger,
+    headerPrefix: env.PLATFORM_HEADER_PREFIX ?? 'X-Service',
+    host: env.SANDBOX_HOST ?? '127.0.0.1',
+    corePort: Number(env.SANDBOX_CORE_PORT ?? 4010),
+    enrichmentPort: Number(env.SANDBOX_ENRICHMENT_PORT ?? 4011),
+    credentials: { appToken: env.SANDBOX_APP_TOKEN, appSecret: env.SANDBOX_APP_SECRET, enrichmentKey: env.SANDBOX_ENRICHMENT_KEY },
+    redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback').split(',').map((uri) => uri.trim()),
+  });
+  await sandbox.start();
+  // The sandbox's credentials are throwaway values that unlock nothing real, so printing them is
+  // what makes the standalone mode usable.
+  process.stdout.write(
+    [
+      '',
+      'Platform sandbox running. Point a gateway at it with:',
+      `  CORE_API_URL=${sandbox.coreUrl}`,
+      `  ENRICHMENT_API_URL=${sandbox.enrichmentUrl}`,
+      `  OAUTH_AUTHORIZE_URL=${sandbox.authorizeUrl}`,
+      `  APP_TOKEN=${sandbox.credentials.appToken}`,
+      `  APP_SECRET=${sandbox.credentials.appSecret}`,
+      `  ENRICHMENT_API_KEY=${sandbox.credentials.enrichmentKey}`,
+      '',
+    ].join('\n'),
+  );
+  const stop = () => void sandbox.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+void main();

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+
+function issuesOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues.map((issue) => issue.key);
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('starts on the embedded sandbox with no settings at all', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(4000);
+    expect(config.core.baseUrl).toBeUndefined();
+    expect(config.enrichment.baseUrl).toBeUndefined();
+    expect(config.headerPrefix).toBe('X-Service');
+    expect(config.enrichment.maxBatch).toBe(100);
+    expect(config.graphql.introspection).toBe(true);
+  });
+
+  it('names every bad key in one error', () => {
+    const env = { PORT: 'eighty', ENRICHMENT_MAX_BATCH: '0', PUBLIC_URL: 'ftp://x', PLATFORM_HEADER_PREFIX: 'Service', GRAPHIQL_ENABLED: 'maybe' };
+    expect(issuesOf(env).sort()).toEqual(['ENRICHMENT_MAX_BATCH', 'GRAPHIQL_ENABLED', 'PLATFORM_HEADER_PREFIX', 'PORT', 'PUBLIC_URL']);
+    expect(() => loadConfig(env)).toThrow(/PORT must be a whole number.*\n.*ENRICHMENT_MAX_BATCH/s);
+  });
+
+  it('requires every credential once real upstream URLs are set', () => {
+    expect(issuesOf({ CORE_API_URL: 'https://api.example.test', ENRICHMENT_API_URL: 'https://genie.example.test' }).sort()).toEqual([
+      'APP_SECRET',
+      'APP_TOKEN',
+      'ENRICHMENT_API_KEY',
+      'OAUTH_AUTHORIZE_URL',
+      'SESSION_SECRET',
+    ]);
+  });
+
+  it('checks the form of the enrichment key without echoing it', () => {
+    try {
+      loadConfig({ ENRICHMENT_API_KEY: 'app_secret_value_should_not_print' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).issues.map((i) => i.key)).toEqual(['ENRICHMENT_API_KEY']);
+      expect((error as Error).message).not.toContain('app_secret_value_should_not_print');
+    }
+    expect(loadConfig({ ENRICHMENT_API_KEY: 'genie_token_abcdefgh1234' }).enrichment.apiKey).toBe('genie_token_abcdefgh1234');
+  });
+
+  it('accepts a complete live configuration and turns introspection off by default', () => {
+    const config = loadConfig({
+      CORE_API_URL: 'https://api.akahu.io/',
+      ENRICHMENT_API_URL: 'https://api.genie.akahu.io',
+      APP_TOKEN: 'app_token_abcdefgh',
+      APP_SECRET: 'secret-abcdefgh',
+      ENRICHMENT_API_KEY: 'genie_token_abcdefgh',
+      OAUTH_AUTHORIZE_URL: 'https://oauth.akahu.nz',
+      SESSION_SECRET: 'x'.repeat(40),
+      PLATFORM_HEADER_PREFIX: 'X-Akahu',
+      PUBLIC_URL: 'https://app.example.nz',
+    });
+    expect(config.core.baseUrl).toBe('https://api.akahu.io');
+    expect(config.graphql.introspection).toBe(false);
+    expect(config.graphql.graphiql).toBe(false);
+  });
+});
