@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createFormatError } from '../src/graphql/format-error.js';
 import { createLogger } from '../src/lib/logger.js';
@@ -62,6 +62,14 @@ describe('request limits', () => {
     const response = await post(gateway.url, browser, '{ enrich(queries: [{description: "KFC"}]) { category { personalFinance { name } } } }');
     expect(response.body.errors![0]!.message).toContain('depth 4 exceeds the limit of 3');
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(0);
+  });
+
+  it('lets the standard introspection query (GraphiQL\'s) through the depth limit when introspection is on', async () => {
+    const gateway = await startGateway();
+    const browser = await signIn(gateway);
+    const response = await post(gateway.url, browser, getIntrospectionQuery());
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
   });
 
   it('keeps CSRF prevention on: a simple cross-site GET is refused', async () => {

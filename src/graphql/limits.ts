@@ -2,7 +2,9 @@ import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type 
 
 /**
  * Query depth limit. Counts field nesting through fragments (each fragment visited once per path,
- * so cycles, which validation rejects anyway, cannot loop).
+ * so cycles, which validation rejects anyway, cannot loop). Introspection fields (`__schema`,
+ * `__type`) are not counted: the standard introspection query is 15 levels deep, and whether it
+ * may run at all is the introspection switch's decision.
  */
 export function maxDepthRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
@@ -20,6 +22,7 @@ function selectionDepth(set: SelectionSetNode, fragments: Map<string, FragmentDe
   let deepest = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
+      if (selection.name.value.startsWith('__')) continue;
       deepest = Math.max(deepest, 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet, fragments, visiting) : 0));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       deepest = Math.max(deepest, selectionDepth(selection.selectionSet, fragments, visiting));

@@ -41,6 +41,10 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     }
     if (url.pathname === '/') return redirect(res, '/graphql');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204, { 'cache-control': 'public, max-age=86400' });
+      return void res.end();
+    }
     const match = options.router.match(req.method ?? 'GET', url.pathname);
     if (match === undefined) return sendJson(res, 404, { error: 'Not found' });
     if (match === 'methodNotAllowed') return sendJson(res, 405, { error: 'Method not allowed' });
