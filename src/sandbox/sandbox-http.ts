@@ -3,7 +3,8 @@ import type { Logger } from '../lib/logger.js';
 import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
 import { Router, type RouteRequest } from '../lib/http/router.js';
-import type { SandboxState } from './sandbox-state.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { SandboxState, ServiceFault } from './sandbox-state.js';
 
 export interface SandboxRequest extends RouteRequest {
   rawBody: Buffer;
@@ -35,7 +36,8 @@ export function parseBody(request: SandboxRequest): unknown {
  * An HTTP server for one sandbox service. Records every request (for tests and the demo's
  * "what did the gateway send?") and answers unknown paths in the platform's envelope.
  */
-export function createSandboxServer(service: 'core' | 'enrichment', router: SandboxRouter, state: SandboxState, logger: Logger): Server {
+export function createSandboxServer(service: 'core' | 'enrichment', router: SandboxRouter, state: SandboxState, logger: Logger, stopping: AbortSignal): Server {
+  const faultOf = (): ServiceFault => (service === 'core' ? state.coreFault : state.enrichmentFault);
   return createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
@@ -48,6 +50,18 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
       }
       const request: SandboxRequest = { req, res, url, params: {}, rawBody };
       state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: parseBody(request), at: state.clock() });
+      const fault = faultOf();
+      if (url.pathname.startsWith('/v1/') && (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))) {
+        if (fault.delayMs) {
+          try {
+            await delay(fault.delayMs, undefined, { signal: stopping });
+          } catch {
+            res.destroy();
+            return;
+          }
+        }
+        if (fault.status) return platformError(request, fault.status, `${service} is unavailable (sandbox fault)`);
+      }
       const match = router.match(req.method ?? 'GET', url.pathname);
       if (match === undefined) return platformError(request, 404, 'Not found');
       if (match === 'methodNotAllowed') return platformError(request, 405, 'Method not allowed');

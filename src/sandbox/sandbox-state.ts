@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../lib/clock.js';
+import type { SandboxAccount, SandboxParty, SandboxPendingTransaction, SandboxTransaction } from './core/core-model.js';
 
 export interface SandboxCredentials {
   appToken: string;
@@ -11,6 +12,8 @@ export interface SandboxUser {
   _id: string;
   email: string;
   preferred_name: string;
+  /** When set, `POST /refresh` answers 403 with this message for the user. */
+  sandboxRefreshForbidden?: string;
 }
 
 export interface AuthorizationCode {
@@ -41,12 +44,20 @@ export interface RecordedRequest {
   at: number;
 }
 
-/** Fault injection for the enrichment service, so gateway behaviour under failure can be shown. */
-export interface EnrichmentFault {
-  /** Answer every search with this status and a platform error body. */
+/**
+ * Fault injection for one sandbox service, so gateway behaviour under failure can be shown.
+ * Applies to API paths (`/v1/...`), never to the hosted OAuth pages.
+ */
+export interface ServiceFault {
+  /** Answer with this status and a platform error body. */
   status?: number;
-  /** Hold each search this long before answering (a hang when longer than the gateway's deadline). */
+  /** Hold each request this long before answering (a hang when longer than the gateway's deadline). */
   delayMs?: number;
+  /** Only requests whose path starts with this are affected. */
+  pathPrefix?: string;
+}
+
+export interface EnrichmentFault extends ServiceFault {
   /** Return items in reverse order, to prove the gateway correlates by id. */
   reverseOrder?: boolean;
 }
@@ -60,7 +71,20 @@ export class SandboxState {
   readonly tokens = new Map<string, UserToken>();
   readonly redirectUris = new Set<string>();
   readonly requests: RecordedRequest[] = [];
+  readonly accounts = new Map<string, SandboxAccount>();
+  /** Settled transactions, kept in cursor order (newest first). */
+  transactions: SandboxTransaction[] = [];
+  pending: SandboxPendingTransaction[] = [];
+  parties: SandboxParty[] = [];
+  /** Last manual refresh per user, for the platform's once-per-5-minutes rule. */
+  readonly lastRefreshAt = new Map<string, number>();
   enrichmentFault: EnrichmentFault = {};
+  coreFault: ServiceFault = {};
+
+  /** Accounts the user has shared with the app (revoked or unshared ones are invisible). */
+  visibleAccounts(userId: string): SandboxAccount[] {
+    return [...this.accounts.values()].filter((account) => account.sandboxUserId === userId && account.sandboxShared);
+  }
 
   constructor(
     readonly credentials: SandboxCredentials,

@@ -8,11 +8,16 @@ import { registerOAuthRoutes } from './core/oauth-routes.js';
 import { registerUserRoutes } from './core/user-routes.js';
 import { buildCategories } from './data/categories.js';
 import { buildConnections } from './data/connections.js';
-import { buildDemoUsers } from './data/demo-users.js';
+import { buildDemoWorld, type DemoWorld } from './data/demo-world.js';
+import { registerAccessRoutes } from './core/access-routes.js';
+import { registerAccountRoutes } from './core/account-routes.js';
+import { registerControlRoutes } from './core/control-routes.js';
+import { registerTransactionRoutes } from './core/transaction-routes.js';
+import { registerVerifyNameRoutes } from './core/verify-name-routes.js';
 import { createMerchantMatcher } from './enrichment/merchant-matcher.js';
 import { registerSearchRoutes } from './enrichment/search-routes.js';
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
-import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials } from './sandbox-state.js';
+import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials, type ServiceFault } from './sandbox-state.js';
 
 export interface SandboxOptions {
   logger: Logger;
@@ -40,6 +45,15 @@ export interface Sandbox {
   stop(): Promise<void>;
   registerRedirectUri(uri: string): void;
   setEnrichmentFault(fault: EnrichmentFault): void;
+  setCoreFault(fault: ServiceFault): void;
+  /** As if the bank connection broke: the account turns INACTIVE (or back). */
+  setAccountStatus(accountId: string, status: 'ACTIVE' | 'INACTIVE'): boolean;
+  /** As if the user revoked the app outside it: every token of the user dies. Returns how many. */
+  revokeUserTokens(userId: string): number;
+  /** Lets a later manual refresh through at once (the 5-minute rule otherwise holds). */
+  clearRefreshLimit(userId: string): void;
+  /** Read-only view of the seeded world, for tests and demos. */
+  world(): Readonly<DemoWorld>;
   /** Requests received so far, oldest first. */
   requests(filter?: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[];
   /** Every user access token issued so far (for the test suite's secret-leak audit). */
@@ -58,7 +72,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     enrichmentKey: options.credentials?.enrichmentKey ?? `genie_token_${randomToken(24)}`,
   };
   const state = new SandboxState(credentials, options.clock ?? systemClock);
-  for (const user of buildDemoUsers()) state.users.set(user._id, user);
   for (const uri of options.redirectUris ?? []) state.redirectUris.add(uri);
 
   const host = options.host ?? '127.0.0.1';
@@ -77,7 +90,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   }
 
-  return {
+  const sandbox: Sandbox = {
     credentials,
     get coreUrl() {
       return coreUrl;
@@ -91,18 +104,29 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
     async start() {
       const enrichmentRouter = new Router<SandboxRequest>();
-      enrichmentServer = createSandboxServer('enrichment', enrichmentRouter, state, options.logger);
+      enrichmentServer = createSandboxServer('enrichment', enrichmentRouter, state, options.logger, stopping.signal);
       enrichmentUrl = await listen(enrichmentServer, options.enrichmentPort ?? 0);
 
       const categories = buildCategories();
       const connections = buildConnections(enrichmentUrl);
+      const world = buildDemoWorld(state.clock(), connections);
+      for (const user of world.users) state.users.set(user._id, user);
+      for (const account of world.accounts) state.accounts.set(account._id, account);
+      state.transactions = world.transactions;
+      state.pending = world.pending;
+      state.parties = world.parties;
       const matcher = createMerchantMatcher(categories, enrichmentUrl, new Set(connections.map((c) => c._id)));
-      registerSearchRoutes(enrichmentRouter, state, matcher, options.headerPrefix, stopping.signal);
+      registerSearchRoutes(enrichmentRouter, state, matcher, options.headerPrefix);
 
       const coreRouter = new Router<SandboxRequest>();
       registerOAuthRoutes(coreRouter, state, { codeTtlMs: options.codeTtlMs ?? 60_000 });
       registerUserRoutes(coreRouter, state, options.headerPrefix);
-      coreServer = createSandboxServer('core', coreRouter, state, options.logger);
+      registerAccountRoutes(coreRouter, state, options.headerPrefix);
+      registerTransactionRoutes(coreRouter, state, options.headerPrefix);
+      registerAccessRoutes(coreRouter, state, options.headerPrefix);
+      registerVerifyNameRoutes(coreRouter, state, options.headerPrefix);
+      registerControlRoutes(coreRouter, state, sandbox);
+      coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
       options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
     },
@@ -127,6 +151,31 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     setEnrichmentFault(fault) {
       state.enrichmentFault = { ...fault };
     },
+    setCoreFault(fault) {
+      state.coreFault = { ...fault };
+    },
+    setAccountStatus(accountId, status) {
+      const account = state.accounts.get(accountId);
+      if (!account) return false;
+      account.status = status;
+      return true;
+    },
+    revokeUserTokens(userId) {
+      let revoked = 0;
+      for (const token of state.tokens.values()) {
+        if (token.userId === userId && !token.revoked) {
+          token.revoked = true;
+          revoked += 1;
+        }
+      }
+      return revoked;
+    },
+    clearRefreshLimit(userId) {
+      state.lastRefreshAt.delete(userId);
+    },
+    world() {
+      return { users: [...state.users.values()], accounts: [...state.accounts.values()], transactions: state.transactions, pending: state.pending, parties: state.parties };
+    },
     requests(filter = {}) {
       return state.requests.filter(
         (r) => (filter.service === undefined || r.service === filter.service) && (filter.method === undefined || r.method === filter.method) && (filter.path === undefined || r.path === filter.path),
@@ -136,4 +185,5 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return [...state.tokens.keys()];
     },
   };
+  return sandbox;
 }

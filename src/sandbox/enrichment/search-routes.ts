@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { sendJson } from '../../lib/http/respond.js';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
@@ -13,20 +12,9 @@ const PLACEHOLDER_PNG = Buffer.from(
   'base64',
 );
 
-export function registerSearchRoutes(router: SandboxRouter, state: SandboxState, matcher: MerchantMatcher, headerPrefix: string, signal: AbortSignal): void {
-  router.on('POST', '/v1/search', async (request) => {
+export function registerSearchRoutes(router: SandboxRouter, state: SandboxState, matcher: MerchantMatcher, headerPrefix: string): void {
+  router.on('POST', '/v1/search', (request) => {
     if (!authorised(request, state, headerPrefix)) return;
-    const fault = state.enrichmentFault;
-    if (fault.delayMs) {
-      try {
-        await delay(fault.delayMs, undefined, { signal });
-      } catch {
-        request.res.destroy();
-        return;
-      }
-    }
-    if (fault.status) return platformError(request, fault.status, 'Enrichment is unavailable (sandbox fault)');
-
     const parsed = parseQueries(parseBody(request));
     if (typeof parsed === 'string') return platformError(request, 400, parsed);
     const items = parsed.map(({ id, query }) => ({
@@ -34,7 +22,7 @@ export function registerSearchRoutes(router: SandboxRouter, state: SandboxState,
       query: query.description,
       results: matcher.search(query),
     }));
-    if (fault.reverseOrder) items.reverse();
+    if (state.enrichmentFault.reverseOrder) items.reverse();
     sendJson(request.res, 200, { success: true, items });
   });
 
