@@ -6,19 +6,21 @@ import { createMemorySessionStore } from './auth/memory-session-store.js';
 import { OAuthStateStore } from './auth/oauth-state-store.js';
 import { SessionManager } from './auth/session-manager.js';
 import type { SessionStore } from './auth/session-store.js';
+import { UserDataEraser } from './auth/user-data-eraser.js';
 import type { GatewayConfig } from './config/config.js';
-import { userOf, type GatewayContext } from './graphql/context.js';
+import type { GatewayContext } from './graphql/context.js';
 import { buildGatewaySchema } from './graphql/schema.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomToken } from './lib/ids.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { Router } from './lib/http/router.js';
 import { createEnrichmentCache } from './loaders/enrichment-cache.js';
-import { createRequestLoaders, type LoaderDependencies } from './loaders/request-loaders.js';
+import type { LoaderDependencies } from './loaders/request-loaders.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
 import { createApolloServer } from './server/apollo.js';
 import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
+import { createRequestContextFactory } from './server/request-context.js';
 import { createGatewayHttpServer } from './server/http-server.js';
 import { createCoreClient } from './upstream/core-client.js';
 import { createEnrichmentClient } from './upstream/enrichment-client.js';
@@ -87,7 +89,6 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, logger });
     const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
     const loaderDeps: LoaderDependencies = {
-      core: coreClient,
       enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
       enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries, clock }),
       enrichmentMaxBatch: config.enrichment.maxBatch,
@@ -98,6 +99,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const sessionStore = createMemorySessionStore({ clock, idleTimeoutMs: config.session.idleTimeoutMs });
     // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
     const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, secure: secureCookies });
+    const eraser = new UserDataEraser(logger);
+    eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
 
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
     const apollo = createApolloServer(schema, config.graphql, logger);
@@ -120,7 +123,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       apollo,
       sessions,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
-      createContext: (session) => ({ user: userOf(session), loaders: createRequestLoaders(loaderDeps, session.accessToken), logger }),
+      createContext: createRequestContextFactory({ core: coreClient, loaders: loaderDeps, eraser, appKind: config.appKind, publicUrl: () => publicUrl, logger }),
     });
     const server = createGatewayHttpServer({ router, graphql, graphiql, logger });
     server.requestTimeout = 60_000;

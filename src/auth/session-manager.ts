@@ -73,6 +73,11 @@ export class SessionManager {
       await this.options.store.delete(key);
       if (record) this.emitEnded(record.userId, [key]);
     }
+    this.clearCookie(res);
+  }
+
+  /** Tells the browser to drop its session cookie (the session itself is already gone). */
+  clearCookie(res: ServerResponse): void {
     appendSetCookie(res, serializeCookie(this.cookieName, '', { httpOnly: true, sameSite: 'lax', secure: this.options.secure, path: '/', maxAge: 0 }));
   }
 

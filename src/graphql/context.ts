@@ -1,18 +1,27 @@
-import type { Session } from '../auth/session-manager.js';
+import type { AppKind } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
+import type { UserPlatform } from '../loaders/user-platform.js';
 
 /**
  * Per-request data handed to resolvers. Resolvers are singletons: everything request-specific,
- * and every way to reach an upstream, arrives here.
+ * and every way to reach an upstream, arrives here. The user access token does not: it is bound
+ * inside `platform` and the loaders.
  */
 export interface GatewayContext {
-  /** The signed-in user. Deliberately without the access token: loaders already hold it. */
   user: { id: string };
   loaders: RequestLoaders;
+  /** Core API calls that are not reads worth batching (mutations, verification, paging). */
+  platform: UserPlatform;
+  session: {
+    /** Ends every session of this user and deletes what the gateway holds for them. */
+    end(): Promise<void>;
+    readonly ended: boolean;
+  };
+  appKind: AppKind;
+  links: {
+    /** Where to send a user whose connection needs attention (starts the connection flow again). */
+    reconnectUrl: string;
+  };
   logger: Logger;
-}
-
-export function userOf(session: Session): GatewayContext['user'] {
-  return { id: session.userId };
 }

@@ -54,3 +54,16 @@ export function upstreamFailureToGraphQLError(error: UpstreamError): GraphQLErro
   }
   return gatewayError(ErrorCode.UPSTREAM_UNAVAILABLE, `${service} is unavailable right now.`, { upstream: error.upstream });
 }
+
+/**
+ * The platform refused the user's token (revoked in or outside the app). The session is already
+ * over; the client should send the user through sign-in again.
+ */
+export function accessRevokedError(): GraphQLError {
+  return gatewayError(ErrorCode.UNAUTHENTICATED, 'Access to your bank data was revoked. Sign in again to reconnect.', { reason: 'ACCESS_REVOKED' });
+}
+
+/** A refresh the platform forbids for this user; its message is meant for the user. */
+export function refreshForbiddenError(platformMessage: string): GraphQLError {
+  return gatewayError(ErrorCode.FORBIDDEN, platformMessage, { reason: 'REFRESH_FORBIDDEN' });
+}

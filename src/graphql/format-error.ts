@@ -1,8 +1,8 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../lib/logger.js';
-import { UpstreamError } from '../upstream/upstream-error.js';
-import { ErrorCode, PUBLIC_CODES, upstreamFailureToGraphQLError } from './errors.js';
+import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
+import { ErrorCode, PUBLIC_CODES, accessRevokedError, refreshForbiddenError, upstreamFailureToGraphQLError } from './errors.js';
 
 /**
  * The one place where errors are shaped for clients. Coded errors pass; upstream failures become
@@ -12,6 +12,10 @@ import { ErrorCode, PUBLIC_CODES, upstreamFailureToGraphQLError } from './errors
 export function createFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
+    if (original instanceof AccessRevokedError || original instanceof RefreshForbiddenError) {
+      const mapped = original instanceof AccessRevokedError ? accessRevokedError() : refreshForbiddenError(original.platformMessage);
+      return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
+    }
     if (original instanceof UpstreamError) {
       logger.warn({ upstream: original.upstream, kind: original.kind, status: original.status, platformMessage: original.details.platformMessage, path: formatted.path }, original.message);
       const mapped = upstreamFailureToGraphQLError(original);

@@ -3,6 +3,11 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
+import { AccessResolver } from './access/access.resolver.js';
+import { AccountResolver } from './accounts/account.resolver.js';
+import { TransactionResolver } from './transactions/transaction.resolver.js';
+import { NameVerificationResolver } from './verification/name-verification.resolver.js';
+import { HolderNameSource, PartyNameSource } from './verification/name-verification.types.js';
 
 export interface SchemaOptions {
   enrichment: EnrichmentLimits;
@@ -11,7 +16,9 @@ export interface SchemaOptions {
 /** Builds the gateway's executable schema: the one list of resolvers. */
 export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [createEnrichmentResolver(options.enrichment), UserResolver],
+    resolvers: [createEnrichmentResolver(options.enrichment), UserResolver, AccountResolver, TransactionResolver, NameVerificationResolver, AccessResolver],
+    // Implementations of NameVerificationSource are only reachable through the interface.
+    orphanedTypes: [HolderNameSource, PartyNameSource],
     // Inputs are validated explicitly in resolvers, so errors can name the offending list item.
     validate: false,
     emitSchemaFile: false,

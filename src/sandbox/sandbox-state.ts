@@ -55,6 +55,8 @@ export interface ServiceFault {
   delayMs?: number;
   /** Only requests whose path starts with this are affected. */
   pathPrefix?: string;
+  /** Affect only this many requests, then clear (for retry tests). Unlimited when unset. */
+  times?: number;
 }
 
 export interface EnrichmentFault extends ServiceFault {

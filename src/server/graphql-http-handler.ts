@@ -52,10 +52,13 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
+    let context: GatewayContext | undefined;
     const response = await options.apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: async () => options.createContext(session),
+      context: async () => (context = options.createContext(session)),
     });
+    // Revocation (by the user, or a dead token) ended the session during this request.
+    if (context?.session.ended) options.sessions.clearCookie(res);
 
     for (const [name, value] of response.headers) res.setHeader(name, value);
     if (!response.headers.has('cache-control')) res.setHeader('cache-control', 'no-store');

@@ -1,4 +1,13 @@
-import type { PlatformTokenGrant, PlatformUser } from './platform-types.js';
+import type {
+  PlatformAccount,
+  PlatformNameInput,
+  PlatformNameVerification,
+  PlatformPendingTransaction,
+  PlatformTokenGrant,
+  PlatformTransaction,
+  PlatformTransactionPage,
+  PlatformUser,
+} from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
 import { httpStatusError, type UpstreamHttp, type UpstreamResponse } from './upstream-http.js';
 
@@ -14,6 +23,25 @@ export interface CoreClient {
   exchangeCode(code: string, redirectUri: string): Promise<PlatformTokenGrant>;
   /** `GET /v1/me` for the user behind `userToken`. */
   getMe(userToken: string): Promise<PlatformUser>;
+  listAccounts(userToken: string): Promise<PlatformAccount[]>;
+  /** One account; undefined when the platform answers 404. */
+  getAccount(userToken: string, accountId: string): Promise<PlatformAccount | undefined>;
+  /** One upstream page of settled transactions (`start` exclusive, `end` inclusive). */
+  listTransactions(userToken: string, filter: TransactionFilter, cursor: string | null): Promise<PlatformTransactionPage>;
+  listPendingTransactions(userToken: string, accountId?: string): Promise<PlatformPendingTransaction[]>;
+  verifyName(userToken: string, name: PlatformNameInput, accountId?: string): Promise<PlatformNameVerification>;
+  /** `DELETE /v1/accounts/{id}`: the app loses access to one account. */
+  revokeAccount(userToken: string, accountId: string): Promise<void>;
+  /** `DELETE /v1/token`: the token, and all access, ends. */
+  revokeToken(userToken: string): Promise<void>;
+  /** `POST /v1/refresh` or `/v1/refresh/{id}` (an account or connection id). */
+  refresh(userToken: string, id?: string): Promise<void>;
+}
+
+export interface TransactionFilter {
+  accountId?: string;
+  start?: string;
+  end?: string;
 }
 
 /**
@@ -32,6 +60,20 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     if (response.status < 200 || response.status >= 300) throw httpStatusError(http.name, what, response);
     const body = response.body as { success?: unknown } | undefined;
     if (body?.success === false) throw httpStatusError(http.name, what, { ...response, status: 502 });
+  }
+
+  async function getItem(userToken: string, path: string): Promise<unknown> {
+    const response = await http.send({ method: 'GET', path, headers: userHeaders(userToken) });
+    ensureOk(response, `GET ${path}`);
+    return (response.body as { item?: unknown } | undefined)?.item;
+  }
+
+  async function getItems(userToken: string, path: string): Promise<unknown[]> {
+    const response = await http.send({ method: 'GET', path, headers: userHeaders(userToken) });
+    ensureOk(response, `GET ${path}`);
+    const items = (response.body as { items?: unknown } | undefined)?.items;
+    if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', `${path} response has no items`);
+    return items;
   }
 
   return {
@@ -56,11 +98,83 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     },
 
     async getMe(userToken) {
-      const response = await http.send({ method: 'GET', path: '/v1/me', headers: userHeaders(userToken) });
-      ensureOk(response, 'GET /v1/me');
-      const item = (response.body as { item?: Partial<PlatformUser> } | undefined)?.item;
-      if (typeof item?._id !== 'string') throw new UpstreamError(http.name, 'bad_response', '/v1/me response has no item._id');
+      const item = await getItem(userToken, '/v1/me');
+      if (typeof (item as Partial<PlatformUser> | undefined)?._id !== 'string') throw new UpstreamError(http.name, 'bad_response', '/v1/me response has no item._id');
       return item as PlatformUser;
     },
+
+    async listAccounts(userToken) {
+      return (await getItems(userToken, '/v1/accounts')).filter(isAccount);
+    },
+
+    async getAccount(userToken, accountId) {
+      const response = await http.send({ method: 'GET', path: `/v1/accounts/${encodeURIComponent(accountId)}`, headers: userHeaders(userToken) });
+      if (response.status === 404) return undefined;
+      ensureOk(response, 'GET /v1/accounts/{id}');
+      const item = (response.body as { item?: unknown } | undefined)?.item;
+      if (!isAccount(item)) throw new UpstreamError(http.name, 'bad_response', 'account response has no valid item');
+      return item;
+    },
+
+    async listTransactions(userToken, filter, cursor) {
+      const path = filter.accountId ? `/v1/accounts/${encodeURIComponent(filter.accountId)}/transactions` : '/v1/transactions';
+      const response = await http.send({
+        method: 'GET',
+        path,
+        headers: userHeaders(userToken),
+        query: { start: filter.start, end: filter.end, ...(cursor !== null ? { cursor } : {}) },
+      });
+      ensureOk(response, `GET ${filter.accountId ? '/v1/accounts/{id}/transactions' : '/v1/transactions'}`);
+      const body = response.body as { items?: unknown; cursor?: { next?: unknown } } | undefined;
+      if (!Array.isArray(body?.items)) throw new UpstreamError(http.name, 'bad_response', 'transactions response has no items');
+      const next = body.cursor?.next;
+      return { items: body.items.filter(isTransaction), next: typeof next === 'string' && next.length > 0 ? next : null };
+    },
+
+    async listPendingTransactions(userToken, accountId) {
+      const path = accountId ? `/v1/accounts/${encodeURIComponent(accountId)}/transactions/pending` : '/v1/transactions/pending';
+      return (await getItems(userToken, path)).filter(isPending);
+    },
+
+    async verifyName(userToken, name, accountId) {
+      const path = accountId ? `/v1/verify/name/${encodeURIComponent(accountId)}` : '/v1/verify/name';
+      const response = await http.send({ method: 'POST', path, headers: userHeaders(userToken), json: name, retry: false });
+      ensureOk(response, `POST ${accountId ? '/v1/verify/name/{id}' : '/v1/verify/name'}`);
+      const item = (response.body as { item?: Partial<PlatformNameVerification> } | undefined)?.item;
+      if (!item || !Array.isArray(item.sources)) throw new UpstreamError(http.name, 'bad_response', 'verify name response has no sources');
+      return { sources: item.sources.filter((source) => typeof source === 'object' && source !== null), name: item.name ?? name };
+    },
+
+    async revokeAccount(userToken, accountId) {
+      const response = await http.send({ method: 'DELETE', path: `/v1/accounts/${encodeURIComponent(accountId)}`, headers: userHeaders(userToken) });
+      ensureOk(response, 'DELETE /v1/accounts/{id}');
+    },
+
+    async revokeToken(userToken) {
+      const response = await http.send({ method: 'DELETE', path: '/v1/token', headers: userHeaders(userToken) });
+      ensureOk(response, 'DELETE /v1/token');
+    },
+
+    async refresh(userToken, id) {
+      const path = id ? `/v1/refresh/${encodeURIComponent(id)}` : '/v1/refresh';
+      const response = await http.send({ method: 'POST', path, headers: { ...userHeaders(userToken), accept: 'application/json' } });
+      ensureOk(response, `POST ${id ? '/v1/refresh/{id}' : '/v1/refresh'}`);
+    },
   };
+}
+
+// The platform's typings have drifted before: check what the gateway relies on, tolerate the rest.
+function isAccount(value: unknown): value is PlatformAccount {
+  const account = value as Partial<PlatformAccount> | undefined;
+  return typeof account?._id === 'string' && typeof account.name === 'string' && typeof account.connection?._id === 'string';
+}
+
+function isTransaction(value: unknown): value is PlatformTransaction {
+  const row = value as Partial<PlatformTransaction> | undefined;
+  return typeof row?._id === 'string' && typeof row.date === 'string' && typeof row.amount === 'number' && typeof row.description === 'string';
+}
+
+function isPending(value: unknown): value is PlatformPendingTransaction {
+  const row = value as Partial<PlatformPendingTransaction> | undefined;
+  return typeof row?._account === 'string' && typeof row.date === 'string' && typeof row.amount === 'number' && typeof row.description === 'string';
 }

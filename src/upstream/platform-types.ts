@@ -52,3 +52,51 @@ export interface PlatformTokenGrant {
   token_type: string;
   scope?: string;
 }
+
+export interface PlatformAccount {
+  _id: string;
+  name: string;
+  status: string;
+  type: string;
+  formatted_account?: string;
+  attributes?: string[];
+  connection: { _id: string; name: string; logo?: string };
+  balance?: { currency: string; current: number; available?: number; limit?: number; overdrawn?: boolean };
+  meta?: { holder?: string; has_unlisted_holders?: boolean };
+  refreshed?: { balance?: string; transactions?: string; meta?: string; party?: string };
+}
+
+export interface PlatformTransaction {
+  _id: string;
+  _account: string;
+  _connection: string;
+  date: string;
+  description: string;
+  amount: number;
+  balance?: number;
+  type: string;
+  meta?: { particulars?: string; code?: string; reference?: string; other_account?: string; card_suffix?: string };
+}
+
+export type PlatformPendingTransaction = Omit<PlatformTransaction, '_id' | 'balance'> & { updated_at?: string };
+
+export interface PlatformTransactionPage {
+  items: PlatformTransaction[];
+  next: string | null;
+}
+
+export interface PlatformNameInput {
+  family_name: string;
+  given_name?: string;
+  middle_name?: string;
+}
+
+export interface PlatformNameVerification {
+  sources: Array<{
+    type: string;
+    match_result: string;
+    verification: Record<string, boolean>;
+    meta: Record<string, unknown>;
+  }>;
+  name: PlatformNameInput;
+}

@@ -28,3 +28,22 @@ export class UpstreamError extends Error {
     return this.details.status;
   }
 }
+
+/**
+ * The platform answered 403 to a user-scoped call: the user access token is no longer valid
+ * (revoked in or outside the app). The gateway has already forgotten the user when this is thrown.
+ */
+export class AccessRevokedError extends Error {
+  constructor() {
+    super('The platform no longer accepts this user access token');
+    this.name = 'AccessRevokedError';
+  }
+}
+
+/** `POST /refresh` answered 403 while the token is still valid: the platform's message says why. */
+export class RefreshForbiddenError extends Error {
+  constructor(readonly platformMessage: string) {
+    super(platformMessage);
+    this.name = 'RefreshForbiddenError';
+  }
+}

@@ -1,6 +1,13 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { UpstreamError } from './upstream-error.js';
+
+const MAX_RETRIES = 2;
+const RETRY_BASE_MS = 100;
+/** A retry is only worth starting with at least this much of the deadline left. */
+const MIN_ATTEMPT_MS = 250;
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
 
 export interface UpstreamHttpOptions {
   /** Short name for logs and errors: 'core', 'enrichment'. */
@@ -22,6 +29,12 @@ export interface UpstreamRequest {
   json?: unknown;
   /** Overrides the upstream's default deadline for this call. */
   timeoutMs?: number;
+  /**
+   * Retry transport failures and 502/503/504, with jittered backoff, inside the same deadline.
+   * Only for idempotent reads: revocation and refresh must never be repeated blindly.
+   * @default true for GET, false otherwise
+   */
+  retry?: boolean;
 }
 
 export interface UpstreamResponse {
@@ -57,7 +70,25 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
   });
 
   async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
-    const timeoutMs = request.timeoutMs ?? options.timeoutMs;
+    const deadline = performance.now() + (request.timeoutMs ?? options.timeoutMs);
+    const retry = request.retry ?? request.method === 'GET';
+    for (let attempt = 0; ; attempt += 1) {
+      const remaining = deadline - performance.now();
+      const backoff = RETRY_BASE_MS * 2 ** attempt * (0.75 + Math.random() * 0.5);
+      const canRetry = retry && attempt < MAX_RETRIES && remaining - backoff > MIN_ATTEMPT_MS;
+      try {
+        const response = await sendOnce(request, Math.max(1, Math.floor(remaining)));
+        if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
+        options.logger.debug({ upstream: options.name, path: request.path, status: response.status, attempt }, 'retrying upstream read');
+      } catch (error) {
+        if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable') throw error;
+        options.logger.debug({ upstream: options.name, path: request.path, kind: error.kind, attempt }, 'retrying upstream read');
+      }
+      await delay(backoff);
+    }
+  }
+
+  async function sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) search.set(key, value);
     const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;

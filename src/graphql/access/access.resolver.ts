@@ -1,0 +1,43 @@
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { AccessRevokedError } from '../../upstream/upstream-error.js';
+import type { GatewayContext } from '../context.js';
+import { AccessRevocation, AccountRevocation, RefreshRequest } from './access.types.js';
+
+/** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */
+@Resolver()
+export class AccessResolver {
+  @Mutation(() => AccountRevocation, { description: 'Revokes the app\u2019s access to one account (`DELETE /v1/accounts/{id}`).' })
+  async revokeAccount(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<AccountRevocation> {
+    await context.platform.revokeAccount(id);
+    context.logger.info({ userId: context.user.id, accountId: id }, 'account access revoked by the user');
+    return { accountId: id };
+  }
+
+  @Mutation(() => AccessRevocation, {
+    description:
+      'Revokes all access (`DELETE /v1/token`), ends the user\u2019s sessions and deletes everything the gateway holds for them. ' +
+      'Also the call to make when the user deletes their account with the app.',
+  })
+  async revokeAllAccess(@Ctx() context: GatewayContext): Promise<AccessRevocation> {
+    try {
+      await context.platform.revokeToken();
+    } catch (error) {
+      // Already dead on the platform's side: the outcome the user asked for. The gateway has
+      // forgotten the user while handling the 403; anything else is a real failure.
+      if (!(error instanceof AccessRevokedError)) throw error;
+    }
+    if (!context.session.ended) await context.session.end();
+    context.logger.info({ userId: context.user.id }, 'all access revoked by the user');
+    return { revoked: true, signedOut: true };
+  }
+
+  @Mutation(() => RefreshRequest, {
+    description:
+      'Asks the platform to refresh data now (`POST /v1/refresh`, or `/v1/refresh/{id}` for an account or connection). ' +
+      'At most once per 5 minutes: more often is RATE_LIMITED.',
+  })
+  async refresh(@Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) accountId?: string): Promise<RefreshRequest> {
+    await context.platform.refresh(accountId ?? undefined);
+    return { accountId: accountId ?? undefined, requestedAt: new Date() };
+  }
+}

@@ -1,0 +1,30 @@
+import type { PlatformAccount } from '../../upstream/platform-types.js';
+import { Account, AccountAttribute, AccountStatus, AccountType } from './account.types.js';
+
+const TYPES = new Set<string>(Object.values(AccountType));
+const ATTRIBUTES = new Set<string>(Object.values(AccountAttribute));
+
+function optionalDate(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** Platform account to schema account. Unknown enum values are tolerated, never fatal. */
+export function toAccount(account: PlatformAccount, reconnectUrl: string): Account {
+  const inactive = account.status === AccountStatus.INACTIVE;
+  return {
+    id: account._id,
+    name: account.name,
+    status: inactive ? AccountStatus.INACTIVE : AccountStatus.ACTIVE,
+    needsReconnection: inactive,
+    reconnectUrl: inactive ? reconnectUrl : undefined,
+    formattedAccount: account.formatted_account,
+    type: TYPES.has(account.type) ? (account.type as AccountType) : AccountType.OTHER,
+    balance: account.balance && typeof account.balance.current === 'number' ? { ...account.balance } : undefined,
+    connection: { id: account.connection._id, name: account.connection.name, logo: account.connection.logo },
+    attributes: (account.attributes ?? []).filter((attribute) => ATTRIBUTES.has(attribute)) as AccountAttribute[],
+    holder: account.meta?.holder,
+    refreshed: account.refreshed ? { balance: optionalDate(account.refreshed.balance), transactions: optionalDate(account.refreshed.transactions) } : undefined,
+  };
+}

@@ -1,0 +1,35 @@
+import type { UserPlatform } from '../../loaders/user-platform.js';
+import type { TransactionFilter } from '../../upstream/core-client.js';
+import type { PlatformTransaction } from '../../upstream/platform-types.js';
+import { encodeCursor, type TransactionPosition } from './transaction-cursor.js';
+
+/** Most upstream pages one GraphQL page may read (empty pages included), to bound the work. */
+const MAX_UPSTREAM_PAGES = 10;
+
+export interface TransactionSlice {
+  rows: Array<{ row: PlatformTransaction; cursor: string }>;
+  hasNextPage: boolean;
+}
+
+/**
+ * Reads `first` transactions after `position`, walking upstream pages as needed. Empty upstream
+ * pages that still carry a `next` cursor are followed, not mistaken for the end. Every row's
+ * cursor points just after it, so paging resumes with no duplicate and no gap.
+ */
+export async function readTransactions(platform: UserPlatform, filter: TransactionFilter, first: number, start: TransactionPosition): Promise<TransactionSlice> {
+  const rows: TransactionSlice['rows'] = [];
+  let position: TransactionPosition | null = start;
+  for (let pages = 0; position && rows.length < first && pages < MAX_UPSTREAM_PAGES; pages += 1) {
+    const page = await platform.listTransactions(filter, position.upstreamCursor);
+    const taken = page.items.slice(position.offset, position.offset + (first - rows.length));
+    taken.forEach((row, index) => {
+      const offset = position!.offset + index + 1;
+      const after: TransactionPosition = offset < page.items.length || page.next === null ? { upstreamCursor: position!.upstreamCursor, offset } : { upstreamCursor: page.next, offset: 0 };
+      rows.push({ row, cursor: encodeCursor(after, filter) });
+    });
+    const consumed: number = position.offset + taken.length;
+    if (consumed < page.items.length) position = { upstreamCursor: position.upstreamCursor, offset: consumed };
+    else position = page.next === null ? null : { upstreamCursor: page.next, offset: 0 };
+  }
+  return { rows, hasNextPage: position !== null };
+}

@@ -1,0 +1,66 @@
+import type { CoreClient, TransactionFilter } from '../upstream/core-client.js';
+import type { PlatformNameInput } from '../upstream/platform-types.js';
+import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
+
+/** The core API for one signed-in user: the token is bound here and never handed to resolvers. */
+export interface UserPlatform {
+  getMe: () => ReturnType<CoreClient['getMe']>;
+  listAccounts: () => ReturnType<CoreClient['listAccounts']>;
+  getAccount: (accountId: string) => ReturnType<CoreClient['getAccount']>;
+  listTransactions: (filter: TransactionFilter, cursor: string | null) => ReturnType<CoreClient['listTransactions']>;
+  listPendingTransactions: (accountId?: string) => ReturnType<CoreClient['listPendingTransactions']>;
+  verifyName: (name: PlatformNameInput, accountId?: string) => ReturnType<CoreClient['verifyName']>;
+  revokeAccount: (accountId: string) => Promise<void>;
+  revokeToken: () => Promise<void>;
+  refresh: (id?: string) => Promise<void>;
+}
+
+function isForbidden(error: unknown): boolean {
+  return error instanceof UpstreamError && error.kind === 'http' && error.status === 403;
+}
+
+/**
+ * Binds the core client to a user's token and applies the platform's rule that a 403 means the
+ * token is dead: `onAccessRevoked` runs (once) and callers get AccessRevokedError. `/refresh` is the
+ * exception the specification names: its 403 may only mean "not allowed to refresh", so the
+ * gateway asks `GET /me` with the same token to tell the two apart.
+ */
+export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoked: () => Promise<void>): UserPlatform {
+  let revocation: Promise<void> | undefined;
+  const revoked = async (): Promise<never> => {
+    revocation ??= onAccessRevoked();
+    await revocation;
+    throw new AccessRevokedError();
+  };
+  const guard =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (error) {
+        if (isForbidden(error)) return revoked();
+        throw error;
+      }
+    };
+
+  const getMe = guard(() => core.getMe(token));
+  return {
+    getMe,
+    listAccounts: guard(() => core.listAccounts(token)),
+    getAccount: guard((accountId: string) => core.getAccount(token, accountId)),
+    listTransactions: guard((filter: TransactionFilter, cursor: string | null) => core.listTransactions(token, filter, cursor)),
+    listPendingTransactions: guard((accountId?: string) => core.listPendingTransactions(token, accountId)),
+    verifyName: guard((name: PlatformNameInput, accountId?: string) => core.verifyName(token, name, accountId)),
+    revokeAccount: guard((accountId: string) => core.revokeAccount(token, accountId)),
+    revokeToken: guard(() => core.revokeToken(token)),
+    async refresh(id?: string) {
+      try {
+        await core.refresh(token, id);
+      } catch (error) {
+        if (!isForbidden(error)) throw error;
+        await getMe(); // throws AccessRevokedError when the token itself is dead
+        throw new RefreshForbiddenError((error as UpstreamError).details.platformMessage ?? 'The platform does not allow a refresh for this user.');
+      }
+    },
+  };
+}

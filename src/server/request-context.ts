@@ -1,0 +1,46 @@
+import type { Session } from '../auth/session-manager.js';
+import type { UserDataEraser } from '../auth/user-data-eraser.js';
+import type { AppKind } from '../config/config.js';
+import type { GatewayContext } from '../graphql/context.js';
+import type { Logger } from '../lib/logger.js';
+import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
+import { bindUserPlatform } from '../loaders/user-platform.js';
+import type { CoreClient } from '../upstream/core-client.js';
+
+export interface RequestContextDependencies {
+  core: CoreClient;
+  loaders: LoaderDependencies;
+  eraser: UserDataEraser;
+  appKind: AppKind;
+  publicUrl: () => string;
+  logger: Logger;
+}
+
+/** Builds each request's GraphQL context: loaders and platform access bound to the session's user. */
+export function createRequestContextFactory(deps: RequestContextDependencies) {
+  return (session: Session): GatewayContext => {
+    let ended = false;
+    const end = async () => {
+      ended = true;
+      await deps.eraser.forget(session.userId);
+    };
+    const platform = bindUserPlatform(deps.core, session.accessToken, async () => {
+      deps.logger.warn({ userId: session.userId }, 'platform refused the user token (403): ending the session and deleting user data');
+      await end();
+    });
+    return {
+      user: { id: session.userId },
+      loaders: createRequestLoaders(deps.loaders, platform),
+      platform,
+      session: {
+        end,
+        get ended() {
+          return ended;
+        },
+      },
+      appKind: deps.appKind,
+      links: { reconnectUrl: `${deps.publicUrl()}/auth/login?returnTo=%2Fgraphql` },
+      logger: deps.logger,
+    };
+  };
+}
