@@ -123,7 +123,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       apollo,
       sessions,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
-      createContext: createRequestContextFactory({ core: coreClient, loaders: loaderDeps, eraser, appKind: config.appKind, publicUrl: () => publicUrl, logger }),
+      createContext: createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, publicUrl: () => publicUrl, logger }),
     });
     const server = createGatewayHttpServer({ router, graphql, graphiql, logger });
     server.requestTimeout = 60_000;

@@ -45,6 +45,9 @@ export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs:
     async delete(sessionId) {
       remove(sessionId);
     },
+    async listByUser(userId) {
+      return [...(byUser.get(userId) ?? [])].map((id) => sessions.get(id)!).filter(isLive);
+    },
     async deleteByUser(userId) {
       const ids = [...(byUser.get(userId) ?? [])];
       for (const id of ids) remove(id);

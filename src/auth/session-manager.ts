@@ -81,6 +81,11 @@ export class SessionManager {
     appendSetCookie(res, serializeCookie(this.cookieName, '', { httpOnly: true, sameSite: 'lax', secure: this.options.secure, path: '/', maxAge: 0 }));
   }
 
+  /** The distinct platform tokens held in a user's live sessions. */
+  async tokensOfUser(userId: string): Promise<string[]> {
+    return [...new Set((await this.options.store.listByUser(userId)).map((record) => record.accessToken))];
+  }
+
   /** Ends every session of a user: revocation, a dead token, account deletion. */
   async endAllForUser(userId: string): Promise<void> {
     const keys = await this.options.store.deleteByUser(userId);

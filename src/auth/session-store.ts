@@ -20,6 +20,8 @@ export interface SessionStore {
   get(sessionId: string): Promise<SessionRecord | undefined>;
   set(sessionId: string, record: SessionRecord): Promise<void>;
   delete(sessionId: string): Promise<void>;
+  /** Every live session of a user (revoking all access must reach each one's token). */
+  listByUser(userId: string): Promise<SessionRecord[]>;
   /** Deletes every session of a user and returns their ids (revocation ends them all). */
   deleteByUser(userId: string): Promise<string[]>;
   close(): Promise<void>;

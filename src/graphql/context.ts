@@ -16,6 +16,11 @@ export interface GatewayContext {
   session: {
     /** Ends every session of this user and deletes what the gateway holds for them. */
     end(): Promise<void>;
+    /**
+     * Revokes at the platform the user's tokens held by the gateway's other sessions (each
+     * sign-in has its own). Best effort: returns how many were revoked and how many failed.
+     */
+    revokeOtherTokens(): Promise<{ revoked: number; failed: number }>;
     readonly ended: boolean;
   };
   appKind: AppKind;

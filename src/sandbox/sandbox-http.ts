@@ -50,11 +50,12 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
       }
       const request: SandboxRequest = { req, res, url, params: {}, rawBody };
       state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: parseBody(request), at: state.clock() });
-      const fault = faultOf();
+      const fault = { ...faultOf() };
       if ((fault.status || fault.delayMs) && url.pathname.startsWith('/v1/') && (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))) {
-        if (fault.times !== undefined) {
-          fault.times -= 1;
-          if (fault.times <= 0) Object.assign(fault, { status: undefined, delayMs: undefined, times: undefined });
+        const live = faultOf();
+        if (live.times !== undefined) {
+          live.times -= 1;
+          if (live.times <= 0) Object.assign(live, { status: undefined, delayMs: undefined, times: undefined });
         }
         if (fault.delayMs) {
           try {

@@ -1,4 +1,4 @@
-import type { Session } from '../auth/session-manager.js';
+import type { Session, SessionManager } from '../auth/session-manager.js';
 import type { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { AppKind } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
@@ -6,9 +6,11 @@ import type { Logger } from '../lib/logger.js';
 import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
 import { bindUserPlatform } from '../loaders/user-platform.js';
 import type { CoreClient } from '../upstream/core-client.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
 
 export interface RequestContextDependencies {
   core: CoreClient;
+  sessions: SessionManager;
   loaders: LoaderDependencies;
   eraser: UserDataEraser;
   appKind: AppKind;
@@ -34,6 +36,25 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       platform,
       session: {
         end,
+        async revokeOtherTokens() {
+          const others = (await deps.sessions.tokensOfUser(session.userId)).filter((token) => token !== session.accessToken);
+          let revoked = 0;
+          let failed = 0;
+          for (const token of others) {
+            try {
+              await deps.core.revokeToken(token);
+              revoked += 1;
+            } catch (error) {
+              // 403: already dead at the platform, which is the outcome wanted.
+              if (error instanceof UpstreamError && error.status === 403) revoked += 1;
+              else {
+                failed += 1;
+                deps.logger.error({ userId: session.userId, kind: error instanceof UpstreamError ? error.kind : 'unexpected', status: error instanceof UpstreamError ? error.status : undefined }, 'could not revoke another session\'s token');
+              }
+            }
+          }
+          return { revoked, failed };
+        },
         get ended() {
           return ended;
         },

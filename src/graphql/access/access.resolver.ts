@@ -19,16 +19,19 @@ export class AccessResolver {
       'Also the call to make when the user deletes their account with the app.',
   })
   async revokeAllAccess(@Ctx() context: GatewayContext): Promise<AccessRevocation> {
+    // Other sessions first: if this token turns out to be dead already, handling that 403 forgets
+    // the user, and the other sessions' tokens could no longer be found to revoke.
+    const others = await context.session.revokeOtherTokens();
     try {
       await context.platform.revokeToken();
     } catch (error) {
-      // Already dead on the platform's side: the outcome the user asked for. The gateway has
-      // forgotten the user while handling the 403; anything else is a real failure.
+      // Already dead on the platform's side: the outcome the user asked for. Anything else is a
+      // real failure, reported as such, and the session stays so the user can try again.
       if (!(error instanceof AccessRevokedError)) throw error;
     }
     if (!context.session.ended) await context.session.end();
-    context.logger.info({ userId: context.user.id }, 'all access revoked by the user');
-    return { revoked: true, signedOut: true };
+    context.logger.info({ userId: context.user.id, otherTokens: others }, 'all access revoked by the user');
+    return { revoked: true, signedOut: true, tokensRevoked: 1 + others.revoked, tokensFailed: others.failed };
   }
 
   @Mutation(() => RefreshRequest, {

@@ -49,7 +49,7 @@ const USERS: UserSpec[] = [
     key: 'aroha',
     user: { email: 'aroha.demo@example.co.nz', preferred_name: 'Aroha Ngata' },
     parties: { ANZ: 'Ms Aroha Mere Ngata', Kiwibank: 'Aroha Ngata', ASB: 'AROHA M NGATA' },
-    spendPerDay: 3.4,
+    spendPerDay: 4.3,
     salary: { description: 'SALARY TE WHARE CONSULTING LTD', amount: 3_284.5 },
     accounts: [
       { key: 'everyday', bank: 'ANZ', name: 'Everyday', status: 'ACTIVE', formatted_account: '01-0123-0456789-00', type: 'CHECKING', attributes: ALL_ATTRIBUTES, balance: { currency: 'NZD', current: 2_345.67, available: 2_845.67, overdrawn: false }, meta: { holder: 'MS A M NGATA' }, sandboxShared: true },
