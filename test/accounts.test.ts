@@ -52,6 +52,17 @@ describe('accounts', () => {
     expect(after.data!.account).toMatchObject({ status: 'INACTIVE', needsReconnection: true, reconnectUrl: expect.stringContaining('/auth/login') });
   });
 
+  it('lets a demo break a connection through the sandbox\'s HTTP control', async () => {
+    const gateway = await startGateway();
+    const browser = await signIn(gateway);
+    const visa = arohaAccounts(gateway).find((account) => account.name === 'Visa Platinum')!;
+    const control = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'INACTIVE' }) });
+    expect(control.status).toBe(200);
+    expect((await execute(gateway, browser, AccountDocument, { id: visa._id })).data!.account).toMatchObject({ status: 'INACTIVE', needsReconnection: true });
+    const bad = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'BROKEN' }) });
+    expect(bad.status).toBe(400);
+  });
+
   it('reads each account once per request however many fields ask', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);

@@ -1,18 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from './__generated__/graphql.js';
 import { Browser } from './support/browser.js';
-import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
+import { approveConsent, execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 
 /** Walks the flow up to the platform's redirect back, returning the callback URL and the browser. */
 async function consentedCallback(gateway: TestGateway, browser = new Browser()) {
   const login = await browser.request(`${gateway.url}/auth/login`);
-  const authorize = new URL(login.location!);
-  const consent = await browser.request(authorize.href);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
-  form.set('decision', 'allow');
-  const approved = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-  return { browser, callback: new URL(approved.location!), authorize };
+  return { browser, callback: await approveConsent(browser, login.location!) };
 }
 
 function tokenExchanges(gateway: TestGateway) {
@@ -75,12 +69,7 @@ describe('sign-in', () => {
     expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe('https://gateway.example.test/auth/callback');
     expect(login.headers.getSetCookie()[0]).toMatch(/^__Host-gw_oauth=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
 
-    const authorize = new URL(login.location!);
-    const consent = await browser.request(authorize.href);
-    const form = new URLSearchParams(authorize.searchParams);
-    form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
-    form.set('decision', 'allow');
-    const approved = new URL((await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form })).location!);
+    const approved = await approveConsent(browser, login.location!);
     // The proxy in front of the gateway would forward this; the test goes to the listener directly.
     const landed = await browser.request(`${listen}${approved.pathname}${approved.search}`);
     expect(landed.status).toBe(303);
@@ -133,12 +122,9 @@ describe('sign-in', () => {
     const gateway = await startGateway();
     const browser = new Browser();
     const login = await browser.request(`${gateway.url}/auth/login`);
-    const authorize = new URL(login.location!);
-    const form = new URLSearchParams(authorize.searchParams);
-    form.set('decision', 'deny');
-    const denied = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-    expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
-    const response = await browser.request(denied.location!);
+    const denied = await approveConsent(browser, login.location!, { decision: 'deny' });
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    const response = await browser.request(denied.href);
     expect(response.status).toBe(400);
     expect(response.text).toContain('OAUTH_DENIED');
     expect(tokenExchanges(gateway)).toHaveLength(0);
@@ -196,13 +182,7 @@ describe('sign-in', () => {
     const gateway = await startGateway();
     const browser = new Browser();
     const login = await browser.request(`${gateway.url}/auth/login?returnTo=${encodeURIComponent('//evil.example/x')}`);
-    const authorize = new URL(login.location!);
-    const consent = await browser.request(authorize.href);
-    const form = new URLSearchParams(authorize.searchParams);
-    form.set('user', /name="user" value="([^"]+)"/.exec(consent.text)![1]!);
-    form.set('decision', 'allow');
-    const approved = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-    const landed = await browser.request(approved.location!);
+    const landed = await browser.request((await approveConsent(browser, login.location!)).href);
     expect(landed.headers.get('location')).toBe('/graphql');
   });
 });

@@ -47,20 +47,29 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   return { app, url: app.url, sandbox, logs };
 }
 
+/**
+ * On the sandbox's consent page that `authorizeUrl` opens, picks a demo user and allows (or
+ * cancels); returns the platform's redirect back to the gateway.
+ */
+export async function approveConsent(browser: Browser, authorizeUrl: string, options: { userIndex?: number; decision?: 'allow' | 'deny' } = {}): Promise<URL> {
+  const authorize = new URL(authorizeUrl);
+  const page = await browser.request(authorize.href);
+  const users = [...page.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('user', users[options.userIndex ?? 0]!);
+  form.set('decision', options.decision ?? 'allow');
+  const answer = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
+  if (answer.status !== 302 || !answer.location) throw new Error(`consent answered ${answer.status}`);
+  return new URL(answer.location);
+}
+
 /** Runs the whole OAuth flow as a browser would and returns that browser, now signed in. */
 export async function signIn(gateway: TestGateway, userIndex = 0): Promise<Browser> {
   const browser = new Browser();
   const login = await browser.request(`${gateway.url}/auth/login`);
   if (login.status !== 302 || !login.location) throw new Error(`login answered ${login.status}`);
-  const consentUrl = new URL(login.location);
-  const consent = await browser.request(consentUrl.href);
-  const users = [...consent.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
-  const form = new URLSearchParams(consentUrl.searchParams);
-  form.set('user', users[userIndex]!);
-  form.set('decision', 'allow');
-  const approved = await browser.request(`${consentUrl.origin}/oauth/authorize`, { method: 'POST', body: form });
-  if (approved.status !== 302 || !approved.location) throw new Error(`consent answered ${approved.status}`);
-  const callback = await browser.request(approved.location);
+  const back = await approveConsent(browser, login.location, { userIndex });
+  const callback = await browser.request(back.href);
   if (callback.status !== 303) throw new Error(`callback answered ${callback.status}: ${callback.text}`);
   return browser;
 }
