@@ -25,6 +25,15 @@ import { createGatewayHttpServer } from './server/http-server.js';
 import { createCoreClient } from './upstream/core-client.js';
 import { createEnrichmentClient } from './upstream/enrichment-client.js';
 import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
+import { createSigningKeyClient } from './upstream/signing-key-client.js';
+import { createMemoryPubSub } from './pubsub/memory-pubsub.js';
+import type { PubSub } from './pubsub/pubsub.js';
+import { createMemoryDeliveryLedger } from './webhooks/delivery-ledger.js';
+import { createMemoryRoutingHandles } from './webhooks/routing-handles.js';
+import { SigningKeyCache } from './webhooks/signing-key-cache.js';
+import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { registerWebhookRoute } from './webhooks/webhook-route.js';
+import { createWebhookSubscriber, WEBHOOK_TYPES } from './webhooks/webhook-subscriber.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -52,6 +61,7 @@ interface Running {
   apollo: ApolloServer<GatewayContext>;
   upstreams: UpstreamHttp[];
   sessionStore: SessionStore;
+  pubsub: PubSub;
   sandbox: Sandbox | undefined;
 }
 
@@ -60,6 +70,8 @@ type Lifecycle = { phase: 'created' } | { phase: 'starting' } | Running | { phas
 const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
 const MAX_CORE_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_ENRICHMENT_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** A PEM public key is under 1 KiB; anything much larger is not one. */
+const MAX_SIGNING_KEY_BYTES = 16 * 1024;
 
 /** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
 export function createApp(config: GatewayConfig, options: AppOptions = {}): GatewayApp {
@@ -102,12 +114,39 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const eraser = new UserDataEraser(logger);
     eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
 
+    // Webhooks (full apps only): verified receiver → dispatcher → pubsub ← subscriptions.
+    const pubsub = createMemoryPubSub({ logger });
+    const handles = createMemoryRoutingHandles();
+    eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
+    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 3_000, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, logger });
+    const webhooksEnabled = config.appKind === 'FULL';
+
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
     const apollo = createApolloServer(schema, config.graphql, logger);
     await apollo.start();
 
     let publicUrl = config.publicUrl ?? '';
     const router = new Router();
+    if (webhooksEnabled) {
+      const keyClient = createSigningKeyClient(keysHttp, core.appToken, core.appSecret);
+      registerWebhookRoute(router, {
+        headerPrefix: config.headerPrefix,
+        keys: new SigningKeyCache({ fetchKey: (id) => keyClient.fetchKey(id), clock }),
+        ledger: createMemoryDeliveryLedger({ clock }),
+        logger,
+        dispatch: createWebhookDispatcher({
+          pubsub,
+          handles,
+          logger,
+          clock,
+          async onTokenRevoked(userId, token) {
+            const remaining = await sessions.endSessionsWithToken(userId, token);
+            if (remaining === 0) await eraser.forget(userId);
+          },
+        }),
+      });
+    }
+    const subscribeWebhooks = createWebhookSubscriber({ core: coreClient, handles, types: WEBHOOK_TYPES, logger });
     registerAuthRoutes(router, {
       sessions,
       states: new OAuthStateStore({ ttlMs: 10 * 60_000, maxPending: 10_000 }),
@@ -117,6 +156,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       authorizeUrl: core.authorizeUrl,
       publicUrl: () => publicUrl,
       secureCookies,
+      onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const graphql = createGraphQLHttpHandler({
@@ -138,7 +178,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
     const address = server.address() as AddressInfo;
     const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp], sessionStore, sandbox };
+    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, pubsub, sandbox };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
@@ -155,6 +195,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       // In-flight requests get a grace period, then are cut.
       setTimeout(() => running.server.closeAllConnections(), 5_000).unref();
     });
+    await running.pubsub.close();
     await running.apollo.stop();
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
     await running.sessionStore.close();

@@ -46,7 +46,7 @@ export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs:
       remove(sessionId);
     },
     async listByUser(userId) {
-      return [...(byUser.get(userId) ?? [])].map((id) => sessions.get(id)!).filter(isLive);
+      return [...(byUser.get(userId) ?? [])].map((sessionId) => ({ sessionId, record: sessions.get(sessionId)! })).filter(({ record }) => isLive(record));
     },
     async deleteByUser(userId) {
       const ids = [...(byUser.get(userId) ?? [])];

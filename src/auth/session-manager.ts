@@ -83,7 +83,16 @@ export class SessionManager {
 
   /** The distinct platform tokens held in a user's live sessions. */
   async tokensOfUser(userId: string): Promise<string[]> {
-    return [...new Set((await this.options.store.listByUser(userId)).map((record) => record.accessToken))];
+    return [...new Set((await this.options.store.listByUser(userId)).map(({ record }) => record.accessToken))];
+  }
+
+  /** Ends the user's sessions that hold `token`; returns how many of the user's sessions remain. */
+  async endSessionsWithToken(userId: string, token: string): Promise<number> {
+    const sessions = await this.options.store.listByUser(userId);
+    const ending = sessions.filter(({ record }) => record.accessToken === token).map(({ sessionId }) => sessionId);
+    for (const key of ending) await this.options.store.delete(key);
+    if (ending.length > 0) this.emitEnded(userId, ending);
+    return sessions.length - ending.length;
   }
 
   /** Ends every session of a user: revocation, a dead token, account deletion. */

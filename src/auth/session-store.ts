@@ -21,7 +21,7 @@ export interface SessionStore {
   set(sessionId: string, record: SessionRecord): Promise<void>;
   delete(sessionId: string): Promise<void>;
   /** Every live session of a user (revoking all access must reach each one's token). */
-  listByUser(userId: string): Promise<SessionRecord[]>;
+  listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>>;
   /** Deletes every session of a user and returns their ids (revocation ends them all). */
   deleteByUser(userId: string): Promise<string[]>;
   close(): Promise<void>;

@@ -17,6 +17,9 @@ import { registerVerifyNameRoutes } from './core/verify-name-routes.js';
 import { createMerchantMatcher } from './enrichment/merchant-matcher.js';
 import { registerSearchRoutes } from './enrichment/search-routes.js';
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
+import { registerKeyRoutes } from './webhooks/key-routes.js';
+import { registerSubscriptionRoutes, type WebhookSubscription } from './webhooks/subscription-routes.js';
+import { SigningKeys } from './webhooks/signing-keys.js';
 import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials, type ServiceFault } from './sandbox-state.js';
 
 export interface SandboxOptions {
@@ -52,6 +55,10 @@ export interface Sandbox {
   revokeUserTokens(userId: string): number;
   /** Lets a later manual refresh through at once (the 5-minute rule otherwise holds). */
   clearRefreshLimit(userId: string): void;
+  /** Webhook signing keys: sign like the platform, rotate to a new key id. */
+  readonly signingKeys: SigningKeys;
+  /** Webhook subscriptions apps made for their users. */
+  webhookSubscriptions(): readonly WebhookSubscription[];
   /** Read-only view of the seeded world, for tests and demos. */
   world(): Readonly<DemoWorld>;
   /** Requests received so far, oldest first. */
@@ -74,6 +81,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const state = new SandboxState(credentials, options.clock ?? systemClock);
   for (const uri of options.redirectUris ?? []) state.redirectUris.add(uri);
 
+  const signingKeys = new SigningKeys();
+  const webhookSubscriptions: WebhookSubscription[] = [];
   const host = options.host ?? '127.0.0.1';
   const stopping = new AbortController();
   let coreServer: Server | undefined;
@@ -92,6 +101,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const sandbox: Sandbox = {
     credentials,
+    signingKeys,
     get coreUrl() {
       return coreUrl;
     },
@@ -126,6 +136,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       registerAccessRoutes(coreRouter, state, options.headerPrefix);
       registerVerifyNameRoutes(coreRouter, state, options.headerPrefix);
       registerControlRoutes(coreRouter, state, sandbox);
+      registerKeyRoutes(coreRouter, state, signingKeys);
+      registerSubscriptionRoutes(coreRouter, state, options.headerPrefix, webhookSubscriptions, () => true);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
       options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
@@ -172,6 +184,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     clearRefreshLimit(userId) {
       state.lastRefreshAt.delete(userId);
+    },
+    webhookSubscriptions() {
+      return webhookSubscriptions;
     },
     world() {
       return { users: [...state.users.values()], accounts: [...state.accounts.values()], transactions: state.transactions, pending: state.pending, parties: state.parties };

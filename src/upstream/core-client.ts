@@ -36,6 +36,8 @@ export interface CoreClient {
   revokeToken(userToken: string): Promise<void>;
   /** `POST /v1/refresh` or `/v1/refresh/{id}` (an account or connection id). */
   refresh(userToken: string, id?: string): Promise<void>;
+  /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
+  subscribeWebhook(userToken: string, webhookType: string, state: string): Promise<string>;
 }
 
 export interface TransactionFilter {
@@ -153,6 +155,15 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     async revokeToken(userToken) {
       const response = await http.send({ method: 'DELETE', path: '/v1/token', headers: userHeaders(userToken) });
       ensureOk(response, 'DELETE /v1/token');
+    },
+
+    async subscribeWebhook(userToken, webhookType, state) {
+      const response = await http.send({ method: 'POST', path: '/v1/webhooks', headers: userHeaders(userToken), json: { webhook_type: webhookType, state } });
+      ensureOk(response, 'POST /v1/webhooks');
+      const body = response.body as { item_id?: unknown; item?: { _id?: unknown } } | undefined;
+      const id = body?.item_id ?? body?.item?._id;
+      if (typeof id !== 'string') throw new UpstreamError(http.name, 'bad_response', 'webhook subscription response has no id');
+      return id;
     },
 
     async refresh(userToken, id) {

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
@@ -15,6 +16,8 @@ export interface TestGateway {
   sandbox: Sandbox;
   /** Parsed log lines the gateway has written so far. */
   logs: Array<Record<string, unknown>>;
+  /** Resolves with the first log line (past or future) that matches. */
+  waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -24,15 +27,30 @@ export interface TestGateway {
 export async function startGateway(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestGateway> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env });
   const logs: Array<Record<string, unknown>> = [];
+  const logged = new EventEmitter();
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
         recordLogLine(line);
-        logs.push(JSON.parse(line) as Record<string, unknown>);
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        logs.push(parsed);
+        logged.emit('line', parsed);
       }
       done();
     },
   });
+  async function waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const seen = logs.find(match);
+    if (seen) return seen;
+    const controller = new AbortController();
+    for await (const [line] of EventEmitter.on(logged, 'line', { signal: controller.signal }) as AsyncIterable<[Record<string, unknown>]>) {
+      if (match(line)) {
+        controller.abort();
+        return line;
+      }
+    }
+    throw new Error('log stream ended');
+  }
   const app = createApp(config, { ...options, logger: createLogger({ level: 'debug', destination }) });
   await app.start();
   const sandbox = app.sandbox!;
@@ -44,7 +62,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     ]);
     await app.stop();
   });
-  return { app, url: app.url, sandbox, logs };
+  return { app, url: app.url, sandbox, logs, waitForLog };
 }
 
 /**

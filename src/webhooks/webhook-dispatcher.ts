@@ -1,0 +1,49 @@
+import type { Logger } from '../lib/logger.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import type { RoutingHandleStore } from './routing-handles.js';
+
+/** Types and codes the gateway republishes; anything else is acknowledged and ignored. */
+export const KNOWN_EVENTS: Record<string, readonly string[]> = {
+  TOKEN: ['DELETE'],
+  ACCOUNT: ['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
+  TRANSACTION: ['INITIAL_UPDATE', 'DEFAULT_UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
+  INCOME: ['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
+  TRANSFER: ['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'],
+  PAYMENT: ['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'],
+};
+
+export interface WebhookDispatcherOptions {
+  pubsub: PubSub;
+  handles: RoutingHandleStore;
+  logger: Logger;
+  clock: () => number;
+  /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
+  onTokenRevoked(userId: string, token: string): Promise<void>;
+}
+
+export type DispatchOutcome = 'published' | 'ignored';
+
+/**
+ * Turns a verified webhook into a user event. Events are signals, not state: subscribers re-read
+ * the object by `item_id`, so late or out-of-order deliveries cannot show stale data.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
+  return async (body: Record<string, unknown>): Promise<DispatchOutcome> => {
+    const { webhook_type: type, webhook_code: code, state, ...payload } = body;
+    if (typeof type !== 'string' || typeof code !== 'string' || !KNOWN_EVENTS[type]?.includes(code)) {
+      options.logger.info({ type: String(type), code: String(code) }, 'webhook of an unknown type or code: acknowledged and ignored');
+      return 'ignored';
+    }
+    const userId = typeof state === 'string' ? await options.handles.userFor(state) : undefined;
+    if (!userId) {
+      options.logger.info({ type, code }, 'webhook for no known user (state unknown or already deleted): ignored');
+      return 'ignored';
+    }
+    const event = { type, code, payload, receivedAt: new Date(options.clock()).toISOString() };
+    if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
+    await options.pubsub.publish(userId, event);
+    if (type === 'TOKEN' && code === 'DELETE' && typeof payload.item_id === 'string') await options.onTokenRevoked(userId, payload.item_id);
+    options.logger.info({ userId, type, code }, 'webhook republished');
+    return 'published';
+  };
+}

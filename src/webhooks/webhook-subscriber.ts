@@ -1,0 +1,53 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '../lib/logger.js';
+import type { CoreClient } from '../upstream/core-client.js';
+import type { RoutingHandleStore } from './routing-handles.js';
+
+export const WEBHOOK_TYPES = ['TOKEN', 'ACCOUNT', 'TRANSACTION', 'INCOME', 'TRANSFER', 'PAYMENT'] as const;
+
+export interface WebhookSubscriberOptions {
+  core: CoreClient;
+  handles: RoutingHandleStore;
+  types: readonly string[];
+  logger: Logger;
+  /** Attempts per type before giving up. @default 3 */
+  attempts?: number;
+  /** First retry delay, doubled each time. @default 500 */
+  retryDelayMs?: number;
+}
+
+/**
+ * Subscribes a freshly signed-in user to each configured webhook type, as the platform asks
+ * (right after the token exchange). Each type is retried on its own; a type that still fails is
+ * reported (logged at error with the reason) and does not affect the others or the sign-in.
+ */
+export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
+  const attempts = options.attempts ?? 3;
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  return async (userId: string, accessToken: string): Promise<{ subscribed: string[]; failed: string[] }> => {
+    const state = await options.handles.handleFor(userId);
+    const subscribed: string[] = [];
+    const failed: string[] = [];
+    await Promise.all(
+      options.types.map(async (type) => {
+        for (let attempt = 1; attempt <= attempts; attempt += 1) {
+          try {
+            await options.core.subscribeWebhook(accessToken, type, state);
+            subscribed.push(type);
+            return;
+          } catch (error) {
+            const reason = error instanceof Error ? error.message : String(error);
+            if (attempt === attempts) {
+              failed.push(type);
+              options.logger.error({ userId, webhookType: type, attempts, reason }, 'webhook subscription failed: this user will not get these live events');
+            } else {
+              await delay(retryDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+            }
+          }
+        }
+      }),
+    );
+    options.logger.info({ userId, subscribed, failed }, 'webhook subscriptions set up');
+    return { subscribed, failed };
+  };
+}
