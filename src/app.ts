@@ -85,7 +85,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
 
     const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
     const sandbox = needsSandbox
-      ? createSandbox({ logger: logger.child({ component: 'sandbox' }), headerPrefix: config.headerPrefix, clock, ...options.sandbox })
+      ? createSandbox({ logger: logger.child({ component: 'sandbox' }), headerPrefix: config.headerPrefix, clock, webhookTimeScale: config.sandboxWebhookTimeScale, ...options.sandbox })
       : undefined;
     await sandbox?.start();
 
@@ -178,6 +178,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
     const address = server.address() as AddressInfo;
     const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
+    if (sandbox && !config.core.baseUrl && webhooksEnabled) sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
     lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, pubsub, sandbox };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
@@ -190,10 +192,16 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const running = lifecycle;
     lifecycle = { phase: 'stopped' };
     await new Promise<void>((resolve) => {
-      running.server.close(() => resolve());
+      // Connections that finish their response after close() started linger as keep-alive
+      // sockets: keep closing idle ones until the server is down, and cut the rest after a grace.
+      const sweep = setInterval(() => running.server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => running.server.closeAllConnections(), 5_000);
+      running.server.close(() => {
+        clearInterval(sweep);
+        clearTimeout(cut);
+        resolve();
+      });
       running.server.closeIdleConnections();
-      // In-flight requests get a grace period, then are cut.
-      setTimeout(() => running.server.closeAllConnections(), 5_000).unref();
     });
     await running.pubsub.close();
     await running.apollo.stop();

@@ -29,6 +29,8 @@ export interface GatewayConfig {
     cacheMaxEntries: number;
   };
   upstreamMaxConnections: number;
+  /** Embedded sandbox only: divides webhook retry intervals so demos see retries in seconds. */
+  sandboxWebhookTimeScale: number;
   session: {
     /** Undefined only in full sandbox mode, where a random per-process secret is used. */
     secret: string | undefined;
@@ -125,6 +127,7 @@ export function loadConfig(env: Env): GatewayConfig {
       cacheMaxEntries: read.int('ENRICHMENT_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     },
     upstreamMaxConnections: read.int('UPSTREAM_MAX_CONNECTIONS', 32, 1, 1024),
+    sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
     session: {
       secret: sessionSecret,
       maxAgeMs: read.int('SESSION_MAX_AGE_SECONDS', 12 * 3600, 60, 30 * 86_400) * 1000,

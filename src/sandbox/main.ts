@@ -16,6 +16,8 @@ async function main(): Promise<void> {
     enrichmentPort: Number(env.SANDBOX_ENRICHMENT_PORT ?? 4011),
     credentials: { appToken: env.SANDBOX_APP_TOKEN, appSecret: env.SANDBOX_APP_SECRET, enrichmentKey: env.SANDBOX_ENRICHMENT_KEY },
     redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback').split(',').map((uri) => uri.trim()),
+    webhookUrl: env.SANDBOX_WEBHOOK_URL ?? 'http://localhost:4000/webhooks',
+    webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
   });
   await sandbox.start();
   // The sandbox's credentials are throwaway values that unlock nothing real, so printing them is

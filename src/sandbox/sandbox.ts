@@ -19,7 +19,16 @@ import { registerSearchRoutes } from './enrichment/search-routes.js';
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
 import { registerKeyRoutes } from './webhooks/key-routes.js';
 import { registerSubscriptionRoutes, type WebhookSubscription } from './webhooks/subscription-routes.js';
+import { DeliveryEngine } from './webhooks/delivery-engine.js';
+import { registerWebhookEventRoutes } from './webhooks/events-routes.js';
+import { PaymentControls } from './webhooks/payment-controls.js';
+import { registerPaymentRoutes } from './core/payment-routes.js';
+import { registerDemoControlRoutes } from './webhooks/demo-control-routes.js';
+import { compareTransactions } from './data/demo-world.js';
+import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
+import type { SandboxAccount } from './core/core-model.js';
+import { sandboxId } from './data/sandbox-ids.js';
 import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials, type ServiceFault } from './sandbox-state.js';
 
 export interface SandboxOptions {
@@ -34,6 +43,10 @@ export interface SandboxOptions {
   redirectUris?: string[];
   /** Lifetime of an authorization code. @default 60000 */
   codeTtlMs?: number;
+  /** The app's registered webhook URL; the embedded sandbox is given the gateway's `/webhooks`. */
+  webhookUrl?: string;
+  /** Divides webhook retry intervals (hourly for three days at 1). @default 1 */
+  webhookTimeScale?: number;
   clock?: Clock;
 }
 
@@ -59,6 +72,12 @@ export interface Sandbox {
   readonly signingKeys: SigningKeys;
   /** Webhook subscriptions apps made for their users. */
   webhookSubscriptions(): readonly WebhookSubscription[];
+  /** Registers the app's webhook URL, as the operator does on the live platform. */
+  setWebhookUrl(url: string): void;
+  /** Delivery log and lifecycle of webhooks. */
+  readonly deliveries: DeliveryEngine;
+  /** Create payments and transfers and move them through their statuses (emitting webhooks). */
+  readonly payments: PaymentControls;
   /** Read-only view of the seeded world, for tests and demos. */
   world(): Readonly<DemoWorld>;
   /** Requests received so far, oldest first. */
@@ -83,6 +102,32 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   const signingKeys = new SigningKeys();
   const webhookSubscriptions: WebhookSubscription[] = [];
+  let webhookUrl = options.webhookUrl;
+  const deliveries = new DeliveryEngine({
+    keys: signingKeys,
+    headerPrefix: options.headerPrefix,
+    subscriptions: webhookSubscriptions,
+    clock: state.clock,
+    logger: options.logger,
+    url: () => webhookUrl,
+    timeScale: options.webhookTimeScale,
+  });
+  const payments = new PaymentControls(state, deliveries);
+
+  /** What a finished refresh produces on the platform: a new transaction and balance updates. */
+  function emitRefreshResults(userId: string, accounts: SandboxAccount[]): void {
+    for (const account of accounts) {
+      if (account.type === 'CHECKING' || account.type === 'CREDITCARD') {
+        const merchant = MERCHANTS[state.transactions.length % MERCHANTS.length]!;
+        const now = new Date(state.clock()).toISOString();
+        const transaction = { _id: sandboxId('trans', `refresh:${account._id}:${state.transactions.length}:${now}`), _account: account._id, _connection: account.connection._id, _user: userId, created_at: now, updated_at: now, date: now, description: merchant.sample, amount: -12.5, type: 'EFTPOS', meta: {} };
+        state.transactions.push(transaction);
+        state.transactions.sort(compareTransactions);
+        deliveries.emit(userId, 'TRANSACTION', 'DEFAULT_UPDATE', { item_id: account._id, new_transactions: 1, new_transaction_ids: [transaction._id] });
+      }
+      deliveries.emit(userId, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['balance', 'refreshed'] });
+    }
+  }
   const host = options.host ?? '127.0.0.1';
   const stopping = new AbortController();
   let coreServer: Server | undefined;
@@ -102,6 +147,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const sandbox: Sandbox = {
     credentials,
     signingKeys,
+    deliveries,
+    payments,
     get coreUrl() {
       return coreUrl;
     },
@@ -133,11 +180,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       registerUserRoutes(coreRouter, state, options.headerPrefix);
       registerAccountRoutes(coreRouter, state, options.headerPrefix);
       registerTransactionRoutes(coreRouter, state, options.headerPrefix);
-      registerAccessRoutes(coreRouter, state, options.headerPrefix);
+      registerAccessRoutes(coreRouter, state, options.headerPrefix, emitRefreshResults);
       registerVerifyNameRoutes(coreRouter, state, options.headerPrefix);
       registerControlRoutes(coreRouter, state, sandbox);
       registerKeyRoutes(coreRouter, state, signingKeys);
-      registerSubscriptionRoutes(coreRouter, state, options.headerPrefix, webhookSubscriptions, () => true);
+      registerSubscriptionRoutes(coreRouter, state, options.headerPrefix, webhookSubscriptions, () => webhookUrl !== undefined);
+      registerWebhookEventRoutes(coreRouter, state, deliveries);
+      registerPaymentRoutes(coreRouter, state, options.headerPrefix, payments.payments, payments.transfers);
+      registerDemoControlRoutes(coreRouter, sandbox);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
       options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
@@ -145,6 +195,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
     async stop() {
       stopping.abort();
+      deliveries.stop();
       await Promise.all(
         [coreServer, enrichmentServer].map(
           (server) =>
@@ -169,18 +220,31 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     setAccountStatus(accountId, status) {
       const account = state.accounts.get(accountId);
       if (!account) return false;
+      const changed = account.status !== status;
       account.status = status;
+      if (changed) deliveries.emit(account.sandboxUserId, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['status'] });
       return true;
     },
     revokeUserTokens(userId) {
       let revoked = 0;
-      for (const token of state.tokens.values()) {
-        if (token.userId === userId && !token.revoked) {
-          token.revoked = true;
+      for (const [token, record] of state.tokens) {
+        if (record.userId === userId && !record.revoked) {
+          record.revoked = true;
           revoked += 1;
+          deliveries.emit(userId, 'TOKEN', 'DELETE', { item_id: token });
+        }
+      }
+      // The app lost the user, so the platform cancels the user's other webhooks.
+      if (revoked > 0) {
+        for (const hook of webhookSubscriptions.filter((h) => h.userId === userId && h.type !== 'TOKEN' && !h.cancelled)) {
+          deliveries.emit(userId, hook.type, 'WEBHOOK_CANCELLED');
+          hook.cancelled = true;
         }
       }
       return revoked;
+    },
+    setWebhookUrl(url) {
+      webhookUrl = url;
     },
     clearRefreshLimit(userId) {
       state.lastRefreshAt.delete(userId);

@@ -14,6 +14,8 @@ export interface WebhookSubscription {
   created_at: string;
   updated_at: string;
   last_called_at?: string;
+  /** Cancelled by the platform (the user revoked the app): no new events, existing ones finish. */
+  cancelled?: boolean;
 }
 
 /** Per-user, per-type webhook subscriptions (`POST`/`GET`/`DELETE /v1/webhooks`). */
@@ -37,7 +39,7 @@ export function registerSubscriptionRoutes(router: SandboxRouter, state: Sandbox
 
   router.on('GET', '/v1/webhooks', (request) => {
     const auth = authenticateUser(request, state, headerPrefix);
-    if (auth) sendJson(request.res, 200, { success: true, items: hooks.filter((hook) => hook.userId === auth.user._id).map(view) });
+    if (auth) sendJson(request.res, 200, { success: true, items: hooks.filter((hook) => hook.userId === auth.user._id && !hook.cancelled).map(({ cancelled: _c, ...hook }) => view(hook)) });
   });
 
   router.on('DELETE', '/v1/webhooks/:id', (request) => {
