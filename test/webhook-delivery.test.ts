@@ -63,8 +63,9 @@ describe('sandbox webhook delivery', () => {
     gateway.sandbox.setWebhookUrl(`http://127.0.0.1:${await deadPort()}/webhooks`);
     gateway.sandbox.payments.createPayment(userId, { amount: 10 });
     const record = gateway.sandbox.deliveries.events.at(-1)!;
-    const hooks = gateway.sandbox.webhookSubscriptions() as Array<{ _id: string }>;
-    (hooks as unknown[]).splice(hooks.findIndex((hook) => hook._id === record._hook), 1);
+    const token = gateway.sandbox.issuedTokens().at(-1)!;
+    const deleted = await fetch(`${gateway.sandbox.coreUrl}/v1/webhooks/${record._hook}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken } });
+    expect(deleted.status).toBe(200);
     await gateway.sandbox.deliveries.waitFor((r) => r === record && r.status === 'FAILED');
     expect(record.attempts).toBe(1);
   });
