@@ -22,6 +22,8 @@ import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
 import { createRequestContextFactory } from './server/request-context.js';
 import { createGatewayHttpServer } from './server/http-server.js';
+import { attachGraphQLWebSocket } from './server/websocket-server.js';
+import { createFormatError } from './graphql/format-error.js';
 import { createCoreClient } from './upstream/core-client.js';
 import { createEnrichmentClient } from './upstream/enrichment-client.js';
 import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
@@ -62,6 +64,7 @@ interface Running {
   upstreams: UpstreamHttp[];
   sessionStore: SessionStore;
   pubsub: PubSub;
+  websockets: { close(): Promise<void> };
   sandbox: Sandbox | undefined;
 }
 
@@ -159,15 +162,23 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
-    const graphql = createGraphQLHttpHandler({
-      apollo,
-      sessions,
-      maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
-      createContext: createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, publicUrl: () => publicUrl, logger }),
-    });
+    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, logger });
+    const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
     const server = createGatewayHttpServer({ router, graphql, graphiql, logger });
     server.requestTimeout = 60_000;
     server.headersTimeout = 20_000;
+    let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
+    const websockets = attachGraphQLWebSocket({
+      server,
+      schema,
+      sessions,
+      createContext,
+      formatError: createFormatError(logger),
+      allowedOrigins: () => allowedOrigins,
+      graphql: config.graphql,
+      logger,
+      connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
+    });
 
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -176,11 +187,12 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const port = (server.address() as AddressInfo).port;
     publicUrl ||= `http://localhost:${port}`;
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
+    allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
     const address = server.address() as AddressInfo;
     const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
     if (sandbox && !config.core.baseUrl && webhooksEnabled) sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
-    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, pubsub, sandbox };
+    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, pubsub, websockets, sandbox };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
@@ -191,6 +203,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     }
     const running = lifecycle;
     lifecycle = { phase: 'stopped' };
+    await running.websockets.close();
     await new Promise<void>((resolve) => {
       // Connections that finish their response after close() started linger as keep-alive
       // sockets: keep closing idle ones until the server is down, and cut the rest after a grace.

@@ -29,6 +29,10 @@ export interface GatewayConfig {
     cacheMaxEntries: number;
   };
   upstreamMaxConnections: number;
+  /** Origins allowed to open GraphQL WebSockets; the public URL's origin is always allowed. */
+  allowedOrigins: string[];
+  /** How long a socket may wait before `connection_init` (then 4408). */
+  wsConnectionInitTimeoutMs: number;
   /** Embedded sandbox only: divides webhook retry intervals so demos see retries in seconds. */
   sandboxWebhookTimeScale: number;
   session: {
@@ -127,6 +131,19 @@ export function loadConfig(env: Env): GatewayConfig {
       cacheMaxEntries: read.int('ENRICHMENT_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
     },
     upstreamMaxConnections: read.int('UPSTREAM_MAX_CONNECTIONS', 32, 1, 1024),
+    allowedOrigins: (read.raw('ALLOWED_ORIGINS') ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean)
+      .map((origin) => {
+        try {
+          return new URL(origin).origin;
+        } catch {
+          read.fail('ALLOWED_ORIGINS', 'must be a comma-separated list of origins (https://app.example.nz)');
+          return origin;
+        }
+      }),
+    wsConnectionInitTimeoutMs: read.int('WS_CONNECTION_INIT_TIMEOUT_MS', 3_000, 100, 60_000),
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
     session: {
       secret: sessionSecret,

@@ -2,6 +2,7 @@ import type { AppKind } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
 import type { UserPlatform } from '../loaders/user-platform.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 
 /**
  * Per-request data handed to resolvers. Resolvers are singletons: everything request-specific,
@@ -11,6 +12,10 @@ import type { UserPlatform } from '../loaders/user-platform.js';
 export interface GatewayContext {
   user: { id: string };
   loaders: RequestLoaders;
+  /** Fresh loaders for one subscription event: nothing read for an earlier event is reused. */
+  eventLoaders(): RequestLoaders;
+  /** Where webhook events arrive; subscriptions read only their own user's channel. */
+  pubsub: PubSub;
   /** Core API calls that are not reads worth batching (mutations, verification, paging). */
   platform: UserPlatform;
   session: {

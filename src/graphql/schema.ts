@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
 import { AccessResolver } from './access/access.resolver.js';
+import { EventResolver } from './subscriptions/event.resolver.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
@@ -16,7 +17,18 @@ export interface SchemaOptions {
 /** Builds the gateway's executable schema: the one list of resolvers. */
 export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [createEnrichmentResolver(options.enrichment), UserResolver, AccountResolver, TransactionResolver, NameVerificationResolver, AccessResolver],
+    resolvers: [createEnrichmentResolver(options.enrichment), UserResolver, AccountResolver, TransactionResolver, NameVerificationResolver, AccessResolver, EventResolver],
+    // Every @Subscription brings its own `subscribe` (the user's channel of our PubSub), but
+    // type-graphql refuses to build subscriptions without a pubSub option: give it one that
+    // fails loudly if anything ever routes through it by topic.
+    pubSub: {
+      publish: () => {
+        throw new Error('topic-based publishing is not used; publish through src/pubsub');
+      },
+      subscribe: () => {
+        throw new Error('topic-based subscriptions are not used; see userEvents()');
+      },
+    },
     // Implementations of NameVerificationSource are only reachable through the interface.
     orphanedTypes: [HolderNameSource, PartyNameSource],
     // Inputs are validated explicitly in resolvers, so errors can name the offending list item.

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EnrichmentClient } from '../upstream/enrichment-client.js';
-import type { PlatformAccount, PlatformUser } from '../upstream/platform-types.js';
+import type { PlatformAccount, PlatformPayment, PlatformTransfer, PlatformUser } from '../upstream/platform-types.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
 import type { UserPlatform } from './user-platform.js';
@@ -19,6 +19,8 @@ export interface RequestLoaders {
   accounts: DataLoader<'all', PlatformAccount[]>;
   /** One account by id; undefined when the platform does not know it (or it was revoked). */
   account: DataLoader<string, PlatformAccount | undefined>;
+  payment: DataLoader<string, PlatformPayment | undefined>;
+  transfer: DataLoader<string, PlatformTransfer | undefined>;
 }
 
 /**
@@ -43,5 +45,7 @@ export function createRequestLoaders(deps: LoaderDependencies, platform: UserPla
     }),
     // The platform has no batch read for accounts: one GET each, in parallel.
     account: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error)))),
+    payment: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error)))),
+    transfer: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error)))),
   };
 }

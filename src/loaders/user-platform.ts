@@ -13,6 +13,9 @@ export interface UserPlatform {
   revokeAccount: (accountId: string) => Promise<void>;
   revokeToken: () => Promise<void>;
   refresh: (id?: string) => Promise<void>;
+  getPayment: (paymentId: string) => ReturnType<CoreClient['getPayment']>;
+  getTransfer: (transferId: string) => ReturnType<CoreClient['getTransfer']>;
+  getTransactionsByIds: (ids: string[]) => ReturnType<CoreClient['getTransactionsByIds']>;
 }
 
 function isForbidden(error: unknown): boolean {
@@ -53,6 +56,9 @@ export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoke
     verifyName: guard((name: PlatformNameInput, accountId?: string) => core.verifyName(token, name, accountId)),
     revokeAccount: guard((accountId: string) => core.revokeAccount(token, accountId)),
     revokeToken: guard(() => core.revokeToken(token)),
+    getPayment: guard((paymentId: string) => core.getPayment(token, paymentId)),
+    getTransfer: guard((transferId: string) => core.getTransfer(token, transferId)),
+    getTransactionsByIds: guard((ids: string[]) => core.getTransactionsByIds(token, ids)),
     async refresh(id?: string) {
       try {
         await core.refresh(token, id);

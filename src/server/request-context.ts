@@ -6,6 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
 import { bindUserPlatform } from '../loaders/user-platform.js';
 import type { CoreClient } from '../upstream/core-client.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 
 export interface RequestContextDependencies {
@@ -14,6 +15,7 @@ export interface RequestContextDependencies {
   loaders: LoaderDependencies;
   eraser: UserDataEraser;
   appKind: AppKind;
+  pubsub: PubSub;
   publicUrl: () => string;
   logger: Logger;
 }
@@ -33,6 +35,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     return {
       user: { id: session.userId },
       loaders: createRequestLoaders(deps.loaders, platform),
+      eventLoaders: () => createRequestLoaders(deps.loaders, platform),
+      pubsub: deps.pubsub,
       platform,
       session: {
         end,

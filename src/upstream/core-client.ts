@@ -2,6 +2,8 @@ import type {
   PlatformAccount,
   PlatformNameInput,
   PlatformNameVerification,
+  PlatformPayment,
+  PlatformTransfer,
   PlatformPendingTransaction,
   PlatformTokenGrant,
   PlatformTransaction,
@@ -36,6 +38,11 @@ export interface CoreClient {
   revokeToken(userToken: string): Promise<void>;
   /** `POST /v1/refresh` or `/v1/refresh/{id}` (an account or connection id). */
   refresh(userToken: string, id?: string): Promise<void>;
+  /** Current payment or transfer by id (webhooks are signals: the object is re-read); undefined on 404. */
+  getPayment(userToken: string, paymentId: string): Promise<PlatformPayment | undefined>;
+  getTransfer(userToken: string, transferId: string): Promise<PlatformTransfer | undefined>;
+  /** `POST /v1/transactions/ids`: the rows a TRANSACTION webhook names. */
+  getTransactionsByIds(userToken: string, ids: string[]): Promise<PlatformTransaction[]>;
   /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
   subscribeWebhook(userToken: string, webhookType: string, state: string): Promise<string>;
 }
@@ -68,6 +75,15 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     const response = await http.send({ method: 'GET', path, headers: userHeaders(userToken) });
     ensureOk(response, `GET ${path}`);
     return (response.body as { item?: unknown } | undefined)?.item;
+  }
+
+  async function getOptionalItem(userToken: string, path: string, what: string): Promise<unknown> {
+    const response = await http.send({ method: 'GET', path, headers: userHeaders(userToken) });
+    if (response.status === 404) return undefined;
+    ensureOk(response, what);
+    const item = (response.body as { item?: { _id?: unknown; status?: unknown } } | undefined)?.item;
+    if (typeof item?._id !== 'string' || typeof item.status !== 'string') throw new UpstreamError(http.name, 'bad_response', `${what} response has no valid item`);
+    return item;
   }
 
   async function getItems(userToken: string, path: string): Promise<unknown[]> {
@@ -155,6 +171,24 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     async revokeToken(userToken) {
       const response = await http.send({ method: 'DELETE', path: '/v1/token', headers: userHeaders(userToken) });
       ensureOk(response, 'DELETE /v1/token');
+    },
+
+    async getPayment(userToken, paymentId) {
+      return getOptionalItem(userToken, `/v1/payments/${encodeURIComponent(paymentId)}`, 'GET /v1/payments/{id}') as Promise<PlatformPayment | undefined>;
+    },
+
+    async getTransfer(userToken, transferId) {
+      return getOptionalItem(userToken, `/v1/transfers/${encodeURIComponent(transferId)}`, 'GET /v1/transfers/{id}') as Promise<PlatformTransfer | undefined>;
+    },
+
+    async getTransactionsByIds(userToken, ids) {
+      if (ids.length === 0) return [];
+      // A read, though sent as POST: safe to retry.
+      const response = await http.send({ method: 'POST', path: '/v1/transactions/ids', headers: userHeaders(userToken), json: ids, retry: true });
+      ensureOk(response, 'POST /v1/transactions/ids');
+      const items = (response.body as { items?: unknown } | undefined)?.items;
+      if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', '/v1/transactions/ids response has no items');
+      return items.filter(isTransaction);
     },
 
     async subscribeWebhook(userToken, webhookType, state) {

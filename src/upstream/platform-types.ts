@@ -100,3 +100,29 @@ export interface PlatformNameVerification {
   }>;
   name: PlatformNameInput;
 }
+
+export interface PlatformPayment {
+  _id: string;
+  status: string;
+  status_code?: string;
+  status_text?: string;
+  final?: boolean;
+  amount: number;
+  from?: string;
+  to?: { name?: string; account_number?: string };
+  created_at?: string;
+  updated_at?: string;
+  received_at?: string;
+}
+
+export interface PlatformTransfer {
+  _id: string;
+  status: string;
+  status_text?: string;
+  final?: boolean;
+  amount: number;
+  from?: string;
+  to?: string;
+  created_at?: string;
+  updated_at?: string;
+}

@@ -1,0 +1,131 @@
+import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+import type { UserEvent } from '../../pubsub/pubsub.js';
+import type { PlatformPayment, PlatformTransfer } from '../../upstream/platform-types.js';
+import { toAccount } from '../accounts/account.mapper.js';
+import type { GatewayContext } from '../context.js';
+import { toTransaction } from '../transactions/transaction.mapper.js';
+import { AccessRevokedEvent, AccountEvent, IncomeEvent, Payment, PaymentUpdate, Transfer, TransactionEvent, TransferUpdate } from './event.types.js';
+import { dateField, stringField, stringList, userEvents } from './user-events.js';
+
+type Args = Record<string, string | undefined>;
+
+function toPayment(payment: PlatformPayment): Payment {
+  return {
+    id: payment._id,
+    status: payment.status,
+    statusCode: payment.status_code,
+    statusText: payment.status_text,
+    final: payment.final ?? false,
+    amount: payment.amount,
+    toName: payment.to?.name,
+    toAccountNumber: payment.to?.account_number,
+    updatedAt: payment.updated_at ? new Date(payment.updated_at) : undefined,
+  };
+}
+
+function toTransfer(transfer: PlatformTransfer): Transfer {
+  return { id: transfer._id, status: transfer.status, statusText: transfer.status_text, final: transfer.final ?? false, amount: transfer.amount, updatedAt: transfer.updated_at ? new Date(transfer.updated_at) : undefined };
+}
+
+/**
+ * Live events, republished from verified webhooks. Each event is a signal: the object it names
+ * is re-read with loaders fresh for that event, so what the client sees is current state.
+ */
+@Resolver()
+export class EventResolver {
+  @Subscription(() => PaymentUpdate, {
+    description: 'Payment status changes (UPDATE) and arrivals (RECEIVED) for the signed-in user, optionally for one payment.',
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'PAYMENT', (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId),
+  })
+  async paymentUpdated(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string): Promise<PaymentUpdate> {
+    const id = stringField(event, 'item_id');
+    const payment = id ? await context.eventLoaders().payment.load(id) : undefined;
+    return {
+      code: event.code,
+      paymentId: id,
+      reportedStatus: stringField(event, 'status'),
+      statusCode: stringField(event, 'status_code'),
+      statusText: stringField(event, 'status_text'),
+      fundsReceivedAt: dateField(event, 'received_at'),
+      receivedAt: new Date(event.receivedAt),
+      payment: payment ? toPayment(payment) : undefined,
+    };
+  }
+
+  @Subscription(() => TransferUpdate, {
+    description: 'Transfer status changes and arrivals for the signed-in user, optionally for one transfer.',
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSFER', (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId),
+  })
+  async transferUpdated(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('transferId', () => ID, { nullable: true }) _transferId?: string): Promise<TransferUpdate> {
+    const id = stringField(event, 'item_id');
+    const transfer = id ? await context.eventLoaders().transfer.load(id) : undefined;
+    return {
+      code: event.code,
+      transferId: id,
+      reportedStatus: stringField(event, 'status'),
+      statusText: stringField(event, 'status_text'),
+      fundsReceivedAt: dateField(event, 'received_at'),
+      receivedAt: new Date(event.receivedAt),
+      transfer: transfer ? toTransfer(transfer) : undefined,
+    };
+  }
+
+  @Subscription(() => AccountEvent, {
+    description: 'Accounts connected, updated (with the changed fields) or removed; `becameInactive` flags an account to reconnect.',
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'ACCOUNT', (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+  })
+  async accountEvents(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string): Promise<AccountEvent> {
+    const id = stringField(event, 'item_id');
+    const account = id && event.code !== 'DELETE' ? await context.eventLoaders().account.load(id) : undefined;
+    const updatedFields = stringList(event, 'updated_fields');
+    return {
+      code: event.code,
+      accountId: id,
+      updatedFields,
+      becameInactive: account?.status === 'INACTIVE' && (event.code === 'CREATE' || updatedFields.includes('status')),
+      account: account ? toAccount(account, context.links.reconnectUrl) : undefined,
+      receivedAt: new Date(event.receivedAt),
+    };
+  }
+
+  @Subscription(() => TransactionEvent, {
+    description: 'New, updated or deleted transactions, per account; new ones are included, read fresh.',
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSACTION', (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+  })
+  async transactionEvents(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string): Promise<TransactionEvent> {
+    const newIds = stringList(event, 'new_transaction_ids');
+    const rows = newIds.length > 0 ? await context.platform.getTransactionsByIds(newIds) : [];
+    const count = event.payload.new_transactions;
+    return {
+      code: event.code,
+      accountId: stringField(event, 'item_id'),
+      newTransactionCount: typeof count === 'number' ? count : newIds.length,
+      newTransactionIds: newIds,
+      newTransactions: rows.map(toTransaction),
+      removedTransactionIds: stringList(event, 'removed_transactions'),
+      receivedAt: new Date(event.receivedAt),
+    };
+  }
+
+  @Subscription(() => IncomeEvent, {
+    description: 'Income stream changes (beta on the platform; may change).',
+    subscribe: ({ context }) => userEvents(context as GatewayContext, 'INCOME'),
+  })
+  incomeEvents(@Root() event: UserEvent): IncomeEvent {
+    return {
+      code: event.code,
+      incomeId: stringField(event, 'item_id'),
+      newTransactionIds: stringList(event, 'new_transaction_ids'),
+      removedTransactionIds: stringList(event, 'removed_transaction_ids'),
+      receivedAt: new Date(event.receivedAt),
+    };
+  }
+
+  @Subscription(() => AccessRevokedEvent, {
+    description: 'The platform revoked the user\u2019s access (TOKEN DELETE). Sign the user out in the app: the socket closes next.',
+    subscribe: ({ context }) => userEvents(context as GatewayContext, 'TOKEN', (event) => event.code === 'DELETE'),
+  })
+  accessRevoked(@Root() event: UserEvent): AccessRevokedEvent {
+    return { reason: 'TOKEN_REVOKED', receivedAt: new Date(event.receivedAt) };
+  }
+}

@@ -1,0 +1,177 @@
+import { Field, Float, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import { Account } from '../accounts/account.types.js';
+import { Transaction } from '../transactions/transaction.types.js';
+
+@ObjectType({ description: 'A payment as the platform holds it now.' })
+export class Payment {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String, { description: 'READY, PENDING_APPROVAL, PAUSED, SENT, DECLINED, ERROR, CANCELLED, or a newer value.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  statusCode?: string;
+
+  @Field(() => String, { nullable: true })
+  statusText?: string;
+
+  @Field(() => Boolean, { description: 'True once the status can no longer change.' })
+  final!: boolean;
+
+  @Field(() => Float)
+  amount!: number;
+
+  @Field(() => String, { nullable: true })
+  toName?: string;
+
+  @Field(() => String, { nullable: true })
+  toAccountNumber?: string;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  updatedAt?: Date;
+}
+
+@ObjectType({ description: 'A transfer between the user\u2019s own accounts, as the platform holds it now.' })
+export class Transfer {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  statusText?: string;
+
+  @Field(() => Boolean)
+  final!: boolean;
+
+  @Field(() => Float)
+  amount!: number;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  updatedAt?: Date;
+}
+
+@ObjectType({ description: 'A payment changed. `payment` is re-read when the event arrives, so it is current even if events arrive out of order.' })
+export class PaymentUpdate {
+  @Field(() => String, { description: 'UPDATE, RECEIVED or WEBHOOK_CANCELLED.' })
+  code!: string;
+
+  @Field(() => ID, { nullable: true })
+  paymentId?: string;
+
+  @Field(() => String, { nullable: true, description: 'The status the event reported (may be older than `payment.status`).' })
+  reportedStatus?: string;
+
+  @Field(() => String, { nullable: true })
+  statusCode?: string;
+
+  @Field(() => String, { nullable: true })
+  statusText?: string;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'RECEIVED: when the funds were identified as received.' })
+  fundsReceivedAt?: Date;
+
+  @Field(() => GraphQLISODateTime, { description: 'When the gateway received the event.' })
+  receivedAt!: Date;
+
+  @Field(() => Payment, { nullable: true })
+  payment?: Payment;
+}
+
+@ObjectType({ description: 'A transfer changed; `transfer` is current.' })
+export class TransferUpdate {
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => ID, { nullable: true })
+  transferId?: string;
+
+  @Field(() => String, { nullable: true })
+  reportedStatus?: string;
+
+  @Field(() => String, { nullable: true })
+  statusText?: string;
+
+  @Field(() => GraphQLISODateTime, { nullable: true })
+  fundsReceivedAt?: Date;
+
+  @Field(() => GraphQLISODateTime)
+  receivedAt!: Date;
+
+  @Field(() => Transfer, { nullable: true })
+  transfer?: Transfer;
+}
+
+@ObjectType({ description: 'An account was connected, changed or removed.' })
+export class AccountEvent {
+  @Field(() => String, { description: 'CREATE, UPDATE, DELETE or WEBHOOK_CANCELLED.' })
+  code!: string;
+
+  @Field(() => ID, { nullable: true })
+  accountId?: string;
+
+  @Field(() => [String], { description: 'UPDATE: which fields changed.' })
+  updatedFields!: string[];
+
+  @Field(() => Boolean, { description: 'True when the account is now INACTIVE: alert the user and send them to `account.reconnectUrl`.' })
+  becameInactive!: boolean;
+
+  @Field(() => Account, { nullable: true, description: 'The account as it is now; null once deleted or revoked.' })
+  account?: Account;
+
+  @Field(() => GraphQLISODateTime)
+  receivedAt!: Date;
+}
+
+@ObjectType({ description: 'Transactions of an account were added, updated or deleted.' })
+export class TransactionEvent {
+  @Field(() => String, { description: 'INITIAL_UPDATE, DEFAULT_UPDATE, DELETE or WEBHOOK_CANCELLED.' })
+  code!: string;
+
+  @Field(() => ID, { nullable: true })
+  accountId?: string;
+
+  @Field(() => Int)
+  newTransactionCount!: number;
+
+  @Field(() => [ID])
+  newTransactionIds!: string[];
+
+  @Field(() => [Transaction], { description: 'The new or updated transactions, read from the platform for this event.' })
+  newTransactions!: Transaction[];
+
+  @Field(() => [ID])
+  removedTransactionIds!: string[];
+
+  @Field(() => GraphQLISODateTime)
+  receivedAt!: Date;
+}
+
+@ObjectType({ description: 'An income stream changed (the platform\u2019s income API is in beta).' })
+export class IncomeEvent {
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => ID, { nullable: true })
+  incomeId?: string;
+
+  @Field(() => [ID])
+  newTransactionIds!: string[];
+
+  @Field(() => [ID])
+  removedTransactionIds!: string[];
+
+  @Field(() => GraphQLISODateTime)
+  receivedAt!: Date;
+}
+
+@ObjectType({ description: 'The platform revoked this user\u2019s access; the session ends and the socket closes right after.' })
+export class AccessRevokedEvent {
+  @Field(() => String)
+  reason!: string;
+
+  @Field(() => GraphQLISODateTime)
+  receivedAt!: Date;
+}
