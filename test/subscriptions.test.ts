@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
-import { MeDocument } from './__generated__/graphql.js';
+import { MeDocument, RefreshDocument } from './__generated__/graphql.js';
 import type { Browser } from './support/browser.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 import { track } from './support/leftovers.js';
@@ -84,6 +84,42 @@ describe('subscriptions end to end through the sandbox', () => {
     await subscribe(gateway, client, 'subscription { accountEvents { code } }', 'ACCOUNT');
     await browser.request(`${gateway.url}/auth/logout`, { method: 'POST' });
     expect((await closed).code).toBe(4401);
+  });
+
+  it('sends the new transactions a refresh produced, read fresh, filtered to one account', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const everyday = gateway.sandbox.world().accounts.find((account) => account.name === 'Everyday')!;
+    const events = await subscribe<{ transactionEvents: { code: string; accountId: string; newTransactionCount: number; newTransactions: Array<{ id: string; accountId: string; description: string }> } }>(
+      gateway,
+      socketClient(gateway, browser).client,
+      'subscription ($id: ID) { transactionEvents(accountId: $id) { code accountId newTransactionCount newTransactions { id accountId description } } }',
+      'TRANSACTION',
+      { id: everyday._id },
+    );
+    await execute(gateway, browser, RefreshDocument, {});
+    const event = (await events.next()).data!.transactionEvents;
+    expect(event).toMatchObject({ code: 'DEFAULT_UPDATE', accountId: everyday._id, newTransactionCount: 1 });
+    expect(event.newTransactions).toEqual([expect.objectContaining({ accountId: everyday._id, id: expect.stringMatching(/^trans_/) })]);
+    expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transactions/ids' })).toHaveLength(1);
+  });
+
+  it('follows a transfer to RECEIVED', async () => {
+    const gateway = await startGateway();
+    const { browser, userId } = await signedInUser(gateway);
+    const events = await subscribe<{ transferUpdated: { code: string; reportedStatus: string | null; fundsReceivedAt: string | null; transfer: { status: string } } }>(
+      gateway,
+      socketClient(gateway, browser).client,
+      'subscription { transferUpdated { code reportedStatus fundsReceivedAt transfer { status } } }',
+      'TRANSFER',
+    );
+    const transfer = gateway.sandbox.payments.createTransfer(userId, 300);
+    gateway.sandbox.payments.advanceTransfer(transfer._id, { status: 'SENT' });
+    gateway.sandbox.payments.markTransferReceived(transfer._id);
+    const seen = [(await events.next()).data!.transferUpdated, (await events.next()).data!.transferUpdated, (await events.next()).data!.transferUpdated];
+    expect(seen.map((e) => e.code).sort()).toEqual(['RECEIVED', 'UPDATE', 'UPDATE']);
+    expect(seen.find((e) => e.code === 'RECEIVED')!.fundsReceivedAt).not.toBeNull();
+    for (const event of seen) expect(event.transfer.status).toBe('SENT');
   });
 
   it('alerts when an account becomes INACTIVE, with the current account', async () => {

@@ -19,7 +19,9 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     '}',
     ''
   ].join('\\n');
-  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql' });
+  // Subscriptions use graphql-ws on the same origin and path; the browser sends the session cookie.
+  var socketUrl = (window.location.protocol === 'https:' ? 'wss://' : 'ws://') + window.location.host + '/graphql';
+  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql', subscriptionUrl: socketUrl });
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: defaultQuery, shouldPersistHeaders: false }));
   var signOut = document.getElementById('sign-out');
