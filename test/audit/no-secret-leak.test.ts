@@ -42,6 +42,7 @@ describe('no secret leaves the gateway', () => {
     // Signed-in GraphQL answers are part of it, not only refusals.
     expect(traffic.some((t) => t.url.endsWith('/graphql') && t.status === 200 && t.body.includes('"me"'))).toBe(true);
     expect(traffic.some((t) => JSON.stringify(t.headers).includes('gw_session='))).toBe(true);
+    expect(traffic.some((t) => t.url.startsWith('ws') && t.body.includes('paymentUpdated'))).toBe(true);
   });
 
   it('finds no user access token, app secret or enrichment key in any response (status, headers, body)', () => {

@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { recordTraffic } from './audit.js';
 import type { Browser } from './browser.js';
 import type { TestGateway } from './gateway.js';
 import { track } from './leftovers.js';
@@ -23,7 +24,11 @@ export function socketClient(gateway: TestGateway, browser: Browser | undefined,
         super(address, protocols, { headers: { origin, ...(cookie ? { cookie: `gw_session=${cookie}` } : {}) } });
       }
     },
-    on: { closed: (event) => resolveClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }) },
+    on: {
+      closed: (event) => resolveClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }),
+      // Socket messages are client-visible traffic too: the secret-leak audit reads them.
+      message: (message) => recordTraffic({ url: wsUrl(gateway), status: 101, headers: {}, body: JSON.stringify(message) }),
+    },
     onNonLazyError: () => undefined,
   });
   track(() => client.dispose());
