@@ -30,6 +30,11 @@ describe('webhook subscriptions at sign-in', () => {
     expect(new Set(hooks.map((hook) => hook.state))).toEqual(new Set([state]));
     expect(state).not.toContain(userId.replace('user_', ''));
     expect(state.length).toBeGreaterThanOrEqual(32);
+
+    // Signing in again does not add another set at the platform.
+    await signIn(gateway);
+    await gateway.waitForLog((line) => line.msg === 'webhook subscriptions set up' && Array.isArray(line.alreadySubscribed) && line.alreadySubscribed.length === 6);
+    expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });
 
   it('subscribes nothing for a personal app', async () => {

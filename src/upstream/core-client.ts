@@ -43,6 +43,8 @@ export interface CoreClient {
   getTransfer(userToken: string, transferId: string): Promise<PlatformTransfer | undefined>;
   /** `POST /v1/transactions/ids`: the rows a TRANSACTION webhook names. */
   getTransactionsByIds(userToken: string, ids: string[]): Promise<PlatformTransaction[]>;
+  /** `GET /v1/webhooks`: the user's subscriptions (the type is absent in some platform versions). */
+  listWebhooks(userToken: string): Promise<Array<{ _id: string; type?: string; state?: string }>>;
   /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
   subscribeWebhook(userToken: string, webhookType: string, state: string): Promise<string>;
 }
@@ -189,6 +191,10 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
       const items = (response.body as { items?: unknown } | undefined)?.items;
       if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', '/v1/transactions/ids response has no items');
       return items.filter(isTransaction);
+    },
+
+    async listWebhooks(userToken) {
+      return (await getItems(userToken, '/v1/webhooks')).filter((item): item is { _id: string; type?: string; state?: string } => typeof (item as { _id?: unknown })?._id === 'string');
     },
 
     async subscribeWebhook(userToken, webhookType, state) {

@@ -28,8 +28,16 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
     const state = await options.handles.handleFor(userId);
     const subscribed: string[] = [];
     const failed: string[] = [];
+    // Each sign-in would otherwise add another set at the platform. Where the listing does not
+    // say the type (older platform versions), everything is subscribed again; duplicates are
+    // then caught by the receiver's body-hash deduplication.
+    const existing = await options.core.listWebhooks(accessToken).catch((error: unknown) => {
+      options.logger.warn({ userId, reason: error instanceof Error ? error.message : String(error) }, 'could not list webhook subscriptions; subscribing all types');
+      return [];
+    });
+    const present = new Set(existing.filter((hook) => hook.state === state && hook.type).map((hook) => hook.type!));
     await Promise.all(
-      options.types.map(async (type) => {
+      options.types.filter((type) => !present.has(type)).map(async (type) => {
         for (let attempt = 1; attempt <= attempts; attempt += 1) {
           try {
             await options.core.subscribeWebhook(accessToken, type, state);
@@ -47,7 +55,7 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
         }
       }),
     );
-    options.logger.info({ userId, subscribed, failed }, 'webhook subscriptions set up');
+    options.logger.info({ userId, subscribed, failed, alreadySubscribed: [...present] }, 'webhook subscriptions set up');
     return { subscribed, failed };
   };
 }
