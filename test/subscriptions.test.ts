@@ -1,18 +1,11 @@
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { MeDocument, RefreshDocument } from './__generated__/graphql.js';
-import type { Browser } from './support/browser.js';
-import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
+import { execute, startGateway, type TestGateway } from './support/gateway.js';
 import { track } from './support/leftovers.js';
 import { socketClient, subscribe, wsUrl } from './support/sockets.js';
-import { routingStateOf } from './support/webhooks.js';
+import { signedInUser } from './support/webhooks.js';
 
-async function signedInUser(gateway: TestGateway, userIndex = 0): Promise<{ browser: Browser; userId: string }> {
-  const browser = await signIn(gateway, userIndex);
-  const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
-  await routingStateOf(gateway, userId);
-  return { browser, userId };
-}
 
 const PAYMENT_UPDATED = `subscription ($id: ID) { paymentUpdated(paymentId: $id) { code paymentId reportedStatus payment { id status final amount } } }`;
 

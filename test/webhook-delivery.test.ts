@@ -1,15 +1,9 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MeDocument, RefreshDocument } from './__generated__/graphql.js';
-import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
-import { routingStateOf } from './support/webhooks.js';
+import { execute, startGateway, type TestGateway } from './support/gateway.js';
+import { signedInUser } from './support/webhooks.js';
 
-async function signedInUser(gateway: TestGateway, userIndex = 0) {
-  const browser = await signIn(gateway, userIndex);
-  const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
-  await routingStateOf(gateway, userId);
-  return { browser, userId };
-}
 
 function republishedFor(gateway: TestGateway, type: string, code: string) {
   return gateway.waitForLog((line) => line.msg === 'webhook republished' && line.type === type && line.code === code);

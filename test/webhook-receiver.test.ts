@@ -3,13 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MeDocument } from './__generated__/graphql.js';
 import { SigningKeys } from '../src/sandbox/webhooks/signing-keys.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
-import { deliver, routingStateOf, signedHeaders } from './support/webhooks.js';
+import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
-async function signedInUser(gateway: TestGateway, userIndex = 0) {
-  const browser = await signIn(gateway, userIndex);
-  const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
-  return { browser, userId, state: await routingStateOf(gateway, userId) };
-}
 
 function keyFetches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core' }).filter((request) => request.path.startsWith('/v1/keys'));

@@ -1,5 +1,7 @@
 import { recordTraffic } from './audit.js';
-import type { TestGateway } from './gateway.js';
+import { MeDocument } from '../__generated__/graphql.js';
+import type { Browser } from './browser.js';
+import { execute, signIn, type TestGateway } from './gateway.js';
 
 /** POSTs a webhook to the gateway exactly as given: raw bytes, headers as listed (repeats allowed). */
 export async function deliver(gateway: TestGateway, body: Buffer | string, headers: Array<[string, string]>): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -46,4 +48,11 @@ export async function routingStateOf(gateway: TestGateway, userId: string): Prom
   await gateway.waitForLog((line) => line.msg === 'webhook subscriptions set up' && line.userId === userId);
   const hook = gateway.sandbox.webhookSubscriptions().find((subscription) => subscription.userId === userId);
   return hook!.state!;
+}
+
+/** Signs a demo user in and waits until their webhook subscriptions exist at the platform. */
+export async function signedInUser(gateway: TestGateway, userIndex = 0): Promise<{ browser: Browser; userId: string; state: string }> {
+  const browser = await signIn(gateway, userIndex);
+  const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
+  return { browser, userId, state: await routingStateOf(gateway, userId) };
 }

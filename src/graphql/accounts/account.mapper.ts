@@ -1,14 +1,9 @@
+import { parseInstant } from '../../lib/instant.js';
 import type { PlatformAccount } from '../../upstream/platform-types.js';
 import { Account, AccountAttribute, AccountStatus, AccountType } from './account.types.js';
 
 const TYPES = new Set<string>(Object.values(AccountType));
 const ATTRIBUTES = new Set<string>(Object.values(AccountAttribute));
-
-function optionalDate(value: string | undefined): Date | undefined {
-  if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
 
 /** Platform account to schema account. Unknown enum values are tolerated, never fatal. */
 export function toAccount(account: PlatformAccount, reconnectUrl: string): Account {
@@ -25,6 +20,6 @@ export function toAccount(account: PlatformAccount, reconnectUrl: string): Accou
     connection: { id: account.connection._id, name: account.connection.name, logo: account.connection.logo },
     attributes: (account.attributes ?? []).filter((attribute) => ATTRIBUTES.has(attribute)) as AccountAttribute[],
     holder: account.meta?.holder,
-    refreshed: account.refreshed ? { balance: optionalDate(account.refreshed.balance), transactions: optionalDate(account.refreshed.transactions) } : undefined,
+    refreshed: account.refreshed ? { balance: parseInstant(account.refreshed.balance), transactions: parseInstant(account.refreshed.transactions) } : undefined,
   };
 }

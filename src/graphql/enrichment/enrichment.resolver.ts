@@ -24,10 +24,10 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
       @Arg('queries', () => [EnrichmentQueryInput]) queries: EnrichmentQueryInput[],
       @Ctx() context: GatewayContext,
     ): Promise<EnrichmentResult[]> {
-      if (queries.length > limits.maxQueriesPerRequest) throw tooManyQueriesError(queries.length, limits.maxQueriesPerRequest);
+      // Counted across the whole request (several fields, Transaction.enrichment), before any work.
+      if (!context.loaders.enrichment.reserve(queries.length)) throw tooManyQueriesError(queries.length, limits.maxQueriesPerRequest);
       const problems = findInvalidQueries(queries);
       if (problems.length > 0) throw invalidQueriesError(problems);
-      if (!context.loaders.enrichment.reserve(queries.length)) throw tooManyQueriesError(queries.length, limits.maxQueriesPerRequest);
 
       // Every load is issued before the first await, so all of them join the request's batch.
       const pending = queries.map((query) =>

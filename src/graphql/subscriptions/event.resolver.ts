@@ -1,4 +1,5 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+import { parseInstant } from '../../lib/instant.js';
 import type { UserEvent } from '../../pubsub/pubsub.js';
 import type { PlatformPayment, PlatformTransfer } from '../../upstream/platform-types.js';
 import { toAccount } from '../accounts/account.mapper.js';
@@ -19,12 +20,12 @@ function toPayment(payment: PlatformPayment): Payment {
     amount: payment.amount,
     toName: payment.to?.name,
     toAccountNumber: payment.to?.account_number,
-    updatedAt: payment.updated_at ? new Date(payment.updated_at) : undefined,
+    updatedAt: parseInstant(payment.updated_at),
   };
 }
 
 function toTransfer(transfer: PlatformTransfer): Transfer {
-  return { id: transfer._id, status: transfer.status, statusText: transfer.status_text, final: transfer.final ?? false, amount: transfer.amount, updatedAt: transfer.updated_at ? new Date(transfer.updated_at) : undefined };
+  return { id: transfer._id, status: transfer.status, statusText: transfer.status_text, final: transfer.final ?? false, amount: transfer.amount, updatedAt: parseInstant(transfer.updated_at) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseInstant } from '../../lib/instant.js';
 import type { UserEvent } from '../../pubsub/pubsub.js';
 import type { GatewayContext } from '../context.js';
 
@@ -37,7 +38,5 @@ export function stringList(event: UserEvent, name: string): string[] {
 }
 
 export function dateField(event: UserEvent, name: string): Date | undefined {
-  const value = stringField(event, name);
-  const date = value ? new Date(value) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? date : undefined;
+  return parseInstant(event.payload[name]);
 }

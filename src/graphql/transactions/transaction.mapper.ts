@@ -1,3 +1,4 @@
+import { parseInstant } from '../../lib/instant.js';
 import type { PlatformPendingTransaction, PlatformTransaction } from '../../upstream/platform-types.js';
 import { TransactionDirection } from '../enrichment/enrichment.types.js';
 import type { PendingTransaction, Transaction } from './transaction.types.js';
@@ -34,6 +35,6 @@ export function toPendingTransaction(row: PlatformPendingTransaction): PendingTr
     amount: row.amount,
     direction: direction(row.amount),
     type: row.type,
-    updatedAt: row.updated_at ? new Date(row.updated_at) : undefined,
+    updatedAt: parseInstant(row.updated_at),
   };
 }

@@ -1,4 +1,5 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
+import { parseInstant } from '../../lib/instant.js';
 import type { GatewayContext } from '../context.js';
 import { User } from './user.type.js';
 
@@ -7,12 +8,11 @@ export class UserResolver {
   @Query(() => User, { description: 'The signed-in user, as the platform knows them (`GET /v1/me`).' })
   async me(@Ctx() context: GatewayContext): Promise<User> {
     const me = await context.loaders.me.load('me');
-    const granted = me.access_granted_at ? new Date(me.access_granted_at) : undefined;
     return {
       id: me._id,
       email: me.email,
       preferredName: me.preferred_name,
-      accessGrantedAt: granted && !Number.isNaN(granted.getTime()) ? granted : undefined,
+      accessGrantedAt: parseInstant(me.access_granted_at),
     };
   }
 }

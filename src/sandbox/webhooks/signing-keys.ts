@@ -1,4 +1,4 @@
-import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
 interface SigningKey {
   privateKey: KeyObject;
@@ -49,6 +49,6 @@ export class SigningKeys {
 
   /** For tests that need a signature the platform never made (another key, another padding). */
   static foreignKey(): KeyObject {
-    return createPrivateKey(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   }
 }
