@@ -8,6 +8,7 @@ import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { authErrorPage } from './auth-pages.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
+import { safeReturnTo } from './return-to.js';
 import { appendSetCookie, type SessionManager } from './session-manager.js';
 
 export interface AuthRoutesOptions {
@@ -25,7 +26,6 @@ export interface AuthRoutesOptions {
 }
 
 const STATE_TTL_SECONDS = 600;
-const DEFAULT_RETURN_TO = '/graphql';
 
 export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): void {
   const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
@@ -40,7 +40,7 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
         serializeCookie(bindingCookie, binding, { httpOnly: true, sameSite: 'lax', secure: options.secureCookies, path: '/', maxAge: STATE_TTL_SECONDS }),
       );
     }
-    const state = options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo')));
+    const state = options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin));
     const target = new URL(options.authorizeUrl);
     target.searchParams.set('response_type', 'code');
     target.searchParams.set('client_id', options.appToken);
@@ -101,10 +101,4 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {
   sendHtml(res, status, authErrorPage(code, message));
-}
-
-/** Only same-site absolute paths: `returnTo` must never become an open redirect. */
-export function safeReturnTo(value: string | null): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[\r\n]/.test(value)) return DEFAULT_RETURN_TO;
-  return value;
 }

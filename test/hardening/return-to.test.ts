@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { Browser } from '../support/browser.js';
+import { approveConsent, startGateway, type TestGateway } from '../support/gateway.js';
+
+/** Signs in with `returnTo` and returns the callback's status and its Location, resolved as a browser would. */
+async function landingAfterSignIn(gateway: TestGateway, returnTo: string): Promise<{ status: number; resolved: URL }> {
+  const browser = new Browser();
+  const login = await browser.request(`${gateway.url}/auth/login?${new URLSearchParams({ returnTo })}`);
+  expect(login.status).toBe(302);
+  const callback = await approveConsent(browser, login.location!);
+  const landed = await browser.request(callback.href);
+  // The raw header, not the helper's resolution: the WHATWG parser is what a browser applies.
+  return { status: landed.status, resolved: new URL(landed.headers.get('location') ?? '', gateway.url) };
+}
+
+const controls = Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)).concat('\u007f');
+
+/** Forms that browsers (or lenient decoders along the way) can turn into another origin. */
+const hostile: string[] = [
+  ...controls.map((control) => `/${control}/evil.example`),
+  ...controls.map((control) => `${control}//evil.example`),
+  '//evil.example',
+  '///evil.example',
+  '/\\evil.example',
+  '\\\\evil.example',
+  '\\/evil.example',
+  '/%5Cevil.example',
+  '/%5C%5Cevil.example',
+  '/%2F/evil.example',
+  '/%2f%2fevil.example',
+  '/%252F%252Fevil.example',
+  '/%25252F%25252Fevil.example',
+  '/%09/evil.example',
+  '/%0B/evil.example',
+  '/%250A/evil.example',
+  '/..//evil.example',
+  '/.//evil.example',
+  '/%2e%2e//evil.example',
+  '/x/../..//evil.example',
+  'https://evil.example',
+  'http:evil.example',
+  'https:/evil.example',
+  'javascript:alert(document.cookie)',
+  'data:text/html,<script>alert(1)</script>',
+  '//evil.example/%2F..',
+  '\uFF0F\uFF0Fevil.example',
+  '/\uFF0Fevil.example',
+  '/\uFF3Cevil.example',
+  '/\u2215evil.example',
+  '/\u2044evil.example',
+  '/\u29F8evil.example',
+  'evil.example',
+  ' /evil.example',
+  '',
+];
+
+const kept: Array<[string, string]> = [
+  ['/graphql', '/graphql'],
+  ['/app/accounts?tab=savings#top', '/app/accounts?tab=savings#top'],
+  ['/search?q=caf%C3%A9', '/search?q=caf%C3%A9'],
+];
+
+describe('returnTo after a genuine sign-in', () => {
+  it(`never leaves the gateway's origin, for ${hostile.length} hostile forms`, async () => {
+    const gateway = await startGateway();
+    const origin = new URL(gateway.url).origin;
+    const escaped: string[] = [];
+    for (const returnTo of hostile) {
+      const { status, resolved } = await landingAfterSignIn(gateway, returnTo);
+      expect(status, JSON.stringify(returnTo)).toBe(303);
+      // Slash look-alikes that no normalisation turns into a slash may stay as an encoded path here.
+      const fallsBack = !/^\/[\u2215\u2044\u29F8]evil/.test(returnTo);
+      const safe = resolved.origin === origin && !resolved.pathname.startsWith('//') && (!fallsBack || resolved.href === `${origin}/graphql`);
+      if (!safe) escaped.push(`${JSON.stringify(returnTo)} → ${resolved.href}`);
+    }
+    expect(escaped).toEqual([]);
+  }, 120_000);
+
+  it('keeps a same-site path, query and fragment', async () => {
+    const gateway = await startGateway();
+    for (const [returnTo, path] of kept) {
+      const { status, resolved } = await landingAfterSignIn(gateway, returnTo);
+      expect(status).toBe(303);
+      expect(resolved.href).toBe(`${gateway.url}${path}`);
+    }
+  });
+});
