@@ -18,6 +18,7 @@ import { createEnrichmentCache } from './loaders/enrichment-cache.js';
 import type { LoaderDependencies } from './loaders/request-loaders.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
 import { createApolloServer } from './server/apollo.js';
+import { registerAdminRoutes } from './server/admin-routes.js';
 import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
 import { createRequestContextFactory } from './server/request-context.js';
@@ -30,6 +31,7 @@ import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.
 import { createSigningKeyClient } from './upstream/signing-key-client.js';
 import { createMemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
+import { createMemoryDeadLetters } from './webhooks/dead-letters.js';
 import { createMemoryDeliveryLedger } from './webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles } from './webhooks/routing-handles.js';
 import { SigningKeyCache } from './webhooks/signing-key-cache.js';
@@ -121,8 +123,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const pubsub = createMemoryPubSub({ logger });
     const handles = createMemoryRoutingHandles();
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
-    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 3_000, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, logger });
+    // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
+    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, logger });
     const webhooksEnabled = config.appKind === 'FULL';
+    const deadLetters = createMemoryDeadLetters();
 
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
     const apollo = createApolloServer(schema, config.graphql, logger);
@@ -134,9 +138,13 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       const keyClient = createSigningKeyClient(keysHttp, core.appToken, core.appSecret);
       registerWebhookRoute(router, {
         headerPrefix: config.headerPrefix,
-        keys: new SigningKeyCache({ fetchKey: (id) => keyClient.fetchKey(id), clock }),
+        keys: new SigningKeyCache({ fetchKey: (id) => keyClient.fetchKey(id), clock, unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute }),
         ledger: createMemoryDeliveryLedger({ clock }),
+        deadLetters,
         logger,
+        clock,
+        accepting: () => lifecycle.phase === 'running' || lifecycle.phase === 'starting',
+        bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
         dispatch: createWebhookDispatcher({
           pubsub,
           handles,
@@ -161,6 +169,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       secureCookies,
       onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });
+    if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });

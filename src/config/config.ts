@@ -35,6 +35,43 @@ export interface GatewayConfig {
   wsConnectionInitTimeoutMs: number;
   /** Embedded sandbox only: divides webhook retry intervals so demos see retries in seconds. */
   sandboxWebhookTimeScale: number;
+  /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
+  adminToken: string | undefined;
+  http: {
+    /** Whole request headers must arrive within this. */
+    headersTimeoutMs: number;
+    /** The whole request (headers and body) must arrive within this. */
+    requestTimeoutMs: number;
+    /** A webhook body must arrive within this (the platform waits 5 s for the answer). */
+    webhookBodyTimeoutMs: number;
+    /** Concurrent TCP connections, WebSockets included; more are dropped at accept. */
+    maxConnections: number;
+  };
+  webhooks: {
+    /** Fetches of signing key ids that are neither the current nor the next, per minute. */
+    keyFetchesPerMinute: number;
+  };
+  websocket: {
+    maxSubscriptionsPerSocket: number;
+    maxSocketsPerSession: number;
+    maxSocketsPerUser: number;
+    /** A socket whose unsent data passes this is cut (a client that never reads). */
+    maxBufferedBytes: number;
+  };
+  resilience: {
+    /** Upstream calls one user may have in flight; more wait for a slot within their deadline. */
+    maxInFlightPerUser: number;
+    /** Consecutive upstream faults (5xx, timeout, connection) that open a circuit. */
+    breakerFailures: number;
+    /** How long an open circuit fails fast before one probe call is let through. */
+    breakerHalfOpenAfterMs: number;
+  };
+  shutdown: {
+    /** After SIGTERM, readiness fails for this long before the listener closes (load balancers notice). */
+    delayMs: number;
+    /** In-flight requests get this long to finish before connections are cut. */
+    graceMs: number;
+  };
   session: {
     /** Undefined only in full sandbox mode, where a random per-process secret is used. */
     secret: string | undefined;
@@ -47,6 +84,8 @@ export interface GatewayConfig {
     maxDepth: number;
     maxAliases: number;
     maxTokens: number;
+    /** Cost limit (graphql-armor's cost model: fragment spreads and `first` counted). */
+    maxCost: number;
   };
 }
 
@@ -145,6 +184,31 @@ export function loadConfig(env: Env): GatewayConfig {
       }),
     wsConnectionInitTimeoutMs: read.int('WS_CONNECTION_INIT_TIMEOUT_MS', 3_000, 100, 60_000),
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
+    adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
+    http: {
+      headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),
+      requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+      webhookBodyTimeoutMs: read.int('WEBHOOK_BODY_TIMEOUT_MS', 3_000, 100, 4_500),
+      maxConnections: read.int('MAX_CONNECTIONS', 4_096, 1, 1_000_000),
+    },
+    webhooks: {
+      keyFetchesPerMinute: read.int('WEBHOOK_KEY_FETCHES_PER_MINUTE', 10, 1, 600),
+    },
+    websocket: {
+      maxSubscriptionsPerSocket: read.int('WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 20, 1, 10_000),
+      maxSocketsPerSession: read.int('WS_MAX_SOCKETS_PER_SESSION', 8, 1, 10_000),
+      maxSocketsPerUser: read.int('WS_MAX_SOCKETS_PER_USER', 16, 1, 100_000),
+      maxBufferedBytes: read.int('WS_MAX_BUFFERED_BYTES', 1_048_576, 1_024, 1_073_741_824),
+    },
+    resilience: {
+      maxInFlightPerUser: read.int('UPSTREAM_MAX_IN_FLIGHT_PER_USER', 8, 1, 1_024),
+      breakerFailures: read.int('CIRCUIT_BREAKER_FAILURES', 5, 1, 1_000),
+      breakerHalfOpenAfterMs: read.int('CIRCUIT_BREAKER_HALF_OPEN_AFTER_MS', 10_000, 10, 600_000),
+    },
+    shutdown: {
+      delayMs: read.int('SHUTDOWN_DELAY_MS', 5_000, 0, 120_000),
+      graceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    },
     session: {
       secret: sessionSecret,
       maxAgeMs: read.int('SESSION_MAX_AGE_SECONDS', 12 * 3600, 60, 30 * 86_400) * 1000,
@@ -156,9 +220,11 @@ export function loadConfig(env: Env): GatewayConfig {
       maxDepth: read.int('GRAPHQL_MAX_DEPTH', 12, 2, 100),
       maxAliases: read.int('GRAPHQL_MAX_ALIASES', 30, 1, 1000),
       maxTokens: read.int('GRAPHQL_MAX_TOKENS', 10_000, 100, 1_000_000),
+      maxCost: read.int('GRAPHQL_MAX_COST', 50_000, 10, 100_000_000),
     },
   };
 
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);
   return config;
 }

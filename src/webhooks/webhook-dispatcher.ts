@@ -2,15 +2,19 @@ import type { Logger } from '../lib/logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { RoutingHandleStore } from './routing-handles.js';
 
-/** Types and codes the gateway republishes; anything else is acknowledged and ignored. */
-export const KNOWN_EVENTS: Record<string, readonly string[]> = {
-  TOKEN: ['DELETE'],
-  ACCOUNT: ['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
-  TRANSACTION: ['INITIAL_UPDATE', 'DEFAULT_UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
-  INCOME: ['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'],
-  TRANSFER: ['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'],
-  PAYMENT: ['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'],
-};
+/**
+ * Types and codes the gateway republishes; anything else is acknowledged and ignored. A Map, not
+ * an object: `webhook_type` is sender input, and `constructor` or `__proto__` must not find
+ * anything on a prototype.
+ */
+export const KNOWN_EVENTS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['TOKEN', new Set(['DELETE'])],
+  ['ACCOUNT', new Set(['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
+  ['TRANSACTION', new Set(['INITIAL_UPDATE', 'DEFAULT_UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
+  ['INCOME', new Set(['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
+  ['TRANSFER', new Set(['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'])],
+  ['PAYMENT', new Set(['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'])],
+]);
 
 export interface WebhookDispatcherOptions {
   pubsub: PubSub;
@@ -30,8 +34,8 @@ export type DispatchOutcome = 'published' | 'ignored';
 export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   return async (body: Record<string, unknown>): Promise<DispatchOutcome> => {
     const { webhook_type: type, webhook_code: code, state, ...payload } = body;
-    if (typeof type !== 'string' || typeof code !== 'string' || !KNOWN_EVENTS[type]?.includes(code)) {
-      options.logger.info({ type: String(type), code: String(code) }, 'webhook of an unknown type or code: acknowledged and ignored');
+    if (typeof type !== 'string' || typeof code !== 'string' || !KNOWN_EVENTS.get(type)?.has(code)) {
+      options.logger.info({ type: String(type).slice(0, 64), code: String(code).slice(0, 64) }, 'webhook of an unknown type or code: acknowledged and ignored');
       return 'ignored';
     }
     const userId = typeof state === 'string' ? await options.handles.userFor(state) : undefined;

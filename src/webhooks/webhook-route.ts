@@ -1,8 +1,10 @@
+import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
-import { BodyTooLargeError, readRawBody } from '../lib/http/read-body.js';
+import { BodyTooLargeError, BodyTimeoutError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
+import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
 import type { DispatchOutcome } from './webhook-dispatcher.js';
@@ -12,31 +14,49 @@ export interface WebhookRouteOptions {
   headerPrefix: string;
   keys: SigningKeyCache;
   ledger: DeliveryLedger;
+  deadLetters: DeadLetterStore;
   dispatch(body: Record<string, unknown>): Promise<DispatchOutcome>;
   logger: Logger;
+  clock: Clock;
+  /** False once shutdown began: nothing is acknowledged that could then be lost. */
+  accepting(): boolean;
+  /** @default 64 KiB */
   maxBodyBytes?: number;
+  /** The whole body must arrive within this; the platform gives up after 5 s anyway. @default 3000 */
+  bodyTimeoutMs?: number;
 }
+
+/** Asked to retry in a minute: long enough for a key budget to refill or a restart to finish. */
+const RETRY_AFTER_SECONDS = '60';
 
 /**
  * `POST /webhooks`: verify over the raw bytes, then deduplicate, then parse and dispatch. Answers
  * 200 only once the event is handled (published in-process), so a failure is retried by the
- * platform rather than lost.
+ * platform rather than lost. A verified body that cannot be understood is acknowledged and kept
+ * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
 export function registerWebhookRoute(router: Router, options: WebhookRouteOptions): void {
   const inflight = new Map<string, Promise<DispatchOutcome>>();
+  const unavailable = (res: Parameters<typeof sendJson>[0], error: string) => sendJson(res, 503, { error }, { 'retry-after': RETRY_AFTER_SECONDS });
 
   router.on('POST', '/webhooks', async ({ req, res }) => {
+    if (mediaType(req) !== 'application/json') {
+      return sendJson(res, 415, { error: 'content type must be application/json' }, { connection: 'close' });
+    }
+    if (!options.accepting()) return unavailable(res, 'shutting down');
     let raw: Buffer;
     try {
-      raw = await readRawBody(req, options.maxBodyBytes ?? 64 * 1024);
+      raw = await readRawBody(req, options.maxBodyBytes ?? 64 * 1024, options.bodyTimeoutMs ?? 3_000);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: 'payload too large' });
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: 'payload too large' }, { connection: 'close' });
+      if (error instanceof BodyTimeoutError) return sendJson(res, 408, { error: 'body not received in time' }, { connection: 'close' });
       throw error;
     }
     const check = await checkSignature(req.headersDistinct as Record<string, string[] | undefined>, raw, options.headerPrefix, options.keys);
     if (!check.ok) {
-      options.logger.warn({ reason: check.reason }, 'webhook refused: signature not verified');
-      return sendJson(res, 401, { error: 'invalid signature' });
+      const log = check.reason === 'key-weak' ? options.logger.error.bind(options.logger) : options.logger.warn.bind(options.logger);
+      log({ reason: check.reason }, 'webhook refused: signature not verified');
+      return check.retryable ? unavailable(res, 'signing key unavailable, retry later') : sendJson(res, 401, { error: 'invalid signature' });
     }
 
     const hash = sha256Hex(raw);
@@ -47,15 +67,21 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       return sendJson(res, 200, { status: 'duplicate' });
     }
 
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return sendJson(res, 400, { error: 'body is not JSON' });
+    const body = parseObject(raw);
+    if (typeof body === 'string') {
+      await options.deadLetters.add({
+        receivedAt: new Date(options.clock()).toISOString(),
+        bodyHash: hash,
+        reason: body,
+        bodyBytes: raw.length,
+        bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8'),
+      });
+      await options.ledger.remember(hash);
+      options.logger.error({ bodyHash: hash, reason: body, bytes: raw.length }, 'verified webhook is not a JSON object: acknowledged and kept as a dead letter');
+      return sendJson(res, 200, { status: 'dead-lettered' });
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendJson(res, 400, { error: 'body is not a JSON object' });
 
-    const handling = options.dispatch(body as Record<string, unknown>);
+    const handling = options.dispatch(body);
     inflight.set(hash, handling);
     try {
       const outcome = await handling;
@@ -65,4 +91,17 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       inflight.delete(hash);
     }
   });
+}
+
+/** The body as a JSON object, or why it is not one. */
+function parseObject(raw: Buffer): Record<string, unknown> | string {
+  let body: unknown;
+  try {
+    // fatal: invalid UTF-8 is refused rather than silently replaced.
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
+  } catch {
+    return 'not valid JSON';
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'not a JSON object';
+  return body as Record<string, unknown>;
 }

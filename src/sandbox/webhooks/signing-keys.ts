@@ -23,19 +23,26 @@ export class SigningKeys {
     return this.current;
   }
 
-  rotate(): number {
+  /**
+   * A new current key. `kind` other than the default makes a key no receiver should accept (a
+   * compromised or misconfigured platform), for tests of the gateway's refusal.
+   */
+  rotate(kind: 'rsa-2048' | 'rsa-1024' | 'ed25519' = 'rsa-2048'): number {
     const previous = this.keys.get(this.current);
     if (previous) previous.expired = true;
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKey, publicKey } =
+      kind === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 });
     this.current += 1;
-    this.keys.set(this.current, { privateKey, publicPem: publicKey.export({ type: 'pkcs1', format: 'pem' }).toString(), expired: false });
+    const publicPem = publicKey.export(kind === 'ed25519' ? { type: 'spki', format: 'pem' } : { type: 'pkcs1', format: 'pem' }).toString();
+    this.keys.set(this.current, { privateKey, publicPem, expired: false });
     return this.current;
   }
 
   /** RSA-SHA256, PKCS#1 v1.5, over the exact bytes that will be sent; base64. */
   sign(body: Buffer, keyId = this.current): { keyId: number; signature: string } {
     const key = this.keys.get(keyId)!;
-    return { keyId, signature: sign('sha256', body, key.privateKey).toString('base64') };
+    const algorithm = key.privateKey.asymmetricKeyType === 'ed25519' ? null : 'sha256';
+    return { keyId, signature: sign(algorithm, body, key.privateKey).toString('base64') };
   }
 
   /** The private key behind an id, for tests that sign the wrong way on purpose. */

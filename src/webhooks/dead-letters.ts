@@ -1,0 +1,36 @@
+/**
+ * Verified webhooks the gateway could not understand (a signed body that is not a JSON object).
+ * They are acknowledged, because the platform would otherwise redeliver them for three days, and
+ * kept here, bounded, for an operator to read (`GET /admin/webhooks/dead-letters`).
+ */
+export interface DeadLetter {
+  receivedAt: string;
+  /** SHA-256 of the raw body: the delivery ledger's key, to match it with logs. */
+  bodyHash: string;
+  reason: string;
+  bodyBytes: number;
+  /** The start of the body as text, capped; it was signed by the platform, so it is its own words. */
+  bodyPreview: string;
+}
+
+export interface DeadLetterStore {
+  add(letter: DeadLetter): Promise<void>;
+  /** Newest first. */
+  list(): Promise<DeadLetter[]>;
+}
+
+export const DEAD_LETTER_PREVIEW_BYTES = 2_048;
+
+export function createMemoryDeadLetters(options: { maxEntries?: number } = {}): DeadLetterStore {
+  const letters: DeadLetter[] = [];
+  const max = options.maxEntries ?? 200;
+  return {
+    async add(letter) {
+      letters.unshift(letter);
+      if (letters.length > max) letters.length = max;
+    },
+    async list() {
+      return [...letters];
+    },
+  };
+}
