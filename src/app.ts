@@ -173,9 +173,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
-    const server = createGatewayHttpServer({ router, graphql, graphiql, logger });
-    server.requestTimeout = 60_000;
-    server.headersTimeout = 20_000;
+    const server = createGatewayHttpServer({ router, graphql, graphiql, logger, limits: config.http });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
     const websockets = attachGraphQLWebSocket({
       server,

@@ -25,7 +25,8 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const session = await options.sessions.read(req);
     if (!session) {
-      return sendJson(res, 401, graphQLErrorBody('Sign in first: GET /auth/login starts the sign-in.', ErrorCode.UNAUTHENTICATED));
+      // A body nobody will read would hold the connection until the request deadline: close it.
+      return sendJson(res, 401, graphQLErrorBody('Sign in first: GET /auth/login starts the sign-in.', ErrorCode.UNAUTHENTICATED), req.complete ? {} : { connection: 'close' });
     }
 
     let body: unknown;
@@ -34,7 +35,7 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       try {
         raw = await readRawBody(req, options.maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendJson(res, 413, graphQLErrorBody(`Request body exceeds ${error.limitBytes} bytes.`, 'BAD_REQUEST'));
+        if (error instanceof BodyTooLargeError) return sendJson(res, 413, graphQLErrorBody(`Request body exceeds ${error.limitBytes} bytes.`, 'BAD_REQUEST'), { connection: 'close' });
         throw error;
       }
       if (mediaType(req) === 'application/json') {

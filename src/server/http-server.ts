@@ -10,7 +10,18 @@ export interface GatewayHttpServerOptions {
   /** Undefined when GraphiQL is disabled. */
   graphiql: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   logger: Logger;
+  limits: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    maxConnections: number;
+  };
 }
+
+/**
+ * node:http checks its header and request deadlines on this interval (30 s by default), so a
+ * dripping client would be held up to that long past its deadline.
+ */
+const DEADLINE_CHECK_INTERVAL_MS = 500;
 
 /**
  * The gateway's HTTP entry point: /graphql (GraphQL or GraphiQL by content negotiation), then the
@@ -18,7 +29,15 @@ export interface GatewayHttpServerOptions {
  * carries a code), status and duration.
  */
 export function createGatewayHttpServer(options: GatewayHttpServerOptions): Server {
-  return createServer((req, res) => {
+  const server = createServer(
+    {
+      headersTimeout: options.limits.headersTimeoutMs,
+      requestTimeout: options.limits.requestTimeoutMs,
+      connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS,
+      // Small GraphQL and webhook requests; a larger header block is not a browser's.
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) => {
     const started = performance.now();
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
@@ -29,7 +48,18 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();
     });
+    },
+  );
+  // Past the cap, new connections are dropped at accept (WebSockets count too).
+  server.maxConnections = options.limits.maxConnections;
+  let lastDropLog = 0;
+  server.on('drop', () => {
+    // Once per 10 s at most: a flood of drops must not become a flood of log lines.
+    if (performance.now() - lastDropLog < 10_000) return;
+    lastDropLog = performance.now();
+    options.logger.warn({ maxConnections: options.limits.maxConnections }, 'connections dropped: MAX_CONNECTIONS reached');
   });
+  return server;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (url.pathname === '/graphql') {
