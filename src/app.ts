@@ -173,8 +173,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
-    const server = createGatewayHttpServer({ router, graphql, graphiql, logger, limits: config.http });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
+    const server = createGatewayHttpServer({ router, graphql, graphiql, logger, limits: config.http, allowedOrigins: () => allowedOrigins });
     const websockets = attachGraphQLWebSocket({
       server,
       schema,

@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import { redirect, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
+import { originRefused } from './origin-policy.js';
 
 export interface GatewayHttpServerOptions {
   router: Router;
@@ -10,6 +11,8 @@ export interface GatewayHttpServerOptions {
   /** Undefined when GraphiQL is disabled. */
   graphiql: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   logger: Logger;
+  /** The public origin plus ALLOWED_ORIGINS; known once the server listens. */
+  allowedOrigins: () => ReadonlySet<string>;
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -62,6 +65,11 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   return server;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (originRefused(req, url.pathname, options.allowedOrigins())) {
+      options.logger.warn({ origin: String(req.headers.origin).slice(0, 200), path: url.pathname }, 'state-changing request refused: origin not allowed');
+      const message = 'Requests that change state are not accepted from this origin.';
+      return sendJson(res, 403, { errors: [{ message, extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' } }] }, req.complete ? {} : { connection: 'close' });
+    }
     if (url.pathname === '/graphql') {
       if (options.graphiql && wantsHtml(req)) return options.graphiql(req, res);
       if (req.method !== 'GET' && req.method !== 'POST') {
