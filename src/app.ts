@@ -5,6 +5,7 @@ import { registerAuthRoutes } from './auth/auth-routes.js';
 import { createMemorySessionStore } from './auth/memory-session-store.js';
 import { OAuthStateStore } from './auth/oauth-state-store.js';
 import { SessionManager } from './auth/session-manager.js';
+import { createTokenReleaser, type TokenReleaser } from './auth/token-releaser.js';
 import type { SessionStore } from './auth/session-store.js';
 import { UserDataEraser } from './auth/user-data-eraser.js';
 import type { GatewayConfig } from './config/config.js';
@@ -65,6 +66,7 @@ interface Running {
   apollo: ApolloServer<GatewayContext>;
   upstreams: UpstreamHttp[];
   sessionStore: SessionStore;
+  releaser: TokenReleaser;
   pubsub: PubSub;
   websockets: { close(): Promise<void> };
   sandbox: Sandbox | undefined;
@@ -113,9 +115,17 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     };
 
     const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
-    const sessionStore = createMemorySessionStore({ clock, idleTimeoutMs: config.session.idleTimeoutMs });
+    const sessionStore = createMemorySessionStore({
+      clock,
+      idleTimeoutMs: config.session.idleTimeoutMs,
+      onExpired: (key, record) => {
+        sessions.expired(key, record);
+        void releaser.release(record.userId, record.accessToken);
+      },
+    });
     // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
     const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, secure: secureCookies });
+    const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
     const eraser = new UserDataEraser(logger);
     eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
 
@@ -167,6 +177,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       authorizeUrl: core.authorizeUrl,
       publicUrl: () => publicUrl,
       secureCookies,
+      releaseToken: (userId, token) => releaser.release(userId, token),
       onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });
     if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters });
@@ -199,7 +210,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
     if (sandbox && !config.core.baseUrl && webhooksEnabled) sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
-    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, pubsub, websockets, sandbox };
+    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, releaser, pubsub, websockets, sandbox };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
@@ -226,6 +237,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     await running.pubsub.close();
     await running.apollo.stop();
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
+    running.releaser.close();
     await running.sessionStore.close();
     await running.sandbox?.stop();
     logger.info('gateway stopped');

@@ -21,6 +21,8 @@ export interface AuthRoutesOptions {
   /** Resolved at start: the port may only be known once the server listens. */
   publicUrl: () => string;
   secureCookies: boolean;
+  /** Revokes the platform token of a session that ended, unless another session holds it. */
+  releaseToken(userId: string, token: string): Promise<unknown>;
   /** Called after a successful sign-in (webhook subscriptions hook in here). */
   onSignedIn?: (userId: string, accessToken: string) => Promise<void>;
 }
@@ -70,8 +72,9 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
     try {
       const grant = await options.core.exchangeCode(code, callbackUrl());
       const me = await options.core.getMe(grant.access_token);
-      await options.sessions.end(req, res);
+      const replaced = await options.sessions.end(req, res);
       await options.sessions.start(res, me._id, grant.access_token);
+      if (replaced) await options.releaseToken(replaced.userId, replaced.accessToken);
       options.logger.info({ userId: me._id }, 'user signed in');
       if (options.onSignedIn) {
         // Follow-up work (webhook subscriptions) must not break sign-in; it reports its own failures.
@@ -91,7 +94,9 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
 
   router.on('POST', '/auth/logout', async ({ req, res }) => {
     // A cross-site form cannot sign a user out: the server's Origin check refuses it first.
-    await options.sessions.end(req, res);
+    const ended = await options.sessions.end(req, res);
+    // Until the app has accounts of its own, signing out is the end of this consent too.
+    if (ended) await options.releaseToken(ended.userId, ended.accessToken);
     res.writeHead(204, { 'cache-control': 'no-store' });
     res.end();
   });

@@ -2,7 +2,15 @@ import type { Clock } from '../lib/clock.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 
 /** Sessions in process memory: lost on restart, not shared between instances. */
-export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs: number; sweepIntervalMs?: number }): SessionStore {
+export interface MemorySessionStoreOptions {
+  clock: Clock;
+  idleTimeoutMs: number;
+  sweepIntervalMs?: number;
+  /** Told of each session that lapsed (absolute or idle), once, when the store notices. */
+  onExpired?: (sessionId: string, record: SessionRecord) => void;
+}
+
+export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
   const sessions = new Map<string, SessionRecord>();
   const byUser = new Map<string, Set<string>>();
 
@@ -20,9 +28,14 @@ export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs:
     if (ids?.size === 0) byUser.delete(record.userId);
   }
 
+  function expire(sessionId: string, record: SessionRecord): void {
+    remove(sessionId);
+    options.onExpired?.(sessionId, record);
+  }
+
   // Expired sessions hold tokens the user no longer uses: drop them rather than wait for a read.
   const sweeper = setInterval(() => {
-    for (const [id, record] of sessions) if (!isLive(record)) remove(id);
+    for (const [id, record] of sessions) if (!isLive(record)) expire(id, record);
   }, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
 
@@ -30,7 +43,7 @@ export function createMemorySessionStore(options: { clock: Clock; idleTimeoutMs:
     async get(sessionId) {
       const record = sessions.get(sessionId);
       if (record && !isLive(record)) {
-        remove(sessionId);
+        expire(sessionId, record);
         return undefined;
       }
       return record;

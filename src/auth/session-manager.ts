@@ -65,15 +65,27 @@ export class SessionManager {
     return { ...record, key };
   }
 
-  /** Ends the request's session (if any) and clears its cookie. */
-  async end(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Ends the request's session (if any), clears its cookie and returns what it held. */
+  async end(req: IncomingMessage, res: ServerResponse): Promise<SessionRecord | undefined> {
     const key = this.keyOf(req);
+    let record: SessionRecord | undefined;
     if (key) {
-      const record = await this.options.store.get(key);
+      record = await this.options.store.get(key);
       await this.options.store.delete(key);
       if (record) this.emitEnded(record.userId, [key]);
     }
     this.clearCookie(res);
+    return record;
+  }
+
+  /** The store found a session past its lifetime: its sockets close like any ended session's. */
+  expired(sessionKey: string, record: SessionRecord): void {
+    this.emitEnded(record.userId, [sessionKey]);
+  }
+
+  /** Whether a session is still live (not ended, not past its absolute or idle lifetime). */
+  async isLive(sessionKey: string): Promise<boolean> {
+    return (await this.options.store.get(sessionKey)) !== undefined;
   }
 
   /** Tells the browser to drop its session cookie (the session itself is already gone). */

@@ -29,8 +29,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       await deps.eraser.forget(session.userId);
     };
     const platform = bindUserPlatform(deps.core, session.accessToken, async () => {
-      deps.logger.warn({ userId: session.userId }, 'platform refused the user token (403): ending the session and deleting user data');
-      await end();
+      // Only this token is known dead: the user's sessions holding another token carry on.
+      ended = true;
+      const remaining = await deps.sessions.endSessionsWithToken(session.userId, session.accessToken);
+      deps.logger.warn({ userId: session.userId, remainingSessions: remaining }, 'platform refused the user token (403): ended the sessions holding it');
+      if (remaining === 0) await deps.eraser.forget(session.userId);
     });
     return {
       user: { id: session.userId },

@@ -19,8 +19,8 @@ export class AccessResolver {
       'Also the call to make when the user deletes their account with the app.',
   })
   async revokeAllAccess(@Ctx() context: GatewayContext): Promise<AccessRevocation> {
-    // Other sessions first: if this token turns out to be dead already, handling that 403 forgets
-    // the user, and the other sessions' tokens could no longer be found to revoke.
+    // Other sessions first: if this token turns out to be dead already, handling that 403 ends the
+    // sessions holding it, and the other sessions' tokens must have been found before that.
     const others = await context.session.revokeOtherTokens();
     try {
       await context.platform.revokeToken();
@@ -29,7 +29,8 @@ export class AccessResolver {
       // real failure, reported as such, and the session stays so the user can try again.
       if (!(error instanceof AccessRevokedError)) throw error;
     }
-    if (!context.session.ended) await context.session.end();
+    // Always: a 403 above ended only this token's sessions, and every session must go.
+    await context.session.end();
     context.logger.info({ userId: context.user.id, otherTokens: others }, 'all access revoked by the user');
     return { revoked: true, signedOut: true, tokensRevoked: 1 + others.revoked, tokensFailed: others.failed };
   }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { MeDocument } from '../__generated__/graphql.js';
+import { Browser } from '../support/browser.js';
+import { approveConsent, execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+
+function tokenRevocations(gateway: TestGateway) {
+  return gateway.sandbox.requests({ service: 'core', method: 'DELETE', path: '/v1/token' });
+}
+
+/** The platform's view of a token: 200 while live, 403 once revoked. */
+async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
+  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, { headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken } });
+  return response.status;
+}
+
+describe('tokens the gateway forgets are revoked', () => {
+  it('revokes the token of a session that signs out, and only that one', async () => {
+    const gateway = await startGateway();
+    const first = await signIn(gateway);
+    const firstToken = gateway.sandbox.issuedTokens().at(-1)!;
+    const second = await signIn(gateway);
+    const secondToken = gateway.sandbox.issuedTokens().at(-1)!;
+
+    const logout = await first.request(`${gateway.url}/auth/logout`, { method: 'POST' });
+    expect(logout.status).toBe(204);
+    const revocations = tokenRevocations(gateway);
+    expect(revocations).toHaveLength(1);
+    expect(revocations[0]!.headers.authorization).toBe(`Bearer ${firstToken}`);
+    expect(await platformStatus(gateway, firstToken)).toBe(403);
+    expect(await platformStatus(gateway, secondToken)).toBe(200);
+    expect((await execute(gateway, second, MeDocument)).status).toBe(200);
+  });
+
+  it('revokes the token of a session replaced by a new sign-in in the same browser', async () => {
+    const gateway = await startGateway();
+    const browser = await signIn(gateway);
+    const oldToken = gateway.sandbox.issuedTokens().at(-1)!;
+    const login = await browser.request(`${gateway.url}/auth/login`);
+    const landed = await browser.request((await approveConsent(browser, login.location!)).href);
+    expect(landed.status).toBe(303);
+    expect(await platformStatus(gateway, oldToken)).toBe(403);
+    expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
+  });
+});
+
+describe('a token the platform refuses', () => {
+  it('ends only the sessions holding that token', async () => {
+    const gateway = await startGateway();
+    // Session A, whose code an attacker then replays at the platform: the platform revokes the
+    // token that code bought (RFC 6749 §4.1.2), and only that token.
+    const victim = new Browser();
+    const login = await victim.request(`${gateway.url}/auth/login`);
+    const callback = await approveConsent(victim, login.location!);
+    expect((await victim.request(callback.href)).status).toBe(303);
+    const other = await signIn(gateway);
+
+    const { appToken, appSecret } = gateway.sandbox.credentials;
+    const replay = await fetch(`${gateway.sandbox.coreUrl}/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: `${gateway.url}/auth/callback`, client_id: appToken, client_secret: appSecret }),
+    });
+    expect(replay.status).toBe(400);
+
+    const refused = await execute(gateway, victim, MeDocument);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'ACCESS_REVOKED' });
+    expect((await execute(gateway, victim, MeDocument)).status).toBe(401);
+    const unaffected = await execute(gateway, other, MeDocument);
+    expect(unaffected.status).toBe(200);
+    expect(unaffected.data?.me.id).toMatch(/^user_/);
+  });
+});
