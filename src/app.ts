@@ -10,6 +10,7 @@ import type { SessionStore } from './auth/session-store.js';
 import { UserDataEraser } from './auth/user-data-eraser.js';
 import type { GatewayConfig } from './config/config.js';
 import type { GatewayContext } from './graphql/context.js';
+import { createOperationRules } from './graphql/operation-rules.js';
 import { buildGatewaySchema } from './graphql/schema.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { randomToken } from './lib/ids.js';
@@ -24,6 +25,7 @@ import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
 import { createRequestContextFactory } from './server/request-context.js';
 import { createGatewayHttpServer } from './server/http-server.js';
+import { CloseCode } from './server/close-codes.js';
 import { attachGraphQLWebSocket } from './server/websocket-server.js';
 import { createFormatError } from './graphql/format-error.js';
 import { createCoreClient } from './upstream/core-client.js';
@@ -45,6 +47,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Extra settings for the embedded sandbox (tests shorten code lifetimes, for example). */
   sandbox?: Partial<Omit<SandboxOptions, 'logger' | 'headerPrefix'>>;
+  /** Longest wait between two checks of a socket's session (tests move the clock). @default 60000 */
+  sessionRecheckMs?: number;
 }
 
 export interface GatewayApp {
@@ -68,7 +72,7 @@ interface Running {
   sessionStore: SessionStore;
   releaser: TokenReleaser;
   pubsub: PubSub;
-  websockets: { close(): Promise<void> };
+  websockets: ReturnType<typeof attachGraphQLWebSocket>;
   sandbox: Sandbox | undefined;
 }
 
@@ -124,7 +128,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       },
     });
     // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
-    const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, secure: secureCookies });
+    const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, idleTimeoutMs: config.session.idleTimeoutMs, secure: secureCookies });
     const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
     const eraser = new UserDataEraser(logger);
     eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
@@ -139,7 +143,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const deadLetters = createMemoryDeadLetters();
 
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
-    const apollo = createApolloServer(schema, config.graphql, logger);
+    const rules = createOperationRules({ graphql: config.graphql, maxListLength: config.enrichment.maxQueriesPerRequest });
+    const apollo = createApolloServer(schema, rules, logger);
     await apollo.start();
 
     let publicUrl = config.publicUrl ?? '';
@@ -191,11 +196,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       schema,
       sessions,
       createContext,
+      clock,
       formatError: createFormatError(logger),
       allowedOrigins: () => allowedOrigins,
-      graphql: config.graphql,
+      rules,
+      limits: config.websocket,
       logger,
       connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
+      sessionRecheckMs: options.sessionRecheckMs,
     });
 
     await new Promise<void>((resolve, reject) => {
@@ -221,7 +229,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     }
     const running = lifecycle;
     lifecycle = { phase: 'stopped' };
-    await running.websockets.close();
+    await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
     await new Promise<void>((resolve) => {
       // Connections that finish their response after close() started linger as keep-alive
       // sockets: keep closing idle ones until the server is down, and cut the rest after a grace.

@@ -15,6 +15,8 @@ export interface SessionManagerOptions {
   secret: string;
   clock: Clock;
   maxAgeMs: number;
+  /** A session unused this long ends (the store enforces it; sockets schedule by it). */
+  idleTimeoutMs: number;
   /** Secure cookies (and the `__Host-` prefix) whenever the public URL is https. */
   secure: boolean;
 }
@@ -86,6 +88,26 @@ export class SessionManager {
   /** Whether a session is still live (not ended, not past its absolute or idle lifetime). */
   async isLive(sessionKey: string): Promise<boolean> {
     return (await this.options.store.get(sessionKey)) !== undefined;
+  }
+
+  /** The live session under a store key, without touching its idle timer. */
+  async lookup(sessionKey: string): Promise<Session | undefined> {
+    const record = await this.options.store.get(sessionKey);
+    return record ? { ...record, key: sessionKey } : undefined;
+  }
+
+  /** Counts as use of the session (a new subscription on a socket): refreshes its idle timer. */
+  async touch(sessionKey: string): Promise<void> {
+    const record = await this.options.store.get(sessionKey);
+    if (record && this.options.clock() - record.lastSeenAt > 60_000) {
+      record.lastSeenAt = this.options.clock();
+      await this.options.store.set(sessionKey, record);
+    }
+  }
+
+  /** When the session ends unless used again: the earlier of its absolute and idle deadlines. */
+  deadlineOf(session: SessionRecord): number {
+    return Math.min(session.expiresAt, session.lastSeenAt + this.options.idleTimeoutMs);
   }
 
   /** Tells the browser to drop its session cookie (the session itself is already gone). */

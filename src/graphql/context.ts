@@ -27,6 +27,8 @@ export interface GatewayContext {
      */
     revokeOtherTokens(): Promise<{ revoked: number; failed: number }>;
     readonly ended: boolean;
+    /** Whether the session still exists and is within its lifetimes (checked before each event). */
+    isLive(): Promise<boolean>;
   };
   appKind: AppKind;
   links: {

@@ -1,27 +1,42 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
-import type { GatewayConfig } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/format-error.js';
-import { maxAliasesRule, maxDepthRule } from '../graphql/limits.js';
+import type { OperationRules } from '../graphql/operation-rules.js';
+
+/** Variables are coerced at execution; their size is checked as soon as the operation is known. */
+function variableLimitsPlugin(rules: OperationRules): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request }) {
+          const error = rules.checkVariables(request.variables);
+          if (error) throw error;
+        },
+      };
+    },
+  };
+}
 
 /** Apollo Server with this gateway's overrides of its defaults (see README, "Limits"). */
-export function createApolloServer(schema: GraphQLSchema, config: GatewayConfig['graphql'], logger: Logger): ApolloServer<GatewayContext> {
+export function createApolloServer(schema: GraphQLSchema, rules: OperationRules, logger: Logger): ApolloServer<GatewayContext> {
   return new ApolloServer<GatewayContext>({
     schema,
-    introspection: config.introspection,
+    // The operation rules carry the introspection switch, for HTTP and the socket alike.
+    introspection: true,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
-    // Without introspection, "Did you mean …?" hints would leak the schema anyway.
-    hideSchemaDetailsFromClientErrors: !config.introspection,
+    hideSchemaDetailsFromClientErrors: rules.hideSchemaDetails,
     status400ForVariableCoercionErrors: true,
     formatError: createFormatError(logger),
-    validationRules: [maxDepthRule(config.maxDepth), maxAliasesRule(config.maxAliases)],
-    parseOptions: { maxTokens: config.maxTokens },
-    // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    validationRules: rules.validationRules,
+    parseOptions: rules.parseOptions,
+    // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off. Signals
+    // belong to main.ts, which drains in order; Apollo must not stop itself on SIGTERM.
+    plugins: [ApolloServerPluginLandingPageDisabled(), variableLimitsPlugin(rules)],
+    stopOnTerminationSignals: false,
     logger: {
       debug: (message) => logger.debug(message),
       info: (message) => logger.info(message),

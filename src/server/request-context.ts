@@ -65,6 +65,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         get ended() {
           return ended;
         },
+        isLive: async () => !ended && (await deps.sessions.isLive(session.key)),
       },
       appKind: deps.appKind,
       links: { reconnectUrl: `${deps.publicUrl()}/auth/login?returnTo=%2Fgraphql` },

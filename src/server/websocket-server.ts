@@ -1,51 +1,56 @@
 import type { Server } from 'node:http';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Session, SessionManager } from '../auth/session-manager.js';
-import type { GatewayConfig } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
-import { maxAliasesRule, maxDepthRule } from '../graphql/limits.js';
+import type { OperationRules } from '../graphql/operation-rules.js';
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { CloseCode } from './close-codes.js';
+import { createSocketRegistry } from './socket-registry.js';
+
+export interface WebSocketLimits {
+  maxSubscriptionsPerSocket: number;
+  maxSocketsPerSession: number;
+  maxSocketsPerUser: number;
+  /** A socket whose unsent data passes this is cut: its client is not reading. */
+  maxBufferedBytes: number;
+}
 
 export interface WebSocketOptions {
   server: Server;
   schema: GraphQLSchema;
   sessions: SessionManager;
+  clock: Clock;
   createContext(session: Session): GatewayContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Origins allowed to open a socket (browsers always send one; a missing Origin is refused too). */
   allowedOrigins: () => ReadonlySet<string>;
-  graphql: GatewayConfig['graphql'];
+  rules: OperationRules;
+  limits: WebSocketLimits;
   logger: Logger;
   /** @default 3000 */
   connectionInitTimeoutMs?: number;
   /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
   maxPayloadBytes?: number;
+  /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
+  sessionRecheckMs?: number;
 }
 
-/** Close code for a socket whose session ended (sign-out, revocation). */
-export const SESSION_ENDED_CLOSE_CODE = 4401;
-
-type Extra = {
-  session?: Session;
-};
+type Extra = { session?: Session };
 
 /**
  * graphql-ws on the same port and path as /graphql. Apollo's HTTP pipeline does not run here, so
- * its rules are applied again: Origin checked at the upgrade (the cross-site protection that
- * CSRF prevention gives HTTP), the session cookie required, the same validation limits and
- * introspection switch, and the same error masking.
+ * the shared operation rules are applied through `rules.prepare`, and the rest of what HTTP gets
+ * is repeated: Origin checked at the upgrade (the cross-site protection that CSRF prevention
+ * gives HTTP), the session cookie required, the same error masking. A socket lives no longer
+ * than its session, holds a bounded number of subscriptions, and is cut when its client stops
+ * reading.
  */
-export function attachGraphQLWebSocket(options: WebSocketOptions): { close(): Promise<void> } {
+export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code: number, reason: string): Promise<void>; readonly openSockets: number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
-  const socketsBySession = new Map<string, Set<WebSocket>>();
-  const rules = [
-    ...specifiedRules,
-    maxDepthRule(options.graphql.maxDepth),
-    maxAliasesRule(options.graphql.maxAliases),
-    ...(options.graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
-  ];
+  const registry = createSocketRegistry({ sessions: options.sessions, clock: options.clock, recheckMs: options.sessionRecheckMs ?? 60_000, logger: options.logger });
 
   options.server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://gateway.invalid').pathname;
@@ -56,29 +61,21 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(): Pr
     };
     if (path !== '/graphql') return refuse('404 Not Found');
     if (!origin || !options.allowedOrigins().has(origin)) {
-      options.logger.warn({ origin: origin ?? null }, 'websocket refused: origin not allowed');
+      options.logger.warn({ origin: origin?.slice(0, 200) ?? null }, 'websocket refused: origin not allowed');
       return refuse('403 Forbidden');
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const stopListening = options.sessions.onEnded((_userId, keys) => {
-    for (const key of keys) {
-      for (const socket of socketsBySession.get(key) ?? []) {
-        // A moment's grace so an accessRevoked event already published can reach the client.
-        setTimeout(() => socket.close(SESSION_ENDED_CLOSE_CODE, 'Session ended'), 100).unref();
-      }
-    }
-  });
-
   const formatAll = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
-  /** The codes Apollo gives request errors on HTTP, and its hiding of schema hints. */
-  const coded = (error: GraphQLError, code: string) =>
-    new GraphQLError(options.graphql.introspection ? error.message : error.message.replace(/ Did you mean .*$/, ''), {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      extensions: { ...error.extensions, code },
+  const limitError = (message: string, limit: number) => new GraphQLError(message, { extensions: { code: 'LIMIT_EXCEEDED', limit } });
+
+  /** Checked after each frame is handed to the socket: a client that does not read is cut. */
+  const watchBuffer = (socket: WebSocket) =>
+    setImmediate(() => {
+      if (socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
+      options.logger.warn({ buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes }, 'websocket cut: its client is not reading');
+      socket.terminate();
     });
 
   const disposable = useServer<Record<string, unknown>, Extra>(
@@ -88,44 +85,54 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(): Pr
       onConnect: async (ctx) => {
         const session = await options.sessions.read(ctx.extra.request);
         if (!session) return false; // graphql-ws closes with 4403 Forbidden
+        const socket = ctx.extra.socket;
+        const full = registry.fullFor(session, options.limits);
+        if (full) {
+          options.logger.warn({ userId: session.userId, cap: full }, 'websocket refused: too many sockets');
+          socket.close(CloseCode.TOO_MANY_SOCKETS, full === 'session' ? 'Too many sockets for this session' : 'Too many sockets for this user');
+          return false;
+        }
         ctx.extra.session = session;
-        let sockets = socketsBySession.get(session.key);
-        if (!sockets) socketsBySession.set(session.key, (sockets = new Set()));
-        sockets.add(ctx.extra.socket);
-        ctx.extra.socket.once('close', () => {
-          sockets.delete(ctx.extra.socket);
-          if (sockets.size === 0) socketsBySession.delete(session.key);
-        });
+        registry.add(session, socket);
+        // The upgrade request is not needed past this point; do not keep it for the socket's life.
+        (ctx.extra as { request?: unknown }).request = undefined;
         return true;
       },
-      onSubscribe: (ctx, _id, payload) => {
-        let document;
-        try {
-          document = parse(payload.query, { maxTokens: options.graphql.maxTokens });
-        } catch (error) {
-          return [coded(error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'), 'GRAPHQL_PARSE_FAILED')];
+      onSubscribe: async (ctx, _id, payload) => {
+        const open = Object.keys(ctx.subscriptions).length; // includes this one
+        if (open > options.limits.maxSubscriptionsPerSocket) {
+          return [limitError(`A socket may hold ${options.limits.maxSubscriptionsPerSocket} operations at once.`, options.limits.maxSubscriptionsPerSocket)];
         }
-        const errors = validate(options.schema, document, rules);
-        if (errors.length > 0) return errors.map((error) => coded(error, 'GRAPHQL_VALIDATION_FAILED'));
+        const prepared = options.rules.prepare(options.schema, payload.query, payload.variables);
+        if ('errors' in prepared) return prepared.errors;
+        const session = ctx.extra.session!;
+        await options.sessions.touch(session.key);
         return {
           schema: options.schema,
-          document,
+          document: prepared.document,
           variableValues: payload.variables ?? undefined,
           operationName: payload.operationName ?? undefined,
-          contextValue: options.createContext(ctx.extra.session!),
+          contextValue: options.createContext(session),
         };
       },
       onError: (_ctx, _id, _payload, errors) => formatAll(errors),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: formatAll(result.errors) } : undefined),
+      onNext: (ctx, _id, _payload, _args, result) => {
+        watchBuffer(ctx.extra.socket);
+        return result.errors ? { ...result, errors: formatAll(result.errors) } : undefined;
+      },
     },
     wss,
   );
 
   return {
-    async close() {
-      stopListening();
-      for (const client of wss.clients) client.terminate();
+    async close(code, reason) {
+      registry.close();
+      for (const client of wss.clients) client.close(code, reason);
       await disposable.dispose();
+      for (const client of wss.clients) client.terminate();
+    },
+    get openSockets() {
+      return wss.clients.size;
     },
   };
 }

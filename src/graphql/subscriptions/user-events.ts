@@ -5,7 +5,8 @@ import type { GatewayContext } from '../context.js';
 /**
  * The signed-in user's events of one webhook type, optionally narrowed. Always the user's own
  * channel: arguments can only narrow it, never point it at someone else. `return()` reaches the
- * pubsub at once, so a completed subscription stops holding a subscriber.
+ * pubsub at once, so a completed subscription stops holding a subscriber. Each event first checks
+ * that the session is still live, so an expired session's token is never used.
  */
 export function userEvents(context: GatewayContext, type: string, accept: (event: UserEvent) => boolean = () => true): AsyncIterableIterator<UserEvent> {
   const source = context.pubsub.subscribe(context.user.id);
@@ -14,7 +15,14 @@ export function userEvents(context: GatewayContext, type: string, accept: (event
     async next() {
       for (;;) {
         const result = await source.next();
-        if (result.done || (result.value.type === type && accept(result.value))) return result;
+        if (result.done) return result;
+        if (result.value.type !== type || !accept(result.value)) continue;
+        // The event's work uses the session's token: never after the session ended or lapsed.
+        if (!(await context.session.isLive())) {
+          await source.return?.();
+          return { value: undefined, done: true };
+        }
+        return result;
       }
     },
     return() {

@@ -1,0 +1,103 @@
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import type { GatewayConfig } from '../config/config.js';
+import { maxAliasesRule, maxDepthRule } from './limits.js';
+
+export interface OperationRulesOptions {
+  graphql: GatewayConfig['graphql'];
+  /** The longest list any variable may carry (the longest list argument the schema takes). */
+  maxListLength: number;
+}
+
+/** Errors produced before execution: Apollo's codes on HTTP, the same on the socket. */
+const PARSE_FAILED = 'GRAPHQL_PARSE_FAILED';
+const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
+
+/**
+ * The rules every GraphQL operation passes before it executes, whatever the transport: parse
+ * limits, validation (graphql-js's rules, depth, aliases, cost, the introspection switch),
+ * schema hints hidden when introspection is off, and variables checked for size before they are
+ * coerced. Apollo applies them on HTTP (`createApolloServer`), the socket through `prepare`; a
+ * further transport plugs in here.
+ */
+export function createOperationRules(options: OperationRulesOptions) {
+  const { graphql } = options;
+  const costError = (cost: string) =>
+    new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, { extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost, http: { status: 400 } } });
+  const validationRules: ValidationRule[] = [
+    maxDepthRule(graphql.maxDepth),
+    maxAliasesRule(graphql.maxAliases),
+    // Counts every fragment spread at its full cost and multiplies by `first`, so a document of
+    // thousands of spreads is refused before the other rules walk it (the rule runs first, and
+    // aborts validation by throwing).
+    costLimitRule({
+      maxCost: graphql.maxCost,
+      propagateOnRejection: false,
+      onReject: [
+        (_context, error) => {
+          throw costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'found');
+        },
+      ],
+    }) as unknown as ValidationRule,
+    ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+  ];
+  const allRules = [validationRules[2]!, ...specifiedRules, ...validationRules.filter((_, index) => index !== 2)];
+
+  /** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
+  const withoutHints = (error: GraphQLError, code: string) =>
+    new GraphQLError(graphql.introspection ? error.message : error.message.replace(/ Did you mean .*$/, ''), {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      extensions: { ...error.extensions, code },
+    });
+
+  return {
+    parseOptions: { maxTokens: graphql.maxTokens },
+    /** For Apollo, which adds graphql-js's own rules itself. */
+    validationRules,
+    hideSchemaDetails: !graphql.introspection,
+
+    /** Refuses variables carrying a list longer than any the schema accepts, before coercion. */
+    checkVariables(variables: unknown): GraphQLError | undefined {
+      const longest = longestList(variables, 0);
+      if (longest <= options.maxListLength) return undefined;
+      return new GraphQLError(`A variable carries a list of ${longest} items; the most any argument takes is ${options.maxListLength}.`, {
+        extensions: { code: 'BAD_USER_INPUT', limit: options.maxListLength, requested: longest, http: { status: 400 } },
+      });
+    },
+
+    /** Parse and validate a document for a transport without Apollo's pipeline (the socket). */
+    prepare(schema: GraphQLSchema, query: string, variables: unknown): { document: DocumentNode } | { errors: GraphQLError[] } {
+      let document: DocumentNode;
+      try {
+        document = parse(query, { maxTokens: graphql.maxTokens });
+      } catch (error) {
+        return { errors: [withoutHints(error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'), PARSE_FAILED)] };
+      }
+      let errors: readonly GraphQLError[];
+      try {
+        errors = validate(schema, document, allRules);
+      } catch (error) {
+        if (error instanceof GraphQLError) return { errors: [error] };
+        throw error;
+      }
+      if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };
+      const variablesError = this.checkVariables(variables);
+      if (variablesError) return { errors: [variablesError] };
+      return { document };
+    },
+  };
+}
+
+export type OperationRules = ReturnType<typeof createOperationRules>;
+
+/** The longest array anywhere in a JSON value, without recursing past a sane depth. */
+function longestList(value: unknown, depth: number): number {
+  if (depth > 32 || typeof value !== 'object' || value === null) return 0;
+  let longest = Array.isArray(value) ? value.length : 0;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) {
+    if (typeof item === 'object' && item !== null) longest = Math.max(longest, longestList(item, depth + 1));
+  }
+  return longest;
+}
