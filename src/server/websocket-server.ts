@@ -4,6 +4,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Session, SessionManager } from '../auth/session-manager.js';
 import type { GatewayContext } from '../graphql/context.js';
+import { ErrorCode } from '../graphql/errors.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
@@ -68,7 +69,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
   });
 
   const formatAll = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
-  const limitError = (message: string, limit: number) => new GraphQLError(message, { extensions: { code: 'LIMIT_EXCEEDED', limit } });
+  const limitError = (message: string, limit: number) => new GraphQLError(message, { extensions: { code: ErrorCode.LIMIT_EXCEEDED, limit } });
 
   /** Checked after each frame is handed to the socket: a client that does not read is cut. */
   const watchBuffer = (socket: WebSocket) =>
