@@ -23,25 +23,21 @@ const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 export function createOperationRules(options: OperationRulesOptions) {
   const { graphql } = options;
   const costError = (cost: string) =>
-    new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, { extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost, http: { status: 400 } } });
+    new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, { extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost } });
   const validationRules: ValidationRule[] = [
     maxDepthRule(graphql.maxDepth),
     maxAliasesRule(graphql.maxAliases),
     // Counts every fragment spread at its full cost and multiplies by `first`, so a document of
-    // thousands of spreads is refused before the other rules walk it (the rule runs first, and
-    // aborts validation by throwing).
+    // thousands of spreads is refused before it executes. Reported, not thrown: Apollo turns an
+    // exception during validation into an internal error.
     costLimitRule({
       maxCost: graphql.maxCost,
       propagateOnRejection: false,
-      onReject: [
-        (_context, error) => {
-          throw costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'found');
-        },
-      ],
+      onReject: [(context, error) => context.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown'))],
     }) as unknown as ValidationRule,
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
-  const allRules = [validationRules[2]!, ...specifiedRules, ...validationRules.filter((_, index) => index !== 2)];
+  const allRules = [...specifiedRules, ...validationRules];
 
   /** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
   const withoutHints = (error: GraphQLError, code: string) =>
@@ -75,13 +71,7 @@ export function createOperationRules(options: OperationRulesOptions) {
       } catch (error) {
         return { errors: [withoutHints(error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'), PARSE_FAILED)] };
       }
-      let errors: readonly GraphQLError[];
-      try {
-        errors = validate(schema, document, allRules);
-      } catch (error) {
-        if (error instanceof GraphQLError) return { errors: [error] };
-        throw error;
-      }
+      const errors = validate(schema, document, allRules);
       if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };
       const variablesError = this.checkVariables(variables);
       if (variablesError) return { errors: [variablesError] };
