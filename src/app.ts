@@ -17,6 +17,7 @@ import { randomToken } from './lib/ids.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { Router } from './lib/http/router.js';
 import { createEnrichmentCache } from './loaders/enrichment-cache.js';
+import { createUserCallLimiter } from './loaders/user-call-limiter.js';
 import type { LoaderDependencies } from './loaders/request-loaders.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
 import { createApolloServer } from './server/apollo.js';
@@ -108,8 +109,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
     if (sandbox) logger.warn({ core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl }, 'using the embedded platform sandbox: no real platform is reached for these upstreams');
 
-    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, logger });
-    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, logger });
+    const breaker = { failures: config.resilience.breakerFailures, halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs };
+    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, logger });
+    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, logger });
     const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
     const loaderDeps: LoaderDependencies = {
       enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
@@ -138,7 +140,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const handles = createMemoryRoutingHandles();
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
-    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, logger });
+    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, logger });
     const webhooksEnabled = config.appKind === 'FULL';
     const deadLetters = createMemoryDeadLetters();
 
@@ -187,7 +189,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     });
     if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
-    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, logger });
+    const userCalls = createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser });
+    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
     const server = createGatewayHttpServer({ router, graphql, graphiql, logger, limits: config.http, allowedOrigins: () => allowedOrigins });

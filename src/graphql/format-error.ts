@@ -2,7 +2,8 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../lib/logger.js';
 import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
-import { ErrorCode, PUBLIC_CODES, accessRevokedError, refreshForbiddenError, upstreamFailureToGraphQLError } from './errors.js';
+import { UserCallsExhaustedError } from '../loaders/user-call-limiter.js';
+import { ErrorCode, PUBLIC_CODES, accessRevokedError, gatewayError, refreshForbiddenError, upstreamFailureToGraphQLError } from './errors.js';
 
 /**
  * The one place where errors are shaped for clients. Coded errors pass; upstream failures become
@@ -14,6 +15,10 @@ export function createFormatError(logger: Logger) {
     const original = unwrapResolverError(error);
     if (original instanceof AccessRevokedError || original instanceof RefreshForbiddenError) {
       const mapped = original instanceof AccessRevokedError ? accessRevokedError() : refreshForbiddenError(original.platformMessage);
+      return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
+    }
+    if (original instanceof UserCallsExhaustedError) {
+      const mapped = gatewayError(ErrorCode.RATE_LIMITED, 'Too many requests to the platform at once for this user; try again shortly.', { retryAfterSeconds: 1 });
       return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
     }
     if (original instanceof UpstreamError) {

@@ -33,7 +33,7 @@ export function createOperationRules(options: OperationRulesOptions) {
     costLimitRule({
       maxCost: graphql.maxCost,
       propagateOnRejection: false,
-      onReject: [(context, error) => context.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown'))],
+      onReject: [(context, error) => context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown'))],
     }) as unknown as ValidationRule,
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];

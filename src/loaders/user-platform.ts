@@ -26,9 +26,10 @@ function isForbidden(error: unknown): boolean {
  * Binds the core client to a user's token and applies the platform's rule that a 403 means the
  * token is dead: `onAccessRevoked` runs (once) and callers get AccessRevokedError. `/refresh` is the
  * exception the specification names: its 403 may only mean "not allowed to refresh", so the
- * gateway asks `GET /me` with the same token to tell the two apart.
+ * gateway asks `GET /me` with the same token to tell the two apart. Every call goes through
+ * `limit`, the user's share of upstream concurrency.
  */
-export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoked: () => Promise<void>): UserPlatform {
+export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoked: () => Promise<void>, limit: <T>(call: () => Promise<T>) => Promise<T> = (call) => call()): UserPlatform {
   let revocation: Promise<void> | undefined;
   const revoked = async (): Promise<never> => {
     revocation ??= onAccessRevoked();
@@ -39,7 +40,7 @@ export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoke
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
-        return await call(...args);
+        return await limit(() => call(...args));
       } catch (error) {
         if (isForbidden(error)) return revoked();
         throw error;
@@ -61,7 +62,7 @@ export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoke
     getTransactionsByIds: guard((ids: string[]) => core.getTransactionsByIds(token, ids)),
     async refresh(id?: string) {
       try {
-        await core.refresh(token, id);
+        await limit(() => core.refresh(token, id));
       } catch (error) {
         if (!isForbidden(error)) throw error;
         await getMe(); // throws AccessRevokedError when the token itself is dead

@@ -5,6 +5,7 @@ import type { GatewayContext } from '../graphql/context.js';
 import type { Logger } from '../lib/logger.js';
 import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
 import { bindUserPlatform } from '../loaders/user-platform.js';
+import type { UserCallLimiter } from '../loaders/user-call-limiter.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
@@ -17,6 +18,8 @@ export interface RequestContextDependencies {
   appKind: AppKind;
   pubsub: PubSub;
   publicUrl: () => string;
+  /** Each user's share of upstream concurrency. */
+  userCalls: UserCallLimiter;
   logger: Logger;
 }
 
@@ -34,7 +37,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       const remaining = await deps.sessions.endSessionsWithToken(session.userId, session.accessToken);
       deps.logger.warn({ userId: session.userId, remainingSessions: remaining }, 'platform refused the user token (403): ended the sessions holding it');
       if (remaining === 0) await deps.eraser.forget(session.userId);
-    });
+    }, (call) => deps.userCalls.run(session.userId, call));
     return {
       user: { id: session.userId },
       loaders: createRequestLoaders(deps.loaders, platform),

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
+import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { UpstreamError } from './upstream-error.js';
 
 const MAX_RETRIES = 2;
@@ -18,6 +19,8 @@ export interface UpstreamHttpOptions {
   maxConnections: number;
   /** Responses larger than this are refused rather than buffered. */
   maxResponseBytes: number;
+  /** Circuit breaking per operation group; every attempt (retries too) goes through it. */
+  breaker: CircuitBreakerSettings;
   logger: Logger;
 }
 
@@ -69,7 +72,10 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     keepAliveTimeout: 10_000,
   });
 
+  const breakers = createCircuitBreakers(options.name, options.breaker, options.logger);
+
   async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const group = operationGroup(request.path);
     const deadline = performance.now() + (request.timeoutMs ?? options.timeoutMs);
     const retry = request.retry ?? request.method === 'GET';
     for (let attempt = 0; ; attempt += 1) {
@@ -77,11 +83,11 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       const backoff = RETRY_BASE_MS * 2 ** attempt * (0.75 + Math.random() * 0.5);
       const canRetry = retry && attempt < MAX_RETRIES && remaining - backoff > MIN_ATTEMPT_MS;
       try {
-        const response = await sendOnce(request, Math.max(1, Math.floor(remaining)));
+        const response = await breakers.run(group, () => sendOnce(request, Math.max(1, Math.floor(remaining))));
         if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
         options.logger.debug({ upstream: options.name, path: request.path, status: response.status, attempt }, 'retrying upstream read');
       } catch (error) {
-        if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable') throw error;
+        if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable' || error.details.circuitOpen) throw error;
         options.logger.debug({ upstream: options.name, path: request.path, kind: error.kind, attempt }, 'retrying upstream read');
       }
       await delay(backoff);
