@@ -109,9 +109,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
     if (sandbox) logger.warn({ core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl }, 'using the embedded platform sandbox: no real platform is reached for these upstreams');
 
+    // Every credential the gateway holds for any upstream: none may echo back through another.
+    const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
     const breaker = { failures: config.resilience.breakerFailures, halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs };
-    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, logger });
-    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, logger });
+    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, secrets, logger });
+    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, secrets, logger });
     const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
     const loaderDeps: LoaderDependencies = {
       enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
@@ -140,7 +142,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const handles = createMemoryRoutingHandles();
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
-    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, logger });
+    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger });
     const webhooksEnabled = config.appKind === 'FULL';
     const deadLetters = createMemoryDeadLetters();
 

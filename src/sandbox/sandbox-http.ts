@@ -19,6 +19,12 @@ export function platformError(request: SandboxRequest, status: number, message: 
   sendJson(request.res, status, { success: false, message });
 }
 
+/** An error message quoting every header and the body of the request (a fault for tests). */
+function echoedCredentials(request: SandboxRequest): string {
+  const headers = Object.entries(request.req.headers).map(([name, value]) => `${name}: ${String(value)}`).join('; ');
+  return `Refused request with ${headers}; body ${request.rawBody.toString('utf8')}; Authorization: ${request.req.headers.authorization ?? 'none'}`;
+}
+
 /** Parses a JSON (or, for OAuth, form-encoded) body; undefined when it is neither. */
 export function parseBody(request: SandboxRequest): unknown {
   const text = request.rawBody.toString('utf8');
@@ -65,7 +71,7 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
             return;
           }
         }
-        if (fault.status) return platformError(request, fault.status, `${service} is unavailable (sandbox fault)`);
+        if (fault.status) return platformError(request, fault.status, fault.echoCredentials ? echoedCredentials(request) : `${service} is unavailable (sandbox fault)`);
       }
       const match = router.match(req.method ?? 'GET', url.pathname);
       if (match === undefined) return platformError(request, 404, 'Not found');

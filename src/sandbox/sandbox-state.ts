@@ -57,6 +57,11 @@ export interface ServiceFault {
   pathPrefix?: string;
   /** Affect only this many requests, then clear (for retry tests). Unlimited when unset. */
   times?: number;
+  /**
+   * The error message quotes the request's credentials (its headers and body), as careless
+   * services do: the gateway must never pass them on to a client or a log.
+   */
+  echoCredentials?: boolean;
 }
 
 export interface EnrichmentFault extends ServiceFault {

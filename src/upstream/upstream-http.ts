@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
+import { scrubErrorBody } from '../lib/scrub.js';
 import { UpstreamError } from './upstream-error.js';
 
 const MAX_RETRIES = 2;
@@ -19,6 +20,8 @@ export interface UpstreamHttpOptions {
   maxConnections: number;
   /** Responses larger than this are refused rather than buffered. */
   maxResponseBytes: number;
+  /** Credentials the gateway holds for this upstream, scrubbed from every error body it returns. */
+  secrets?: readonly string[];
   /** Circuit breaking per operation group; every attempt (retries too) goes through it. */
   breaker: CircuitBreakerSettings;
   logger: Logger;
@@ -120,7 +123,11 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
         { upstream: options.name, method: request.method, path: request.path, status: response.statusCode, ms: Math.round(performance.now() - started) },
         'upstream call',
       );
-      return { status: response.statusCode, headers: response.headers, body: parseJson(raw, response.statusCode, options.name) };
+      const parsed = parseJson(raw, response.statusCode, options.name);
+      const failed = response.statusCode >= 400 || (parsed as { success?: unknown } | undefined)?.success === false;
+      // An error body may quote the request that failed: nothing it says about our credentials
+      // may travel further (to a client message or a log line).
+      return { status: response.statusCode, headers: response.headers, body: failed ? scrubErrorBody(parsed, [...(options.secrets ?? []), ...credentialsIn(request)]) : parsed };
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       throw classifyTransportError(error, options.name, request, timeoutMs);
@@ -128,6 +135,22 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
   }
 
   return { name: options.name, send, close: () => pool.close() };
+}
+
+/** The credentials a request carried: its authorization and app id headers, secrets in its body. */
+function credentialsIn(request: UpstreamRequest): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    if (name.toLowerCase() === 'authorization') {
+      const credential = value.replace(/^\S+\s+/, '');
+      values.push(credential);
+      // Basic carries id:secret in base64; either half may be echoed on its own.
+      if (/^basic /i.test(value)) values.push(...Buffer.from(credential, 'base64').toString('utf8').split(':'));
+    } else if (name.toLowerCase().endsWith('-id')) values.push(value);
+  }
+  const json = request.json as Record<string, unknown> | undefined;
+  for (const key of ['client_secret', 'client_id', 'code']) if (typeof json?.[key] === 'string') values.push(json[key] as string);
+  return values;
 }
 
 async function readCapped(stream: AsyncIterable<Buffer>, limit: number, upstream: string): Promise<Buffer> {
@@ -171,7 +194,7 @@ export function platformErrorDetails(body: unknown): { platformMessage?: string;
   if (typeof body !== 'object' || body === null) return {};
   const record = body as Record<string, unknown>;
   return {
-    platformMessage: typeof record.message === 'string' ? record.message.slice(0, 500) : undefined,
+    platformMessage: typeof record.message === 'string' ? record.message : undefined,
     oauthError: typeof record.error === 'string' ? record.error.slice(0, 100) : undefined,
   };
 }

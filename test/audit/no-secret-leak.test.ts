@@ -45,6 +45,13 @@ describe('no secret leaves the gateway', () => {
     expect(traffic.some((t) => t.url.startsWith('ws') && t.body.includes('paymentUpdated'))).toBe(true);
   });
 
+  it('includes upstream errors that quoted the credentials back (the sandbox echo fault)', () => {
+    // test/hardening/credential-echo.test.ts makes core and enrichment echo every header and the
+    // body; the gateway's scrubbed versions of those messages must be among what is judged here.
+    expect(logs.some((line) => line.includes('[redacted]') && line.includes('Refused request with'))).toBe(true);
+    expect(traffic.some((t) => t.body.includes('[redacted]'))).toBe(true);
+  });
+
   it('finds no user access token, app secret or enrichment key in any response (status, headers, body)', () => {
     const haystacks = traffic.map((t) => ({ where: `${t.status} ${t.url.replace(/\?.*/, '')}`, text: JSON.stringify(t) }));
     expect(findLeaks([...secrets.values()], haystacks)).toEqual([]);
