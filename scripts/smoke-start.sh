@@ -3,7 +3,7 @@
 set -euo pipefail
 port="${SMOKE_PORT:-4477}"
 log="$(mktemp)"
-PORT="$port" node dist/main.js >"$log" 2>&1 &
+PORT="$port" SHUTDOWN_DELAY_MS=1000 node dist/main.js >"$log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 1 50); do
@@ -19,3 +19,11 @@ case "$login" in
   http://127.0.0.1:*/oauth/authorize\?*) echo "smoke: gateway up on the embedded sandbox, sign-in redirects to $login" | sed 's/state=[^&]*/state=…/' ;;
   *) echo "unexpected login redirect: $login"; cat "$log"; exit 1 ;;
 esac
+ready=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
+[ "$ready" = "200" ] || { echo "expected /readyz 200, got $ready"; cat "$log"; exit 1; }
+# SIGTERM drains: readiness fails first, then the process exits 0 on its own.
+kill -TERM "$pid"
+sleep 0.3
+draining=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
+[ "$draining" = "503" ] || { echo "expected /readyz 503 while draining, got $draining"; cat "$log"; exit 1; }
+if wait "$pid"; then echo "smoke: SIGTERM drained and exited 0"; else echo "gateway exited $? on SIGTERM"; cat "$log"; exit 1; fi

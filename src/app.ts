@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type { ApolloServer } from '@apollo/server';
 import { registerAuthRoutes } from './auth/auth-routes.js';
@@ -64,7 +65,8 @@ export interface GatewayApp {
 }
 
 interface Running {
-  phase: 'running';
+  /** Draining: shutdown began; readiness fails, webhooks get 503, in-flight work finishes. */
+  phase: 'running' | 'draining';
   url: string;
   listenUrl: string;
   server: Server;
@@ -162,7 +164,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
         deadLetters,
         logger,
         clock,
-        accepting: () => lifecycle.phase === 'running' || lifecycle.phase === 'starting',
+        accepting: () => lifecycle.phase === 'running',
         bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
         dispatch: createWebhookDispatcher({
           pubsub,
@@ -195,7 +197,16 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
-    const server = createGatewayHttpServer({ router, graphql, graphiql, logger, limits: config.http, allowedOrigins: () => allowedOrigins });
+    const server = createGatewayHttpServer({
+      router,
+      graphql,
+      graphiql,
+      logger,
+      limits: config.http,
+      allowedOrigins: () => allowedOrigins,
+      // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
+      readiness: () => (lifecycle.phase === 'running' ? 'ready' : lifecycle.phase === 'draining' ? 'draining' : 'starting'),
+    });
     const websockets = attachGraphQLWebSocket({
       server,
       schema,
@@ -227,19 +238,27 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
+  /**
+   * Graceful shutdown, in the order a load balancer needs: readiness fails at once (and webhooks
+   * get 503, so the platform retries them elsewhere or later), new connections are still served
+   * for `SHUTDOWN_DELAY_MS` while the balancer notices, then sockets close with 1001, the listener
+   * closes, and in-flight requests get `SHUTDOWN_GRACE_MS` to finish before connections are cut.
+   */
   async function stop(): Promise<void> {
     if (lifecycle.phase !== 'running') {
-      lifecycle = { phase: 'stopped' };
+      if (lifecycle.phase !== 'draining') lifecycle = { phase: 'stopped' };
       return;
     }
-    const running = lifecycle;
-    lifecycle = { phase: 'stopped' };
+    const running: Running = { ...lifecycle, phase: 'draining' };
+    lifecycle = running;
+    logger.info({ delayMs: config.shutdown.delayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness now fails');
+    await delay(config.shutdown.delayMs);
     await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
     await new Promise<void>((resolve) => {
       // Connections that finish their response after close() started linger as keep-alive
       // sockets: keep closing idle ones until the server is down, and cut the rest after a grace.
       const sweep = setInterval(() => running.server.closeIdleConnections(), 50);
-      const cut = setTimeout(() => running.server.closeAllConnections(), 5_000);
+      const cut = setTimeout(() => running.server.closeAllConnections(), config.shutdown.graceMs);
       running.server.close(() => {
         clearInterval(sweep);
         clearTimeout(cut);
@@ -247,6 +266,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       });
       running.server.closeIdleConnections();
     });
+    lifecycle = { phase: 'stopped' };
     await running.pubsub.close();
     await running.apollo.stop();
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
@@ -260,15 +280,15 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     start,
     stop,
     get url() {
-      if (lifecycle.phase !== 'running') throw new Error('the gateway is not running');
+      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining') throw new Error('the gateway is not running');
       return lifecycle.url;
     },
     get listenUrl() {
-      if (lifecycle.phase !== 'running') throw new Error('the gateway is not running');
+      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining') throw new Error('the gateway is not running');
       return lifecycle.listenUrl;
     },
     get sandbox() {
-      return lifecycle.phase === 'running' ? lifecycle.sandbox : undefined;
+      return lifecycle.phase === 'running' || lifecycle.phase === 'draining' ? lifecycle.sandbox : undefined;
     },
   };
 }

@@ -22,9 +22,13 @@ async function main(): Promise<void> {
     process.stdout.write(`\n  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.\n\n`);
   }
 
+  // The one owner of signals (Apollo's own handler is off): drain in order, then exit.
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal during shutdown: exiting now');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down');
     app.stop().then(

@@ -98,7 +98,11 @@ export class SandboxState {
     readonly clock: Clock,
   ) {}
 
+  /** Told of each request as it arrives, so tests wait on the event rather than poll. */
+  readonly requestListeners = new Set<(request: RecordedRequest) => void>();
+
   record(request: RecordedRequest): void {
+    for (const listener of this.requestListeners) listener(request);
     this.requests.push(request);
     if (this.requests.length > MAX_RECORDED_REQUESTS) this.requests.splice(0, this.requests.length - MAX_RECORDED_REQUESTS);
   }

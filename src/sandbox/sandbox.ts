@@ -82,6 +82,8 @@ export interface Sandbox {
   world(): Readonly<DemoWorld>;
   /** Requests received so far, oldest first. */
   requests(filter?: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[];
+  /** Resolves with the first request (already received or still to come) that matches. */
+  nextRequest(match: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
   /** Every user access token issued so far (for the test suite's secret-leak audit). */
   issuedTokens(): string[];
 }
@@ -254,6 +256,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     world() {
       return { users: [...state.users.values()], accounts: [...state.accounts.values()], transactions: state.transactions, pending: state.pending, parties: state.parties };
+    },
+    nextRequest(match) {
+      const seen = state.requests.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => {
+        const listener = (request: RecordedRequest) => {
+          if (!match(request)) return;
+          state.requestListeners.delete(listener);
+          resolve(request);
+        };
+        state.requestListeners.add(listener);
+      });
     },
     requests(filter = {}) {
       return state.requests.filter(

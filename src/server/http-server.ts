@@ -13,6 +13,8 @@ export interface GatewayHttpServerOptions {
   logger: Logger;
   /** The public origin plus ALLOWED_ORIGINS; known once the server listens. */
   allowedOrigins: () => ReadonlySet<string>;
+  /** What `/readyz` reports: 200 only when `ready`. */
+  readiness: () => 'ready' | 'starting' | 'draining';
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -42,6 +44,8 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     },
     (req, res) => {
     const started = performance.now();
+    // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
+    if (options.readiness() === 'draining') res.setHeader('connection', 'close');
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
       options.logger.info({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http request');
@@ -79,6 +83,10 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     }
     if (url.pathname === '/') return redirect(res, '/graphql');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/readyz') {
+      const state = options.readiness();
+      return sendJson(res, state === 'ready' ? 200 : 503, { status: state });
+    }
     if (url.pathname === '/favicon.ico') {
       res.writeHead(204, { 'cache-control': 'public, max-age=86400' });
       return void res.end();

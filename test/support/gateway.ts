@@ -25,7 +25,7 @@ export interface TestGateway {
  * memory (and the audit). Stopped automatically after the test.
  */
 export async function startGateway(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestGateway> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', SHUTDOWN_DELAY_MS: '0', ...env });
   const logs: Array<Record<string, unknown>> = [];
   const logged = new EventEmitter();
   const destination = new Writable({

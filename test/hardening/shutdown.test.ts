@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { AccountsDocument } from '../__generated__/graphql.js';
+import { execute, startGateway } from '../support/gateway.js';
+import { track } from '../support/leftovers.js';
+import { socketClient, subscribe } from '../support/sockets.js';
+import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+describe('shutdown that loses nothing', () => {
+  it('fails readiness first, refuses new webhooks with 503, lets in-flight requests finish and closes sockets with 1001', async () => {
+    const gateway = await startGateway({ SHUTDOWN_DELAY_MS: '400', SHUTDOWN_GRACE_MS: '3000' });
+    const { browser, state } = await signedInUser(gateway);
+    expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
+    const { client, closed } = socketClient(gateway, browser);
+    await subscribe(gateway, client, 'subscription { incomeEvents { code } }', 'INCOME');
+
+    gateway.sandbox.setCoreFault({ delayMs: 800, pathPrefix: '/v1/accounts' });
+    const inFlight = execute(gateway, browser, AccountsDocument);
+    await gateway.sandbox.nextRequest((request) => request.path === '/v1/accounts');
+    const stopping = gateway.app.stop();
+
+    const readiness = await fetch(`${gateway.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toEqual({ status: 'draining' });
+    const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_late' });
+    const late = await deliver(gateway, body, signedHeaders(gateway, body));
+    expect(late.status).toBe(503);
+
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(answered.errors).toBeUndefined();
+    expect((await closed).code).toBe(1001);
+    await stopping;
+  });
+
+  it('drains on SIGTERM in a real process and exits 0, with Apollo leaving the signal to the gateway', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500', SHUTDOWN_GRACE_MS: '1000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    track(() => void child.kill('SIGKILL'));
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    let output = '';
+    const ready = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('gateway listening')) resolve();
+      }),
+    );
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await ready;
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+
+    child.kill('SIGTERM');
+    await once(child.stdout, 'data'); // the "draining" line
+    const during = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(during.status).toBe(503);
+    const [code] = await exited;
+    expect(code, output).toBe(0);
+  }, 30_000);
+});
