@@ -3,8 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type { ApolloServer } from '@apollo/server';
 import { registerAuthRoutes } from './auth/auth-routes.js';
-import { createMemorySessionStore } from './auth/memory-session-store.js';
-import { OAuthStateStore } from './auth/oauth-state-store.js';
+
 import { SessionManager } from './auth/session-manager.js';
 import { createTokenReleaser, type TokenReleaser } from './auth/token-releaser.js';
 import type { SessionStore } from './auth/session-store.js';
@@ -36,9 +35,7 @@ import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.
 import { createSigningKeyClient } from './upstream/signing-key-client.js';
 import { createMemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
-import { createMemoryDeadLetters } from './webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger } from './webhooks/delivery-ledger.js';
-import { createMemoryRoutingHandles } from './webhooks/routing-handles.js';
+import { createStores, type GatewayStores } from './stores/create-stores.js';
 import { SigningKeyCache } from './webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { registerWebhookRoute } from './webhooks/webhook-route.js';
@@ -72,7 +69,7 @@ interface Running {
   server: Server;
   apollo: ApolloServer<GatewayContext>;
   upstreams: UpstreamHttp[];
-  sessionStore: SessionStore;
+  stores: GatewayStores;
   releaser: TokenReleaser;
   pubsub: PubSub;
   websockets: ReturnType<typeof attachGraphQLWebSocket>;
@@ -125,28 +122,38 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     };
 
     const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
-    const sessionStore = createMemorySessionStore({
+    const stores = await createStores({
+      config,
       clock,
-      idleTimeoutMs: config.session.idleTimeoutMs,
-      onExpired: (key, record) => {
+      logger,
+      onSessionExpired: (key, record) => {
         sessions.expired(key, record);
         void releaser.release(record.userId, record.accessToken);
       },
     });
+    const sessionStore = stores.sessions;
     // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
-    const sessions = new SessionManager({ store: sessionStore, secret: config.session.secret ?? randomToken(48), clock, maxAgeMs: config.session.maxAgeMs, idleTimeoutMs: config.session.idleTimeoutMs, secure: secureCookies });
+    const sessions = new SessionManager({
+      store: sessionStore,
+      secret: config.session.secret ?? randomToken(48),
+      clock,
+      maxAgeMs: config.session.maxAgeMs,
+      idleTimeoutMs: config.session.idleTimeoutMs,
+      secure: secureCookies,
+      endings: stores.sessionEndings,
+    });
     const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
     const eraser = new UserDataEraser(logger);
     eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
 
     // Webhooks (full apps only): verified receiver → dispatcher → pubsub ← subscriptions.
     const pubsub = createMemoryPubSub({ logger });
-    const handles = createMemoryRoutingHandles();
+    const handles = stores.handles;
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
     const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger });
     const webhooksEnabled = config.appKind === 'FULL';
-    const deadLetters = createMemoryDeadLetters();
+    const deadLetters = stores.deadLetters;
 
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
     const rules = createOperationRules({ graphql: config.graphql, maxListLength: config.enrichment.maxQueriesPerRequest });
@@ -160,11 +167,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       registerWebhookRoute(router, {
         headerPrefix: config.headerPrefix,
         keys: new SigningKeyCache({ fetchKey: (id) => keyClient.fetchKey(id), clock, unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute }),
-        ledger: createMemoryDeliveryLedger({ clock }),
+        ledger: stores.ledger,
         deadLetters,
         logger,
         clock,
-        accepting: () => lifecycle.phase === 'running',
+        accepting: () => lifecycle.phase === 'running' && stores.healthy(),
         bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
         dispatch: createWebhookDispatcher({
           pubsub,
@@ -181,7 +188,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const subscribeWebhooks = createWebhookSubscriber({ core: coreClient, handles, types: WEBHOOK_TYPES, logger });
     registerAuthRoutes(router, {
       sessions,
-      states: new OAuthStateStore({ ttlMs: 10 * 60_000, maxPending: 10_000 }),
+      states: stores.oauthStates,
       core: coreClient,
       logger,
       appToken: core.appToken,
@@ -205,7 +212,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       limits: config.http,
       allowedOrigins: () => allowedOrigins,
       // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
-      readiness: () => (lifecycle.phase === 'running' ? 'ready' : lifecycle.phase === 'draining' ? 'draining' : 'starting'),
+      readiness: () => (lifecycle.phase === 'draining' ? 'draining' : lifecycle.phase !== 'running' ? 'starting' : stores.healthy() ? 'ready' : 'unavailable'),
     });
     const websockets = attachGraphQLWebSocket({
       server,
@@ -234,7 +241,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
     // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
     if (sandbox && !config.core.baseUrl && webhooksEnabled) sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
-    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], sessionStore, releaser, pubsub, websockets, sandbox };
+    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], stores, releaser, pubsub, websockets, sandbox };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
@@ -271,7 +278,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     await running.apollo.stop();
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
     running.releaser.close();
-    await running.sessionStore.close();
+    await running.stores.close();
     await running.sandbox?.stop();
     logger.info('gateway stopped');
   }

@@ -33,7 +33,7 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
   const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
 
-  router.on('GET', '/auth/login', ({ req, res, url }) => {
+  router.on('GET', '/auth/login', async ({ req, res, url }) => {
     let binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
     if (!binding || binding.length < 32) {
       binding = randomToken();
@@ -42,7 +42,7 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
         serializeCookie(bindingCookie, binding, { httpOnly: true, sameSite: 'lax', secure: options.secureCookies, path: '/', maxAge: STATE_TTL_SECONDS }),
       );
     }
-    const state = options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin));
+    const state = await options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin));
     const target = new URL(options.authorizeUrl);
     target.searchParams.set('response_type', 'code');
     target.searchParams.set('client_id', options.appToken);
@@ -54,7 +54,7 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
 
   router.on('GET', '/auth/callback', async ({ req, res, url }) => {
     const binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
-    const check = options.states.consume(url.searchParams.get('state'), binding);
+    const check = await options.states.consume(url.searchParams.get('state'), binding);
     if (!check.ok) {
       options.logger.warn({ reason: check.reason }, 'OAuth callback refused: bad state');
       const messages = {

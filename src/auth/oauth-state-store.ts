@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 
-interface PendingSignIn {
+export interface PendingSignIn {
   /** Digest of the browser-binding cookie that was set when this state was issued. */
   bindingDigest: string;
   returnTo: string;
@@ -14,29 +14,38 @@ export type StateCheck =
 /**
  * OAuth `state` values: unguessable, single use, short-lived, and bound to the browser that
  * started the sign-in (through a separate cookie), so a state lifted from one browser's URL is
- * useless in another. Bounded, so a flood of /auth/login calls cannot grow memory without limit.
+ * useless in another. `consume` burns the state whatever the outcome (atomically, across
+ * instances on Redis), so a sign-in started on one instance completes on any other.
  */
-export class OAuthStateStore {
-  private readonly pending: LRUCache<string, PendingSignIn>;
+export interface OAuthStateStore {
+  issue(browserBinding: string, returnTo: string): Promise<string>;
+  consume(state: string | null, browserBinding: string | undefined): Promise<StateCheck>;
+}
 
-  constructor(options: { ttlMs: number; maxPending: number }) {
-    this.pending = new LRUCache({ max: options.maxPending, ttl: options.ttlMs, ttlAutopurge: false });
-  }
+export const OAUTH_STATE_TTL_MS = 10 * 60_000;
 
-  issue(browserBinding: string, returnTo: string): string {
-    const state = randomToken();
-    this.pending.set(sha256Hex(state), { bindingDigest: sha256Hex(browserBinding), returnTo });
-    return state;
-  }
+/** The check both implementations share, once the pending entry has been taken. */
+export function checkPending(entry: PendingSignIn | undefined, browserBinding: string | undefined): StateCheck {
+  if (!entry) return { ok: false, reason: 'unknown' };
+  if (!browserBinding || sha256Hex(browserBinding) !== entry.bindingDigest) return { ok: false, reason: 'foreign' };
+  return { ok: true, returnTo: entry.returnTo };
+}
 
-  /** Checks and burns a state: whatever the outcome, it cannot be presented again. */
-  consume(state: string | null, browserBinding: string | undefined): StateCheck {
-    if (!state) return { ok: false, reason: 'missing' };
-    const key = sha256Hex(state);
-    const entry = this.pending.get(key);
-    if (!entry) return { ok: false, reason: 'unknown' };
-    this.pending.delete(key);
-    if (!browserBinding || sha256Hex(browserBinding) !== entry.bindingDigest) return { ok: false, reason: 'foreign' };
-    return { ok: true, returnTo: entry.returnTo };
-  }
+/** In process memory, bounded, so a flood of /auth/login calls cannot grow memory without limit. */
+export function createMemoryOAuthStates(options: { ttlMs?: number; maxPending: number }): OAuthStateStore {
+  const pending = new LRUCache<string, PendingSignIn>({ max: options.maxPending, ttl: options.ttlMs ?? OAUTH_STATE_TTL_MS, ttlAutopurge: false });
+  return {
+    async issue(browserBinding, returnTo) {
+      const state = randomToken();
+      pending.set(sha256Hex(state), { bindingDigest: sha256Hex(browserBinding), returnTo });
+      return state;
+    },
+    async consume(state, browserBinding) {
+      if (!state) return { ok: false, reason: 'missing' };
+      const key = sha256Hex(state);
+      const entry = pending.get(key);
+      pending.delete(key);
+      return checkPending(entry, browserBinding);
+    },
+  };
 }

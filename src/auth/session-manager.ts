@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import { userTag, type SessionRecord, type SessionStore } from './session-store.js';
+import type { SessionEndingsBus } from './session-endings.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
 
 export interface Session extends SessionRecord {
@@ -19,6 +20,8 @@ export interface SessionManagerOptions {
   idleTimeoutMs: number;
   /** Secure cookies (and the `__Host-` prefix) whenever the public URL is https. */
   secure: boolean;
+  /** Carries endings to the other instances (and theirs to this one). @default local only */
+  endings?: SessionEndingsBus;
 }
 
 export type SessionEndedListener = (userId: string, sessionKeys: string[]) => void;
@@ -33,13 +36,16 @@ export class SessionManager {
 
   constructor(private readonly options: SessionManagerOptions) {
     this.cookieName = options.secure ? '__Host-gw_session' : 'gw_session';
+    options.endings?.onRemoteEnded((userId, keys) => this.notify(userId, keys));
   }
 
   /** Starts a new session (a fresh id each sign-in, against fixation) and sets its cookie. */
   async start(res: ServerResponse, userId: string, accessToken: string): Promise<void> {
-    const id = randomToken();
+    // The id starts with the user's tag, so its store key leads to the user's keys (one Cluster slot).
+    const tag = userTag(userId);
+    const id = `${tag}.${randomToken()}`;
     const now = this.options.clock();
-    await this.options.store.set(sha256Hex(id), { userId, accessToken, createdAt: now, expiresAt: now + this.options.maxAgeMs, lastSeenAt: now });
+    await this.options.store.set(`${tag}.${sha256Hex(id)}`, { userId, accessToken, createdAt: now, expiresAt: now + this.options.maxAgeMs, lastSeenAt: now });
     appendSetCookie(
       res,
       serializeCookie(this.cookieName, signValue(id, this.options.secret), {
@@ -82,7 +88,7 @@ export class SessionManager {
 
   /** The store found a session past its lifetime: its sockets close like any ended session's. */
   expired(sessionKey: string, record: SessionRecord): void {
-    this.emitEnded(record.userId, [sessionKey]);
+    this.notify(record.userId, [sessionKey]);
   }
 
   /** Whether a session is still live (not ended, not past its absolute or idle lifetime). */
@@ -145,10 +151,17 @@ export class SessionManager {
     const header = req.headers.cookie;
     if (!header) return undefined;
     const id = verifySignedValue(parseCookies(header)[this.cookieName], this.options.secret);
-    return id ? sha256Hex(id) : undefined;
+    const tag = id?.split('.')[0];
+    return id && tag && /^[0-9a-f]{16}$/.test(tag) ? `${tag}.${sha256Hex(id)}` : undefined;
   }
 
   private emitEnded(userId: string, keys: string[]): void {
+    this.notify(userId, keys);
+    // Other instances close their sockets too; if the message is lost they notice at the next check.
+    if (keys.length > 0) this.options.endings?.publish(userId, keys).catch(() => undefined);
+  }
+
+  private notify(userId: string, keys: string[]): void {
     for (const listener of this.listeners) listener(userId, keys);
   }
 }

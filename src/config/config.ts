@@ -35,6 +35,16 @@ export interface GatewayConfig {
   wsConnectionInitTimeoutMs: number;
   /** Embedded sandbox only: divides webhook retry intervals so demos see retries in seconds. */
   sandboxWebhookTimeScale: number;
+  /** Shared state on Redis (several instances, survives restarts); undefined keeps it in memory. */
+  redis:
+    | {
+        url: string;
+        keyPrefix: string;
+        commandTimeoutMs: number;
+        /** AES-256-GCM keys for tokens at rest: the first encrypts, all decrypt. */
+        tokenKeys: Array<{ id: string; key: Buffer }>;
+      }
+    | undefined;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
   http: {
@@ -184,6 +194,7 @@ export function loadConfig(env: Env): GatewayConfig {
       }),
     wsConnectionInitTimeoutMs: read.int('WS_CONNECTION_INIT_TIMEOUT_MS', 3_000, 100, 60_000),
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
+    redis: undefined,
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),
@@ -224,7 +235,44 @@ export function loadConfig(env: Env): GatewayConfig {
     },
   };
 
+  config.redis = readRedis(read);
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);
   return config;
+}
+
+const KEY_PREFIX_FORM = /^[A-Za-z0-9_.-]{1,32}:$/;
+const TOKEN_KEY_FORM = /^([A-Za-z0-9_-]{1,16}):([A-Za-z0-9+/]{43}=)$/;
+
+/** REDIS_URL and what must come with it: the token encryption keys are required, never defaulted. */
+function readRedis(read: EnvReader): GatewayConfig['redis'] {
+  const rawUrl = read.raw('REDIS_URL');
+  const keyPrefix = read.raw('REDIS_KEY_PREFIX') ?? 'ofg:';
+  if (!KEY_PREFIX_FORM.test(keyPrefix)) read.fail('REDIS_KEY_PREFIX', 'must be 1-32 letters, digits, _ . - followed by a colon (ofg:)');
+  const commandTimeoutMs = read.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000);
+  const rawKeys = read.raw('TOKEN_ENCRYPTION_KEYS');
+  const tokenKeys: Array<{ id: string; key: Buffer }> = [];
+  for (const entry of (rawKeys ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+    const match = TOKEN_KEY_FORM.exec(entry);
+    if (!match) {
+      // Never echo the value: it is key material.
+      read.fail('TOKEN_ENCRYPTION_KEYS', 'must be a comma-separated list of id:base64 entries, each key 32 bytes (openssl rand -base64 32)');
+      break;
+    }
+    if (tokenKeys.some((existing) => existing.id === match[1])) read.fail('TOKEN_ENCRYPTION_KEYS', `has the key id ${match[1]} twice`);
+    tokenKeys.push({ id: match[1]!, key: Buffer.from(match[2]!, 'base64') });
+  }
+  if (rawUrl === undefined) {
+    if (rawKeys !== undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is only used with REDIS_URL');
+    return undefined;
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['redis:', 'rediss:'].includes(url.protocol)) read.fail('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  if (tokenKeys.length === 0 && rawKeys === undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is required when REDIS_URL is set (tokens are encrypted at rest)');
+  return { url: rawUrl, keyPrefix, commandTimeoutMs, tokenKeys };
 }

@@ -2,6 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../lib/logger.js';
 import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
+import { StoreUnavailableError } from '../lib/store-unavailable.js';
 import { UserCallsExhaustedError } from '../loaders/user-call-limiter.js';
 import { ErrorCode, PUBLIC_CODES, accessRevokedError, gatewayError, refreshForbiddenError, upstreamFailureToGraphQLError } from './errors.js';
 
@@ -15,6 +16,11 @@ export function createFormatError(logger: Logger) {
     const original = unwrapResolverError(error);
     if (original instanceof AccessRevokedError || original instanceof RefreshForbiddenError) {
       const mapped = original instanceof AccessRevokedError ? accessRevokedError() : refreshForbiddenError(original.platformMessage);
+      return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
+    }
+    if (original instanceof StoreUnavailableError) {
+      logger.warn({ err: { message: original.message }, path: formatted.path }, 'shared store unavailable during execution');
+      const mapped = gatewayError(ErrorCode.SERVICE_UNAVAILABLE, 'The service is temporarily unavailable; try again shortly.');
       return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
     }
     if (original instanceof UserCallsExhaustedError) {

@@ -4,6 +4,7 @@ import { redirect, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
 import { originRefused } from './origin-policy.js';
+import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
 export interface GatewayHttpServerOptions {
   router: Router;
@@ -14,7 +15,7 @@ export interface GatewayHttpServerOptions {
   /** The public origin plus ALLOWED_ORIGINS; known once the server listens. */
   allowedOrigins: () => ReadonlySet<string>;
   /** What `/readyz` reports: 200 only when `ready`. */
-  readiness: () => 'ready' | 'starting' | 'draining';
+  readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -51,6 +52,13 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       options.logger.info({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http request');
     });
     dispatch(req, res, url).catch((error: unknown) => {
+      if (error instanceof StoreUnavailableError) {
+        // Retryable, and coded: the shared store is down or slow, nothing was half-done.
+        options.logger.warn({ err: { message: error.message }, path: url.pathname }, 'request refused: shared store unavailable');
+        if (!res.headersSent) sendJson(res, 503, { errors: [{ message: 'The service is temporarily unavailable; try again shortly.', extensions: { code: 'SERVICE_UNAVAILABLE' } }] }, { 'retry-after': '5' });
+        else res.destroy();
+        return;
+      }
       options.logger.error({ err: error, path: url.pathname }, 'request handler failed');
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();

@@ -36,7 +36,6 @@ const RETRY_AFTER_SECONDS = '60';
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
 export function registerWebhookRoute(router: Router, options: WebhookRouteOptions): void {
-  const inflight = new Map<string, Promise<DispatchOutcome>>();
   const unavailable = (res: Parameters<typeof sendJson>[0], error: string) => sendJson(res, 503, { error }, { 'retry-after': RETRY_AFTER_SECONDS });
 
   router.on('POST', '/webhooks', async ({ req, res }) => {
@@ -60,36 +59,28 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     }
 
     const hash = sha256Hex(raw);
-    if (await options.ledger.has(hash)) return sendJson(res, 200, { status: 'duplicate' });
-    const running = inflight.get(hash);
-    if (running) {
-      await running.catch(() => undefined);
-      return sendJson(res, 200, { status: 'duplicate' });
-    }
+    if (!(await options.ledger.claim(hash))) return sendJson(res, 200, { status: 'duplicate' });
 
     const body = parseObject(raw);
     if (typeof body === 'string') {
-      await options.deadLetters.add({
-        receivedAt: new Date(options.clock()).toISOString(),
-        bodyHash: hash,
-        reason: body,
-        bodyBytes: raw.length,
-        bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8'),
+      const letter = { receivedAt: new Date(options.clock()).toISOString(), bodyHash: hash, reason: body, bodyBytes: raw.length, bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8') };
+      await options.deadLetters.add(letter).catch(async (error: unknown) => {
+        await options.ledger.release(hash).catch(() => undefined);
+        throw error;
       });
-      await options.ledger.remember(hash);
       options.logger.error({ bodyHash: hash, reason: body, bytes: raw.length }, 'verified webhook is not a JSON object: acknowledged and kept as a dead letter');
       return sendJson(res, 200, { status: 'dead-lettered' });
     }
 
-    const handling = options.dispatch(body);
-    inflight.set(hash, handling);
+    let outcome: DispatchOutcome;
     try {
-      const outcome = await handling;
-      await options.ledger.remember(hash);
-      sendJson(res, 200, { status: outcome });
-    } finally {
-      inflight.delete(hash);
+      outcome = await options.dispatch(body);
+    } catch (error) {
+      // Not handled: give the claim back so the platform's retry is processed, then fail (5xx).
+      await options.ledger.release(hash).catch(() => undefined);
+      throw error;
     }
+    sendJson(res, 200, { status: outcome });
   });
 }
 

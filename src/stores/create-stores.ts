@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
+import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
+import { createMemorySessionStore } from '../auth/memory-session-store.js';
+import type { SessionRecord, SessionStore } from '../auth/session-store.js';
+import { createTokenCipher } from '../auth/token-cipher.js';
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
+import { createMemoryDeliveryLedger, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
+import { createRedisClient } from './redis-client.js';
+import { createRedisDeadLetters } from './redis-dead-letters.js';
+import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
+import { createRedisOAuthStates } from './redis-oauth-states.js';
+import { createRedisRoutingHandles } from './redis-routing-handles.js';
+import { createRedisSessionEndings } from './redis-session-endings.js';
+import { createRedisSessionStore } from './redis-session-store.js';
+
+/** Everything the gateway keeps between requests, in one place: memory for one instance, or Redis. */
+export interface GatewayStores {
+  kind: 'memory' | 'redis';
+  sessions: SessionStore;
+  oauthStates: OAuthStateStore;
+  ledger: DeliveryLedger;
+  handles: RoutingHandleStore;
+  deadLetters: DeadLetterStore;
+  sessionEndings: SessionEndingsBus;
+  /** The shared Redis connection, for stores that join later (events); undefined in memory. */
+  redis: Redis | undefined;
+  /** Whether what the gateway needs to accept work is reachable (readiness). */
+  healthy(): boolean;
+  close(): Promise<void>;
+}
+
+export interface StoreDependencies {
+  config: GatewayConfig;
+  clock: Clock;
+  logger: Logger;
+  /** A session lapsed in the in-memory store (Redis expires keys itself). */
+  onSessionExpired(sessionKey: string, record: SessionRecord): void;
+}
+
+export async function createStores({ config, clock, logger, onSessionExpired }: StoreDependencies): Promise<GatewayStores> {
+  if (!config.redis) {
+    logger.warn('state is in process memory: run a single instance; sessions, deliveries and events are lost on restart (set REDIS_URL to share them)');
+    const sessions = createMemorySessionStore({ clock, idleTimeoutMs: config.session.idleTimeoutMs, onExpired: onSessionExpired });
+    return {
+      kind: 'memory',
+      sessions,
+      oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
+      ledger: createMemoryDeliveryLedger({ clock }),
+      handles: createMemoryRoutingHandles(),
+      deadLetters: createMemoryDeadLetters(),
+      sessionEndings: localSessionEndings,
+      redis: undefined,
+      healthy: () => true,
+      close: () => sessions.close(),
+    };
+  }
+
+  const { url, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
+  const redis = createRedisClient({ url, commandTimeoutMs, logger, role: 'commands' });
+  const subscriber = createRedisClient({ url, commandTimeoutMs, logger, role: 'subscriber' });
+  try {
+    await Promise.all([redis.connect(), subscriber.connect()]);
+    const options = { redis, keyPrefix };
+    const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
+    logger.info({ keyPrefix }, 'state is on Redis: shared by every instance, kept across restarts');
+    return {
+      kind: 'redis',
+      sessions: createRedisSessionStore({ redis, keyPrefix, cipher: createTokenCipher(tokenKeys), idleTimeoutMs: config.session.idleTimeoutMs }),
+      oauthStates: createRedisOAuthStates(options),
+      ledger: createRedisDeliveryLedger(options),
+      handles: createRedisRoutingHandles(options),
+      deadLetters: createRedisDeadLetters(options),
+      sessionEndings,
+      redis,
+      healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
+      async close() {
+        redis.disconnect();
+        subscriber.disconnect();
+      },
+    };
+  } catch (error) {
+    redis.disconnect();
+    subscriber.disconnect();
+    throw error;
+  }
+}

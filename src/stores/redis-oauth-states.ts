@@ -1,0 +1,22 @@
+import type { Redis } from 'ioredis';
+import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from '../auth/oauth-state-store.js';
+import { randomToken, sha256Hex } from '../lib/ids.js';
+import { storeCall } from './redis-client.js';
+
+/** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */
+export function createRedisOAuthStates(options: { redis: Redis; keyPrefix: string }): OAuthStateStore {
+  const key = (state: string) => `${options.keyPrefix}oauth:${sha256Hex(state)}`;
+  return {
+    async issue(browserBinding, returnTo) {
+      const state = randomToken();
+      const entry: PendingSignIn = { bindingDigest: sha256Hex(browserBinding), returnTo };
+      await storeCall(() => options.redis.set(key(state), JSON.stringify(entry), 'PX', OAUTH_STATE_TTL_MS));
+      return state;
+    },
+    async consume(state, browserBinding) {
+      if (!state) return { ok: false, reason: 'missing' };
+      const raw = await storeCall(() => options.redis.getdel(key(state)));
+      return checkPending(raw ? (JSON.parse(raw) as PendingSignIn) : undefined, browserBinding);
+    },
+  };
+}

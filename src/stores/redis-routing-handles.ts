@@ -1,0 +1,46 @@
+import type { Redis } from 'ioredis';
+import { userTag } from '../auth/session-store.js';
+import { randomToken } from '../lib/ids.js';
+import type { RoutingHandleStore } from '../webhooks/routing-handles.js';
+import { execAll, storeCall } from './redis-client.js';
+
+/**
+ * Routing handles on Redis: `rh:<handle>` → user id (looked up per webhook), and under the user's
+ * hash tag the handle and the set of webhook types the platform cancelled. Created with `SET NX`,
+ * so two instances signing the same user in at once agree on one handle.
+ */
+export function createRedisRoutingHandles(options: { redis: Redis; keyPrefix: string }): RoutingHandleStore {
+  const { redis, keyPrefix } = options;
+  const handleKey = (handle: string) => `${keyPrefix}rh:${handle}`;
+  const userHandleKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:rh`;
+  const cancelledKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:cancelled`;
+  return {
+    async handleFor(userId) {
+      const candidate = `rh_${randomToken(24)}`;
+      const created = await storeCall(() => redis.set(userHandleKey(userId), candidate, 'NX'));
+      if (created === 'OK') {
+        await storeCall(() => redis.set(handleKey(candidate), userId));
+        return candidate;
+      }
+      const existing = await storeCall(() => redis.get(userHandleKey(userId)));
+      if (existing === null) return this.handleFor(userId); // deleted in between: try again
+      // Repair a half-written pair (the process died between the two SETs).
+      await storeCall(() => redis.set(handleKey(existing), userId, 'NX'));
+      return existing;
+    },
+    async userFor(handle) {
+      return (await storeCall(() => redis.get(handleKey(handle)))) ?? undefined;
+    },
+    async markCancelled(userId, webhookType) {
+      await storeCall(() => redis.sadd(cancelledKey(userId), webhookType));
+    },
+    async cancelledTypes(userId) {
+      return storeCall(() => redis.smembers(cancelledKey(userId)));
+    },
+    async deleteUser(userId) {
+      const handle = await storeCall(() => redis.get(userHandleKey(userId)));
+      await storeCall(() => execAll(redis.multi().del(userHandleKey(userId), cancelledKey(userId))));
+      if (handle) await storeCall(() => redis.del(handleKey(handle)));
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import type { SessionEndingsBus } from '../auth/session-endings.js';
+import { randomToken } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import { storeCall } from './redis-client.js';
+
+/**
+ * Session endings over Redis pub/sub. A missed message (an instance disconnected at that moment)
+ * is not lost for long: each instance re-reads its sockets' sessions at their deadlines and at
+ * least every minute, and a gone session closes its sockets then.
+ */
+export async function createRedisSessionEndings(options: { redis: Redis; subscriber: Redis; keyPrefix: string; logger: Logger }): Promise<SessionEndingsBus> {
+  const channel = `${options.keyPrefix}session-ended`;
+  const instance = randomToken(12);
+  const listeners = new Set<(userId: string, keys: string[]) => void>();
+  options.subscriber.on('message', (from: string, message: string) => {
+    if (from !== channel) return;
+    try {
+      const { origin, userId, keys } = JSON.parse(message) as { origin: string; userId: string; keys: string[] };
+      if (origin === instance) return;
+      for (const listener of listeners) listener(userId, keys);
+    } catch (error) {
+      options.logger.warn({ err: error }, 'unreadable session-ended message ignored');
+    }
+  });
+  await options.subscriber.subscribe(channel);
+  return {
+    async publish(userId, keys) {
+      await storeCall(() => options.redis.publish(channel, JSON.stringify({ origin: instance, userId, keys })));
+    },
+    onRemoteEnded(listener) {
+      listeners.add(listener);
+    },
+  };
+}
