@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createMemoryOAuthStates, type OAuthStateStore } from '../../src/auth/oauth-state-store.js';
+import { createMemorySessionStore } from '../../src/auth/memory-session-store.js';
+import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
+import { createTokenCipher } from '../../src/auth/token-cipher.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { sha256Hex } from '../../src/lib/ids.js';
+import { createRedisClient } from '../../src/stores/redis-client.js';
+import { createRedisDeadLetters } from '../../src/stores/redis-dead-letters.js';
+import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
+import { createRedisOAuthStates } from '../../src/stores/redis-oauth-states.js';
+import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
+import { createRedisSessionStore } from '../../src/stores/redis-session-store.js';
+import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhooks/dead-letters.js';
+import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryRoutingHandles, type RoutingHandleStore } from '../../src/webhooks/routing-handles.js';
+import { track } from '../support/leftovers.js';
+import { dumpKeys, REDIS_URL, testPrefix } from '../support/redis.js';
+
+const IDLE_MS = 60_000;
+const logger = createLogger({ level: 'silent' });
+
+interface Stores {
+  sessions: SessionStore;
+  oauthStates: OAuthStateStore;
+  ledger: DeliveryLedger;
+  handles: RoutingHandleStore;
+  deadLetters: DeadLetterStore;
+  /** What Redis holds (empty in memory), for the at-rest checks. */
+  dump(): Promise<Array<[string, string]>>;
+}
+
+const cipher = createTokenCipher([{ id: 'k1', key: randomBytes(32) }]);
+
+async function redisStores(): Promise<Stores> {
+  const keyPrefix = testPrefix();
+  const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
+  await redis.connect();
+  track(() => void redis.disconnect());
+  const options = { redis, keyPrefix };
+  return {
+    sessions: createRedisSessionStore({ redis, keyPrefix, cipher, idleTimeoutMs: IDLE_MS }),
+    oauthStates: createRedisOAuthStates(options),
+    ledger: createRedisDeliveryLedger(options),
+    handles: createRedisRoutingHandles(options),
+    deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
+    dump: () => dumpKeys(keyPrefix),
+  };
+}
+
+function memoryStores(): Stores {
+  const sessions = createMemorySessionStore({ clock: Date.now, idleTimeoutMs: IDLE_MS });
+  track(() => sessions.close());
+  return {
+    sessions,
+    oauthStates: createMemoryOAuthStates({ maxPending: 100 }),
+    ledger: createMemoryDeliveryLedger({ clock: Date.now }),
+    handles: createMemoryRoutingHandles(),
+    deadLetters: createMemoryDeadLetters({ maxEntries: 3 }),
+    dump: async () => [],
+  };
+}
+
+function sessionKey(userId: string): string {
+  return `${userTag(userId)}.${sha256Hex(randomBytes(16))}`;
+}
+
+function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  const now = Date.now();
+  return { userId, accessToken: `user_token_${randomBytes(12).toString('hex')}`, createdAt: now, expiresAt: now + 3_600_000, lastSeenAt: now, ...overrides };
+}
+
+for (const [kind, make] of [
+  ['memory', memoryStores],
+  ['redis', redisStores],
+] as const) {
+  describe(`store contract: ${kind}`, () => {
+    it('sessions: set, get, list by user, delete one, delete all of a user', async () => {
+      const { sessions } = await make();
+      const [a, b, other] = [sessionKey('user_a'), sessionKey('user_a'), sessionKey('user_b')];
+      const first = record('user_a');
+      await sessions.set(a, first);
+      await sessions.set(b, record('user_a'));
+      await sessions.set(other, record('user_b'));
+      expect(await sessions.get(a)).toEqual(first);
+      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionId).sort()).toEqual([a, b].sort());
+      await sessions.delete(a);
+      expect(await sessions.get(a)).toBeUndefined();
+      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionId)).toEqual([b]);
+      expect(await sessions.deleteByUser('user_a')).toEqual([b]);
+      expect(await sessions.get(b)).toBeUndefined();
+      expect(await sessions.get(other)).toBeDefined();
+    });
+
+    it('sessions: a session past its absolute or idle deadline is gone', async () => {
+      const { sessions } = await make();
+      const now = Date.now();
+      const [absolute, idle] = [sessionKey('user_c'), sessionKey('user_c')];
+      await sessions.set(absolute, record('user_c', { expiresAt: now - 1 }));
+      await sessions.set(idle, record('user_c', { lastSeenAt: now - IDLE_MS - 1 }));
+      expect(await sessions.get(absolute)).toBeUndefined();
+      expect(await sessions.get(idle)).toBeUndefined();
+      expect(await sessions.listByUser('user_c')).toEqual([]);
+    });
+
+    it('oauth state: single use, bound to the browser', async () => {
+      const { oauthStates } = await make();
+      const state = await oauthStates.issue('binding-1', '/graphql');
+      expect(await oauthStates.consume(state, 'binding-2')).toEqual({ ok: false, reason: 'foreign' });
+      const again = await oauthStates.issue('binding-1', '/app');
+      expect(await oauthStates.consume(again, 'binding-1')).toEqual({ ok: true, returnTo: '/app' });
+      expect(await oauthStates.consume(again, 'binding-1')).toEqual({ ok: false, reason: 'unknown' });
+      expect(await oauthStates.consume(null, 'binding-1')).toEqual({ ok: false, reason: 'missing' });
+      // Racing consumers: exactly one wins.
+      const raced = await oauthStates.issue('binding-1', '/x');
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => oauthStates.consume(raced, 'binding-1')));
+      expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+    });
+
+    it('delivery ledger: one claim wins, even raced; a released claim can be taken again', async () => {
+      const { ledger } = await make();
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.claim('hash-1')));
+      expect(outcomes.filter(Boolean)).toHaveLength(1);
+      await ledger.release('hash-1');
+      expect(await ledger.claim('hash-1')).toBe(true);
+      expect(await ledger.claim('hash-1')).toBe(false);
+    });
+
+    it('routing handles: one stable handle per user, even raced; cancellations; deletion', async () => {
+      const { handles } = await make();
+      const raced = await Promise.all(Array.from({ length: 5 }, () => handles.handleFor('user_d')));
+      expect(new Set(raced).size).toBe(1);
+      const handle = raced[0]!;
+      expect(handle).toMatch(/^rh_[A-Za-z0-9_-]{32}$/);
+      expect(await handles.userFor(handle)).toBe('user_d');
+      await handles.markCancelled('user_d', 'PAYMENT');
+      expect(await handles.cancelledTypes('user_d')).toEqual(['PAYMENT']);
+      await handles.deleteUser('user_d');
+      expect(await handles.userFor(handle)).toBeUndefined();
+      expect(await handles.cancelledTypes('user_d')).toEqual([]);
+      expect(await handles.handleFor('user_d')).not.toBe(handle);
+    });
+
+    it('dead letters: newest first, bounded', async () => {
+      const { deadLetters } = await make();
+      for (let index = 0; index < 5; index += 1) {
+        await deadLetters.add({ receivedAt: new Date().toISOString(), bodyHash: `h${index}`, reason: 'not a JSON object', bodyBytes: 3, bodyPreview: '[1]' });
+      }
+      expect((await deadLetters.list()).map((letter) => letter.bodyHash)).toEqual(['h4', 'h3', 'h2']);
+    });
+
+    if (kind === 'redis') {
+      it('keeps no token in clear, and a ciphertext moved to another record does not decrypt', async () => {
+        const { sessions, dump } = await make();
+        const [a, b] = [sessionKey('user_e'), sessionKey('user_f')];
+        const first = record('user_e');
+        await sessions.set(a, first);
+        await sessions.set(b, record('user_f'));
+        const stored = await dump();
+        expect(stored.some(([, value]) => value.includes(first.accessToken))).toBe(false);
+        expect(stored.every(([key]) => key.startsWith('ofg-test-'))).toBe(true);
+        // Every key of a user carries the user's hash tag.
+        expect(stored.filter(([key]) => key.includes(userTag('user_e'))).every(([key]) => key.includes(`{u:${userTag('user_e')}}`))).toBe(true);
+
+        const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
+        await redis.connect();
+        track(() => void redis.disconnect());
+        const keyOf = (session: string) => stored.find(([key]) => key.endsWith(`:s:${session.split('.')[1]}`))![0];
+        const fromA = JSON.parse((await redis.get(keyOf(a)))!) as { token: string };
+        const atB = JSON.parse((await redis.get(keyOf(b)))!) as Record<string, unknown>;
+        await redis.set(keyOf(b), JSON.stringify({ ...atB, token: fromA.token }), 'KEEPTTL');
+        await expect(sessions.get(b)).rejects.toThrow(/could not be decrypted/);
+      });
+    }
+  });
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { track } from './leftovers.js';
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** 32 random bytes as TOKEN_ENCRYPTION_KEYS wants them. */
+export function tokenKeysSetting(id = 'k1'): string {
+  return `${id}:${randomBytes(32).toString('base64')}`;
+}
+
+/** A key prefix of this test's own; its keys are deleted after the test (and only its keys). */
+export function testPrefix(): string {
+  const prefix = `ofg-test-${randomBytes(6).toString('hex')}:`;
+  track(() => deleteKeys(prefix));
+  return prefix;
+}
+
+/** A connection for the test itself, closed after it. */
+export function testRedis(url = REDIS_URL): Redis {
+  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  track(() => void redis.disconnect());
+  return redis;
+}
+
+/** Every key under a prefix, as [key, value-ish text] pairs (strings, lists, sets, hashes, streams). */
+export async function dumpKeys(prefix: string, url = REDIS_URL): Promise<Array<[string, string]>> {
+  const redis = new Redis(url);
+  try {
+    const keys = await scan(redis, prefix);
+    const out: Array<[string, string]> = [];
+    for (const key of keys) {
+      const type = await redis.type(key);
+      const value =
+        type === 'string' ? await redis.get(key)
+        : type === 'list' ? JSON.stringify(await redis.lrange(key, 0, -1))
+        : type === 'set' ? JSON.stringify(await redis.smembers(key))
+        : type === 'hash' ? JSON.stringify(await redis.hgetall(key))
+        : type === 'zset' ? JSON.stringify(await redis.zrange(key, 0, -1))
+        : type === 'stream' ? JSON.stringify(await redis.xrange(key, '-', '+'))
+        : '';
+      out.push([key, value ?? '']);
+    }
+    return out;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function scan(redis: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  return keys;
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const keys = await scan(redis, prefix);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
