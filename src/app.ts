@@ -33,7 +33,6 @@ import { createCoreClient } from './upstream/core-client.js';
 import { createEnrichmentClient } from './upstream/enrichment-client.js';
 import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
 import { createSigningKeyClient } from './upstream/signing-key-client.js';
-import { createMemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { createStores, type GatewayStores } from './stores/create-stores.js';
 import { SigningKeyCache } from './webhooks/signing-key-cache.js';
@@ -147,7 +146,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
 
     // Webhooks (full apps only): verified receiver → dispatcher → pubsub ← subscriptions.
-    const pubsub = createMemoryPubSub({ logger });
+    const pubsub = stores.pubsub;
+    eraser.register('events', (userId) => pubsub.deleteUser(userId));
     const handles = stores.handles;
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.

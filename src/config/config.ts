@@ -45,6 +45,8 @@ export interface GatewayConfig {
         tokenKeys: Array<{ id: string; key: Buffer }>;
       }
     | undefined;
+  /** How long events are kept for subscribers to resume from their cursor. */
+  eventRetentionMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
   http: {
@@ -195,6 +197,7 @@ export function loadConfig(env: Env): GatewayConfig {
     wsConnectionInitTimeoutMs: read.int('WS_CONNECTION_INIT_TIMEOUT_MS', 3_000, 100, 60_000),
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
     redis: undefined,
+    eventRetentionMs: read.int('EVENT_RETENTION_SECONDS', 3 * 86_400, 60, 30 * 86_400) * 1000,
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),

@@ -15,6 +15,8 @@ export const ErrorCode = {
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  /** A subscription's `after` cursor is unknown or older than the retained events: re-read state. */
+  CURSOR_EXPIRED: 'CURSOR_EXPIRED',
   /** The gateway's shared store (Redis) is unreachable for now; retry shortly. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',

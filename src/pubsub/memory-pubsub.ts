@@ -1,66 +1,125 @@
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { PubSub, UserEvent } from './pubsub.js';
+import { CursorExpiredError, type LoggedEvent, type PubSub } from './pubsub.js';
+import { replayingSubscription } from './replaying-subscription.js';
+import { compareCursors, CURSOR_FORM } from './subscriber-queue.js';
 
-interface Subscriber {
-  queue: UserEvent[];
-  wake: (() => void) | undefined;
-  done: boolean;
+export interface MemoryPubSubOptions {
+  logger: Logger;
+  clock: Clock;
+  /** How long events are kept for resuming. */
+  retentionMs: number;
+  /** Events kept per user at most (the memory log is bounded whatever the retention). @default 1000 */
+  maxPerUser?: number;
+  /** Per subscriber. @default 100 */
+  maxQueued?: number;
 }
 
-/** In-process pubsub: one gateway instance. Each subscriber's backlog is bounded. */
-export function createMemoryPubSub(options: { logger: Logger; maxQueued?: number }): PubSub {
-  const channels = new Map<string, Set<Subscriber>>();
-  const maxQueued = options.maxQueued ?? 100;
+interface UserLog {
+  events: LoggedEvent[];
+  /** The cursor of the newest event dropped from this log: resuming from before it would skip it. */
+  trimmedUpTo: string | undefined;
+  subscribers: Set<(event: LoggedEvent) => void>;
+}
 
-  function remove(userId: string, subscriber: Subscriber): void {
-    subscriber.done = true;
-    subscriber.wake?.();
-    const set = channels.get(userId);
-    set?.delete(subscriber);
-    if (set?.size === 0) channels.delete(userId);
+/**
+ * The in-process event log: one instance. The same contract as the Redis Streams log, with a
+ * bounded log per user (count and retention) so a client that reconnects resumes without loss.
+ */
+export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
+  const logs = new Map<string, UserLog>();
+  const open = new Set<{ end(): void }>();
+  const maxPerUser = options.maxPerUser ?? 1_000;
+  let lastMs = 0;
+  let sequence = 0;
+
+  function logOf(userId: string): UserLog {
+    let log = logs.get(userId);
+    if (!log) logs.set(userId, (log = { events: [], trimmedUpTo: undefined, subscribers: new Set() }));
+    return log;
   }
 
-  return {
+  function nextCursor(): string {
+    const now = options.clock();
+    if (now > lastMs) {
+      lastMs = now;
+      sequence = 0;
+    } else sequence += 1;
+    return `${lastMs}-${sequence}`;
+  }
+
+  function trim(log: UserLog): void {
+    const oldest = `${options.clock() - options.retentionMs}-0`;
+    while (log.events.length > 0 && (log.events.length > maxPerUser || compareCursors(log.events[0]!.cursor, oldest) < 0)) {
+      log.trimmedUpTo = log.events.shift()!.cursor;
+    }
+  }
+
+  function forget(userId: string, log: UserLog): void {
+    if (log.subscribers.size === 0 && log.events.length === 0) logs.delete(userId);
+  }
+
+  const pubsub: PubSub = {
     async publish(userId, event) {
-      for (const subscriber of channels.get(userId) ?? []) {
-        if (subscriber.queue.length >= maxQueued) {
-          subscriber.queue.shift();
-          options.logger.warn({ userId, type: event.type }, 'subscriber too slow: dropped its oldest queued event');
-        }
-        subscriber.queue.push(event);
-        subscriber.wake?.();
-      }
+      const log = logOf(userId);
+      const logged: LoggedEvent = { ...event, cursor: nextCursor() };
+      log.events.push(logged);
+      trim(log);
+      for (const deliver of log.subscribers) deliver(logged);
+      return logged.cursor;
     },
 
-    subscribe(userId, signal) {
-      const subscriber: Subscriber = { queue: [], wake: undefined, done: false };
-      let set = channels.get(userId);
-      if (!set) channels.set(userId, (set = new Set()));
-      set.add(subscriber);
-      signal?.addEventListener('abort', () => remove(userId, subscriber), { once: true });
+    async checkCursor(userId, cursor) {
+      if (!CURSOR_FORM.test(cursor)) throw new CursorExpiredError();
+      const log = logs.get(userId);
+      if (log) trim(log);
+      const tooOld = compareCursors(cursor, `${options.clock() - options.retentionMs}-0`) < 0;
+      const trimmedPast = log?.trimmedUpTo !== undefined && compareCursors(cursor, log.trimmedUpTo) < 0;
+      const newest = log?.events.at(-1)?.cursor ?? `${lastMs}-${sequence}`;
+      if (tooOld || trimmedPast || compareCursors(cursor, newest) > 0) throw new CursorExpiredError();
+    },
 
-      const iterator: AsyncIterableIterator<UserEvent> = {
-        async next() {
-          while (subscriber.queue.length === 0 && !subscriber.done) {
-            await new Promise<void>((resolve) => (subscriber.wake = resolve));
-            subscriber.wake = undefined;
-          }
-          const value = subscriber.queue.shift();
-          return value ? { value, done: false } : { value: undefined, done: true };
+    subscribe(userId, subscribeOptions = {}) {
+      const after = subscribeOptions.after;
+      const queue = replayingSubscription({
+        maxQueued: options.maxQueued ?? 100,
+        signal: subscribeOptions.signal,
+        follow(deliver) {
+          const log = logOf(userId);
+          log.subscribers.add(deliver);
+          return {
+            stop() {
+              log.subscribers.delete(deliver);
+              open.delete(queue);
+              forget(userId, log);
+            },
+          };
         },
-        async return() {
-          remove(userId, subscriber);
-          return { value: undefined, done: true };
-        },
-        [Symbol.asyncIterator]() {
-          return iterator;
-        },
-      };
-      return iterator;
+        replay:
+          after === undefined
+            ? undefined
+            : async () => {
+                await pubsub.checkCursor(userId, after);
+                return (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, after) > 0);
+              },
+      });
+      open.add(queue);
+      return queue;
+    },
+
+    async deleteUser(userId) {
+      const log = logs.get(userId);
+      if (!log) return;
+      log.events = [];
+      log.trimmedUpTo = undefined;
+      forget(userId, log);
     },
 
     async close() {
-      for (const [userId, set] of channels) for (const subscriber of [...set]) remove(userId, subscriber);
+      for (const queue of open) queue.end();
+      open.clear();
+      logs.clear();
     },
   };
+  return pubsub;
 }

@@ -1,6 +1,6 @@
 /**
- * A platform event addressed to one user, as webhooks deliver it. Plain and serialisable, so a
- * Redis-backed pubsub can carry it unchanged; subscription resolvers turn it into GraphQL output.
+ * A platform event addressed to one user, as webhooks deliver it. Plain and serialisable, so the
+ * Redis implementation carries it unchanged; subscription resolvers turn it into GraphQL output.
  */
 export interface UserEvent {
   /** `webhook_type`: TOKEN, ACCOUNT, TRANSACTION, INCOME, TRANSFER, PAYMENT. */
@@ -13,15 +13,40 @@ export interface UserEvent {
   receivedAt: string;
 }
 
+/** An event as the log holds it: with its position, which clients resume after. */
+export interface LoggedEvent extends UserEvent {
+  /** Opaque to clients; increases with every event of the user. */
+  cursor: string;
+}
+
+/** The cursor is unknown, malformed, or older than the retention: the client must re-read state. */
+export class CursorExpiredError extends Error {
+  constructor() {
+    super('This cursor is unknown or older than the events kept; read the current state again and subscribe without it.');
+    this.name = 'CursorExpiredError';
+  }
+}
+
+export interface SubscribeOptions {
+  /** Deliver the retained events after this cursor first, then live ones, with no gap or duplicate. */
+  after?: string;
+  signal?: AbortSignal;
+}
+
 /**
- * Where webhooks and subscriptions meet. Channels are per user, so a subscriber can only ever be
- * handed its own user's events. This interface is all resolvers and the webhook receiver see: an
- * implementation over Redis (prefixed channels, SUBSCRIBE awaited before acknowledging) can
- * replace the in-process one without touching either.
+ * Where webhooks and subscriptions meet: one log of events per user. Channels are per user, so a
+ * subscriber can only ever be handed its own user's events. `publish` resolves once the event is
+ * stored (the webhook is answered 200 only then); subscribers on every instance receive it, and a
+ * subscriber that was away resumes from its last cursor. In memory for one instance, or one Redis
+ * Stream per user shared by all.
  */
 export interface PubSub {
-  publish(userId: string, event: UserEvent): Promise<void>;
-  /** Events for `userId` from now on, until the iterator is returned or `signal` aborts. */
-  subscribe(userId: string, signal?: AbortSignal): AsyncIterableIterator<UserEvent>;
+  publish(userId: string, event: UserEvent): Promise<string>;
+  /** Throws CursorExpiredError for a cursor that cannot be resumed from. */
+  checkCursor(userId: string, cursor: string): Promise<void>;
+  /** The user's events from now (or after `options.after`), until returned or `signal` aborts. */
+  subscribe(userId: string, options?: SubscribeOptions): AsyncIterableIterator<LoggedEvent>;
+  /** Deletes the user's retained events (their data is being forgotten). */
+  deleteUser(userId: string): Promise<void>;
   close(): Promise<void>;
 }

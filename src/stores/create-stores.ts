@@ -10,7 +10,10 @@ import type { Logger } from '../lib/logger.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
+import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 import { createRedisClient } from './redis-client.js';
+import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
 import { createRedisOAuthStates } from './redis-oauth-states.js';
@@ -27,6 +30,8 @@ export interface GatewayStores {
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
   sessionEndings: SessionEndingsBus;
+  /** The per-user event log where webhooks and subscriptions meet. */
+  pubsub: PubSub;
   /** The shared Redis connection, for stores that join later (events); undefined in memory. */
   redis: Redis | undefined;
   /** Whether what the gateway needs to accept work is reachable (readiness). */
@@ -54,6 +59,7 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
       handles: createMemoryRoutingHandles(),
       deadLetters: createMemoryDeadLetters(),
       sessionEndings: localSessionEndings,
+      pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
       redis: undefined,
       healthy: () => true,
       close: () => sessions.close(),
@@ -63,8 +69,9 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
   const { url, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
   const redis = createRedisClient({ url, commandTimeoutMs, logger, role: 'commands' });
   const subscriber = createRedisClient({ url, commandTimeoutMs, logger, role: 'subscriber' });
+  const reader = createRedisClient({ url, commandTimeoutMs, logger, role: 'events', blocking: true });
   try {
-    await Promise.all([redis.connect(), subscriber.connect()]);
+    await Promise.all([redis.connect(), subscriber.connect(), reader.connect()]);
     const options = { redis, keyPrefix };
     const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
     logger.info({ keyPrefix }, 'state is on Redis: shared by every instance, kept across restarts');
@@ -76,16 +83,17 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
       handles: createRedisRoutingHandles(options),
       deadLetters: createRedisDeadLetters(options),
       sessionEndings,
+      pubsub: createRedisPubSub({ redis, reader, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
       redis,
-      healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
+      healthy: () => redis.status === 'ready' && subscriber.status === 'ready' && reader.status === 'ready',
       async close() {
         redis.disconnect();
         subscriber.disconnect();
+        reader.disconnect();
       },
     };
   } catch (error) {
-    redis.disconnect();
-    subscriber.disconnect();
+    for (const client of [redis, subscriber, reader]) client.disconnect();
     throw error;
   }
 }

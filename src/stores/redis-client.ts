@@ -8,6 +8,8 @@ export interface RedisClientOptions {
   logger: Logger;
   /** For logs: 'commands', 'subscriber', 'events'. */
   role: string;
+  /** For a connection that blocks (XREAD BLOCK): no per-command timeout. */
+  blocking?: boolean;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface RedisClientOptions {
 export function createRedisClient(options: RedisClientOptions): Redis {
   const client = new Redis(options.url, {
     lazyConnect: true,
-    commandTimeout: options.commandTimeoutMs,
+    commandTimeout: options.blocking ? undefined : options.commandTimeoutMs,
     connectTimeout: Math.max(options.commandTimeoutMs, 2_000),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,

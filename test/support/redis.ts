@@ -36,7 +36,7 @@ export async function dumpKeys(prefix: string, url = REDIS_URL): Promise<Array<[
         : type === 'list' ? JSON.stringify(await redis.lrange(key, 0, -1))
         : type === 'set' ? JSON.stringify(await redis.smembers(key))
         : type === 'hash' ? JSON.stringify(await redis.hgetall(key))
-        : type === 'zset' ? JSON.stringify(await redis.zrange(key, 0, -1))
+        : type === 'zset' ? JSON.stringify(await redis.zrange(key, '0', '-1'))
         : type === 'stream' ? JSON.stringify(await redis.xrange(key, '-', '+'))
         : '';
       out.push([key, value ?? '']);

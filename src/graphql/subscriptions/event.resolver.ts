@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { parseInstant } from '../../lib/instant.js';
-import type { UserEvent } from '../../pubsub/pubsub.js';
+import type { LoggedEvent } from '../../pubsub/pubsub.js';
 import type { PlatformPayment, PlatformTransfer } from '../../upstream/platform-types.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
@@ -9,6 +9,8 @@ import { AccessRevokedEvent, AccountEvent, IncomeEvent, Payment, PaymentUpdate, 
 import { dateField, stringField, stringList, userEvents } from './user-events.js';
 
 type Args = Record<string, string | undefined>;
+
+const AFTER_DESCRIPTION = 'Resume after this `cursor` (from an earlier event): the retained events after it come first, then live ones, with no gap or duplicate. Unknown or too old: CURSOR_EXPIRED.';
 
 function toPayment(payment: PlatformPayment): Payment {
   return {
@@ -36,9 +38,9 @@ function toTransfer(transfer: PlatformTransfer): Transfer {
 export class EventResolver {
   @Subscription(() => PaymentUpdate, {
     description: 'Payment status changes (UPDATE) and arrivals (RECEIVED) for the signed-in user, optionally for one payment.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'PAYMENT', (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'PAYMENT', (args as Args).after, (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId),
   })
-  async paymentUpdated(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string): Promise<PaymentUpdate> {
+  async paymentUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<PaymentUpdate> {
     const id = stringField(event, 'item_id');
     const payment = id ? await context.eventLoaders().payment.load(id) : undefined;
     return {
@@ -48,6 +50,7 @@ export class EventResolver {
       statusCode: stringField(event, 'status_code'),
       statusText: stringField(event, 'status_text'),
       fundsReceivedAt: dateField(event, 'received_at'),
+      cursor: event.cursor,
       receivedAt: new Date(event.receivedAt),
       payment: payment ? toPayment(payment) : undefined,
     };
@@ -55,9 +58,9 @@ export class EventResolver {
 
   @Subscription(() => TransferUpdate, {
     description: 'Transfer status changes and arrivals for the signed-in user, optionally for one transfer.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSFER', (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSFER', (args as Args).after, (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId),
   })
-  async transferUpdated(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('transferId', () => ID, { nullable: true }) _transferId?: string): Promise<TransferUpdate> {
+  async transferUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('transferId', () => ID, { nullable: true }) _transferId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<TransferUpdate> {
     const id = stringField(event, 'item_id');
     const transfer = id ? await context.eventLoaders().transfer.load(id) : undefined;
     return {
@@ -66,6 +69,7 @@ export class EventResolver {
       reportedStatus: stringField(event, 'status'),
       statusText: stringField(event, 'status_text'),
       fundsReceivedAt: dateField(event, 'received_at'),
+      cursor: event.cursor,
       receivedAt: new Date(event.receivedAt),
       transfer: transfer ? toTransfer(transfer) : undefined,
     };
@@ -73,9 +77,9 @@ export class EventResolver {
 
   @Subscription(() => AccountEvent, {
     description: 'Accounts connected, updated (with the changed fields) or removed; `becameInactive` flags an account to reconnect.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'ACCOUNT', (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'ACCOUNT', (args as Args).after, (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
   })
-  async accountEvents(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string): Promise<AccountEvent> {
+  async accountEvents(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<AccountEvent> {
     const id = stringField(event, 'item_id');
     const account = id && event.code !== 'DELETE' ? await context.eventLoaders().account.load(id) : undefined;
     const updatedFields = stringList(event, 'updated_fields');
@@ -85,15 +89,16 @@ export class EventResolver {
       updatedFields,
       becameInactive: account?.status === 'INACTIVE' && (event.code === 'CREATE' || updatedFields.includes('status')),
       account: account ? toAccount(account, context.links.reconnectUrl) : undefined,
+      cursor: event.cursor,
       receivedAt: new Date(event.receivedAt),
     };
   }
 
   @Subscription(() => TransactionEvent, {
     description: 'New, updated or deleted transactions, per account; new ones are included, read fresh.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSACTION', (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSACTION', (args as Args).after, (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
   })
-  async transactionEvents(@Root() event: UserEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string): Promise<TransactionEvent> {
+  async transactionEvents(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<TransactionEvent> {
     const newIds = stringList(event, 'new_transaction_ids');
     const rows = newIds.length > 0 ? await context.platform.getTransactionsByIds(newIds) : [];
     const count = event.payload.new_transactions;
@@ -104,29 +109,31 @@ export class EventResolver {
       newTransactionIds: newIds,
       newTransactions: rows.map(toTransaction),
       removedTransactionIds: stringList(event, 'removed_transactions'),
+      cursor: event.cursor,
       receivedAt: new Date(event.receivedAt),
     };
   }
 
   @Subscription(() => IncomeEvent, {
     description: 'Income stream changes (beta on the platform; may change).',
-    subscribe: ({ context }) => userEvents(context as GatewayContext, 'INCOME'),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'INCOME', (args as Args).after),
   })
-  incomeEvents(@Root() event: UserEvent): IncomeEvent {
+  incomeEvents(@Root() event: LoggedEvent, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): IncomeEvent {
     return {
       code: event.code,
       incomeId: stringField(event, 'item_id'),
       newTransactionIds: stringList(event, 'new_transaction_ids'),
       removedTransactionIds: stringList(event, 'removed_transaction_ids'),
+      cursor: event.cursor,
       receivedAt: new Date(event.receivedAt),
     };
   }
 
   @Subscription(() => AccessRevokedEvent, {
     description: 'The platform revoked the user\u2019s access (TOKEN DELETE). Sign the user out in the app: the socket closes next.',
-    subscribe: ({ context }) => userEvents(context as GatewayContext, 'TOKEN', (event) => event.code === 'DELETE'),
+    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TOKEN', (args as Args).after, (event) => event.code === 'DELETE'),
   })
-  accessRevoked(@Root() event: UserEvent): AccessRevokedEvent {
-    return { reason: 'TOKEN_REVOKED', receivedAt: new Date(event.receivedAt) };
+  accessRevoked(@Root() event: LoggedEvent, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): AccessRevokedEvent {
+    return { reason: 'TOKEN_REVOKED', cursor: event.cursor, receivedAt: new Date(event.receivedAt) };
   }
 }

@@ -73,6 +73,9 @@ export class PaymentUpdate {
   @Field(() => GraphQLISODateTime, { nullable: true, description: 'RECEIVED: when the funds were identified as received.' })
   fundsReceivedAt?: Date;
 
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
+
   @Field(() => GraphQLISODateTime, { description: 'When the gateway received the event.' })
   receivedAt!: Date;
 
@@ -96,6 +99,9 @@ export class TransferUpdate {
 
   @Field(() => GraphQLISODateTime, { nullable: true })
   fundsReceivedAt?: Date;
+
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
 
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;
@@ -121,6 +127,9 @@ export class AccountEvent {
   @Field(() => Account, { nullable: true, description: 'The account as it is now; null once deleted or revoked.' })
   account?: Account;
 
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
+
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;
 }
@@ -145,6 +154,9 @@ export class TransactionEvent {
   @Field(() => [ID])
   removedTransactionIds!: string[];
 
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
+
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;
 }
@@ -163,6 +175,9 @@ export class IncomeEvent {
   @Field(() => [ID])
   removedTransactionIds!: string[];
 
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
+
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;
 }
@@ -171,6 +186,9 @@ export class IncomeEvent {
 export class AccessRevokedEvent {
   @Field(() => String)
   reason!: string;
+
+  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  cursor!: string;
 
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;

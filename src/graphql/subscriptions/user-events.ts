@@ -1,17 +1,27 @@
 import { parseInstant } from '../../lib/instant.js';
-import type { UserEvent } from '../../pubsub/pubsub.js';
+import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 import type { GatewayContext } from '../context.js';
 
 /**
  * The signed-in user's events of one webhook type, optionally narrowed. Always the user's own
  * channel: arguments can only narrow it, never point it at someone else. `return()` reaches the
- * pubsub at once, so a completed subscription stops holding a subscriber. Each event first checks
+ * pubsub at once, so a completed subscription stops holding a subscriber. With `after`, the
+ * retained events after that cursor come first (checked up front: CURSOR_EXPIRED otherwise). Each event first checks
  * that the session is still live, so an expired session's token is never used.
  */
-export function userEvents(context: GatewayContext, type: string, accept: (event: UserEvent) => boolean = () => true): AsyncIterableIterator<UserEvent> {
-  const source = context.pubsub.subscribe(context.user.id);
+export async function userEvents(context: GatewayContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
+  if (after !== undefined && after !== null) {
+    try {
+      await context.pubsub.checkCursor(context.user.id, after);
+    } catch (error) {
+      if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
+      throw error;
+    }
+  }
+  const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
-  const iterator: AsyncIterableIterator<UserEvent> = {
+  const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {
       for (;;) {
         const result = await source.next();

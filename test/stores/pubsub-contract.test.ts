@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/lib/logger.js';
+import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
+import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
+import { createRedisClient } from '../../src/stores/redis-client.js';
+import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
+import { track } from '../support/leftovers.js';
+import { REDIS_URL, testPrefix } from '../support/redis.js';
+
+const logger = createLogger({ level: 'silent' });
+const RETENTION_MS = 3_600_000;
+
+/** Two handles on one log: in memory the same object, on Redis two instances sharing a prefix. */
+type Pair = [PubSub, PubSub];
+
+async function redisPair(): Promise<Pair> {
+  const keyPrefix = testPrefix();
+  const make = async () => {
+    const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
+    const reader = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test-reader', blocking: true });
+    await Promise.all([redis.connect(), reader.connect()]);
+    const pubsub = createRedisPubSub({ redis, reader, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
+    track(async () => {
+      await pubsub.close();
+      redis.disconnect();
+    });
+    return pubsub;
+  };
+  return [await make(), await make()];
+}
+
+async function memoryPair(): Promise<Pair> {
+  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS });
+  track(() => pubsub.close());
+  return [pubsub, pubsub];
+}
+
+const event = (n: number) => ({ type: 'PAYMENT', code: 'UPDATE', payload: { item_id: `payment_${n}` }, receivedAt: new Date().toISOString() });
+const items = (events: LoggedEvent[]) => events.map((logged) => logged.payload.item_id);
+
+async function take(iterator: AsyncIterableIterator<LoggedEvent>, count: number): Promise<LoggedEvent[]> {
+  const out: LoggedEvent[] = [];
+  while (out.length < count) {
+    const next = await iterator.next();
+    if (next.done) break;
+    out.push(next.value);
+  }
+  return out;
+}
+
+/** Waits until a live subscription is certainly following (one event through it). */
+async function settled(publisher: PubSub, iterator: AsyncIterableIterator<LoggedEvent>, userId: string): Promise<string> {
+  const cursor = await publisher.publish(userId, event(-1));
+  const [first] = await take(iterator, 1);
+  expect(first!.cursor).toBe(cursor);
+  return cursor;
+}
+
+for (const [kind, pair] of [
+  ['memory', memoryPair],
+  ['redis', redisPair],
+] as const) {
+  describe(`event log contract: ${kind}`, () => {
+    it("delivers a user's events live, in order, across instances, and only that user's", async () => {
+      const [publisher, subscriber] = await pair();
+      const mine = subscriber.subscribe('user_a');
+      const theirs = subscriber.subscribe('user_b');
+      await settled(publisher, mine, 'user_a');
+      await publisher.publish('user_b', event(99));
+      const cursors = [];
+      for (let n = 0; n < 5; n += 1) cursors.push(await publisher.publish('user_a', event(n)));
+      const received = await take(mine, 5);
+      expect(items(received)).toEqual(['payment_0', 'payment_1', 'payment_2', 'payment_3', 'payment_4']);
+      expect(received.map((logged) => logged.cursor)).toEqual(cursors);
+      expect(items(await take(theirs, 1))).toEqual(['payment_99']);
+      await mine.return!();
+      await theirs.return!();
+    });
+
+    it('resumes after a cursor: exactly the missed events in order, then live ones, none twice', async () => {
+      const [publisher, subscriber] = await pair();
+      const last = await publisher.publish('user_c', event(0));
+      for (let n = 1; n <= 3; n += 1) await publisher.publish('user_c', event(n));
+      const resumed = subscriber.subscribe('user_c', { after: last });
+      // Events published while the replay is being read must not be lost or doubled.
+      const racing = Promise.all([4, 5, 6].map((n) => publisher.publish('user_c', event(n))));
+      await racing;
+      expect(items(await take(resumed, 6))).toEqual(['payment_1', 'payment_2', 'payment_3', 'payment_4', 'payment_5', 'payment_6']);
+      await publisher.publish('user_c', event(7));
+      expect(items(await take(resumed, 1))).toEqual(['payment_7']);
+      await resumed.return!();
+    });
+
+    it('refuses a malformed, future or trimmed cursor with CursorExpiredError', async () => {
+      const [publisher] = await pair();
+      const cursor = await publisher.publish('user_d', event(0));
+      await expect(publisher.checkCursor('user_d', 'not-a-cursor')).rejects.toBeInstanceOf(CursorExpiredError);
+      await expect(publisher.checkCursor('user_d', `${Date.now() + 60_000}-0`)).rejects.toBeInstanceOf(CursorExpiredError);
+      await expect(publisher.checkCursor('user_d', `${Date.now() - RETENTION_MS - 60_000}-0`)).rejects.toBeInstanceOf(CursorExpiredError);
+      await expect(publisher.checkCursor('user_d', cursor)).resolves.toBeUndefined();
+    });
+
+    it('forgets a user\u2019s events when their data is deleted', async () => {
+      const [publisher, subscriber] = await pair();
+      const first = await publisher.publish('user_e', event(0));
+      await publisher.publish('user_e', event(1));
+      await publisher.deleteUser('user_e');
+      const resumed = subscriber.subscribe('user_e', { after: first });
+      await publisher.publish('user_e', event(2));
+      expect(items(await take(resumed, 1))).toEqual(['payment_2']);
+      await resumed.return!();
+    });
+  });
+}
