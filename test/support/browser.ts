@@ -14,13 +14,21 @@ export interface BrowserResponse {
  */
 export class Browser {
   private readonly jar = new Map<string, Map<string, string>>();
+  /** Where requests for a host really go (a load balancer in front of several instances). */
+  private route: ((url: URL) => URL) | undefined;
+
+  /** Sends later requests through `route` (cookies stay keyed by the host the browser sees). */
+  routeThrough(route: ((url: URL) => URL) | undefined): this {
+    this.route = route;
+    return this;
+  }
 
   async request(url: string, init: RequestInit = {}): Promise<BrowserResponse> {
     const target = new URL(url);
     const headers = new Headers(init.headers);
     const cookies = this.jar.get(target.host);
     if (cookies && cookies.size > 0) headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(target, { ...init, headers, redirect: 'manual' });
+    const response = await fetch(this.route ? this.route(target) : target, { ...init, headers, redirect: 'manual' });
     this.storeCookies(target.host, response.headers.getSetCookie());
     const text = await response.text();
     const rawHeaders: Record<string, string | string[]> = {};
