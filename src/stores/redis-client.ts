@@ -32,6 +32,9 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     if (wasReady) options.logger.info({ role: options.role }, 'redis connection restored');
     wasReady = true;
   });
+  client.on('close', () => {
+    if (wasReady) options.logger.warn({ role: options.role }, 'redis connection lost');
+  });
   client.on('error', (error: Error) => options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'));
   return client;
 }
