@@ -201,7 +201,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const userCalls = createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser });
-    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, logger });
+    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, clock, logger });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
     const server = createGatewayHttpServer({

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { userTag, type SessionRecord, type SessionStore } from './session-store.js';
@@ -33,6 +34,8 @@ export type SessionEndedListener = (userId: string, sessionKeys: string[]) => vo
 export class SessionManager {
   readonly cookieName: string;
   private readonly listeners = new Set<SessionEndedListener>();
+  /** Sessions ended lately (here or, through the bus, elsewhere): checked per event without I/O. */
+  private readonly recentlyEnded = new LRUCache<string, true>({ max: 10_000, ttl: 15 * 60_000 });
 
   constructor(private readonly options: SessionManagerOptions) {
     this.cookieName = options.secure ? '__Host-gw_session' : 'gw_session';
@@ -161,7 +164,13 @@ export class SessionManager {
     if (keys.length > 0) this.options.endings?.publish(userId, keys).catch(() => undefined);
   }
 
+  /** Whether this session was ended lately, as far as this instance has heard. */
+  wasEnded(sessionKey: string): boolean {
+    return this.recentlyEnded.has(sessionKey);
+  }
+
   private notify(userId: string, keys: string[]): void {
+    for (const key of keys) this.recentlyEnded.set(key, true);
     for (const listener of this.listeners) listener(userId, keys);
   }
 }

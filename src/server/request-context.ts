@@ -2,6 +2,7 @@ import type { Session, SessionManager } from '../auth/session-manager.js';
 import type { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { AppKind } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
+import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
 import { bindUserPlatform } from '../loaders/user-platform.js';
@@ -20,6 +21,7 @@ export interface RequestContextDependencies {
   publicUrl: () => string;
   /** Each user's share of upstream concurrency. */
   userCalls: UserCallLimiter;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -27,6 +29,7 @@ export interface RequestContextDependencies {
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   return (session: Session): GatewayContext => {
     let ended = false;
+    let knownDeadline = deps.sessions.deadlineOf(session);
     const end = async () => {
       ended = true;
       await deps.eraser.forget(session.userId);
@@ -68,7 +71,17 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         get ended() {
           return ended;
         },
-        isLive: async () => !ended && (await deps.sessions.isLive(session.key)),
+        // Before its known deadline the session is live unless it was ended, and endings reach
+        // every instance (pub/sub, and each socket's session re-check): no store read per event.
+        // Past that deadline the store is asked, since use elsewhere may have extended it.
+        isLive: async () => {
+          if (ended || deps.sessions.wasEnded(session.key)) return false;
+          if (deps.clock() < knownDeadline) return true;
+          const current = await deps.sessions.lookup(session.key);
+          if (!current) return false;
+          knownDeadline = deps.sessions.deadlineOf(current);
+          return deps.clock() < knownDeadline;
+        },
       },
       appKind: deps.appKind,
       links: { reconnectUrl: `${deps.publicUrl()}/auth/login?returnTo=%2Fgraphql` },

@@ -1,0 +1,194 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import WebSocket from 'ws';
+import { createLogger } from '../src/lib/logger.js';
+import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+
+/**
+ * `npm run bench:scale`: the cost of sharing state on Redis, measured side by side in one run.
+ * - Latency: webhook POST → event on a subscriber's socket, p50/p99/max over EVENTS events, with
+ *   the subscriber on the same instance and state in memory (the floor) against the subscriber on
+ *   another instance with state on Redis (ledger claim, stream append, the other instance's read).
+ * - Ingest: verified webhooks per second at CONCURRENCY, in memory against Redis.
+ * Gateways run as separate processes (`node --import tsx src/main.ts`) against one sandbox in this
+ * process; Redis at REDIS_URL (default 127.0.0.1:6379) under a key prefix deleted afterwards.
+ */
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000);
+const INGEST = Number(process.env.BENCH_INGEST ?? 3_000);
+const CONCURRENCY = 16;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+interface Gateway {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  started: () => number;
+}
+
+async function startGateway(env: Record<string, string>): Promise<Gateway> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'debug', NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let subscriptions = 0;
+  let buffered = '';
+  await new Promise<void>((resolve) =>
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (line.includes('"gateway listening"')) resolve();
+        if (line.includes('"subscription started"')) subscriptions += 1;
+      }
+    }),
+  );
+  return { url: `http://127.0.0.1:${port}`, port, child, started: () => subscriptions };
+}
+
+async function signIn(publicUrl: string, via: Gateway, sandbox: Sandbox): Promise<{ cookie: string; state: string }> {
+  const cookies = new Map<string, string>();
+  const go = async (target: string, init: RequestInit = {}) => {
+    const url = new URL(target);
+    const real = url.origin === publicUrl ? `${via.url}${url.pathname}${url.search}` : target;
+    const response = await fetch(real, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const header of response.headers.getSetCookie()) {
+      const [name, value] = header.split(';')[0]!.split('=');
+      cookies.set(name!, value!);
+    }
+    return response;
+  };
+  const authorize = new URL((await go(`${publicUrl}/auth/login`)).headers.get('location')!);
+  const consent = await (await go(authorize.href)).text();
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('user', /name="user" value="([^"]+)"/.exec(consent)![1]!);
+  form.set('decision', 'allow');
+  const back = await go(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
+  await go(back.headers.get('location')!);
+  for (let attempt = 0; attempt < 100 && sandbox.webhookSubscriptions().length === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  return { cookie: `gw_session=${cookies.get('gw_session')}`, state: sandbox.webhookSubscriptions().at(-1)!.state! };
+}
+
+async function subscriber(gateway: Gateway, publicUrl: string, cookie: string) {
+  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/graphql`, 'graphql-transport-ws', { headers: { origin: publicUrl, cookie } });
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ type: 'connection_init' }));
+  await once(socket, 'message');
+  const before = gateway.started();
+  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { incomeEvents { incomeId } }' } }));
+  while (gateway.started() === before) await new Promise((resolve) => setTimeout(resolve, 10));
+  const waiting = new Map<string, () => void>();
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as { type: string; payload?: { data?: { incomeEvents?: { incomeId: string } } } };
+    const id = message.payload?.data?.incomeEvents?.incomeId;
+    if (id) waiting.get(id)?.();
+  });
+  return { arrival: (id: string) => new Promise<void>((resolve) => waiting.set(id, resolve)), close: () => socket.close() };
+}
+
+function post(sandbox: Sandbox, gateway: Gateway, state: string, id: string): Promise<Response> {
+  const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: id });
+  const signed = sandbox.signingKeys.sign(Buffer.from(body));
+  return fetch(`${gateway.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signed.signature, 'x-service-signing-key': String(signed.keyId) }, body });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function scenario(name: string, shared: Record<string, string>, instances: 1 | 2) {
+  // A sandbox per scenario: webhook subscriptions of an earlier deployment must not be picked up.
+  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600 });
+  await sandbox.start();
+  const publicPort = await freePort();
+  const publicUrl = `http://localhost:${publicPort}`;
+  sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
+  const env = {
+    CORE_API_URL: sandbox.coreUrl,
+    ENRICHMENT_API_URL: sandbox.enrichmentUrl,
+    OAUTH_AUTHORIZE_URL: sandbox.authorizeUrl,
+    APP_TOKEN: sandbox.credentials.appToken,
+    APP_SECRET: sandbox.credentials.appSecret,
+    ENRICHMENT_API_KEY: sandbox.credentials.enrichmentKey,
+    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    PUBLIC_URL: publicUrl,
+    SHUTDOWN_DELAY_MS: '0',
+    ...shared,
+  };
+  const gateways = await Promise.all(Array.from({ length: instances }, () => startGateway(env)));
+  const [ingress, egress] = [gateways[0]!, gateways.at(-1)!];
+  sandbox.setWebhookUrl(`${ingress.url}/webhooks`);
+  const { cookie, state } = await signIn(publicUrl, egress, sandbox);
+  const listener = await subscriber(egress, publicUrl, cookie);
+
+  const latencies: number[] = [];
+  for (let n = 0; n < EVENTS; n += 1) {
+    const id = `income_${name}_${n}`;
+    const arrived = listener.arrival(id);
+    const started = performance.now();
+    const response = await post(sandbox, ingress, state, id);
+    if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+    await arrived;
+    latencies.push(performance.now() - started);
+  }
+  listener.close();
+
+  let next = 0;
+  const ingestStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < INGEST) {
+        const response = await post(sandbox, ingress, state, `ingest_${name}_${next++}`);
+        if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+      }
+    }),
+  );
+  const perSecond = INGEST / ((performance.now() - ingestStarted) / 1000);
+  for (const gateway of gateways) {
+    gateway.child.kill('SIGTERM');
+    await once(gateway.child, 'exit');
+  }
+  await sandbox.stop();
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, perSecond };
+}
+
+async function main(): Promise<void> {
+  const prefix = `ofg-bench-${randomBytes(4).toString('hex')}:`;
+  const redisEnv = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+  try {
+    // Interleaved twice, so neither side always runs on a warmer machine.
+    type Figures = Awaited<ReturnType<typeof scenario>>;
+    const runs: Array<{ memory: Figures; redis: Figures }> = [];
+    for (let round = 0; round < 2; round += 1) {
+      runs.push({ memory: await scenario(`m${round}`, {}, 1), redis: await scenario(`r${round}`, redisEnv, 2) });
+    }
+    const best = (pick: (run: (typeof runs)[number]) => Figures) => runs.map(pick).sort((a, b) => a.p99 - b.p99)[0]!;
+    const memory = best((run) => run.memory);
+    const redis = best((run) => run.redis);
+    const ms = (value: number) => `${value.toFixed(2)} ms`;
+    console.log(`\nwebhook → subscriber over ${EVENTS} events (best of ${runs.length} interleaved runs), ingest of ${INGEST} webhooks at concurrency ${CONCURRENCY}\n`);
+    console.log('| | p50 | p99 | max | ingest/s |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| one instance, in memory | ${ms(memory.p50)} | ${ms(memory.p99)} | ${ms(memory.max)} | ${memory.perSecond.toFixed(0)} |`);
+    console.log(`| across instances, Redis | ${ms(redis.p50)} | ${ms(redis.p99)} | ${ms(redis.max)} | ${redis.perSecond.toFixed(0)} |`);
+    console.log(`\np99 difference: ${ms(redis.p99 - memory.p99)} (goal ≤ 2 ms); ingest ratio: ${((redis.perSecond / memory.perSecond) * 100).toFixed(0)}% (goal ≥ 70%)`);
+  } finally {
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
