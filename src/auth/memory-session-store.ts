@@ -34,12 +34,16 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   }
 
   // Expired sessions hold tokens the user no longer uses: drop them rather than wait for a read.
-  const sweeper = setInterval(() => {
+  const sweep = () => {
     for (const [id, record] of sessions) if (!isLive(record)) expire(id, record);
-  }, options.sweepIntervalMs ?? 60_000);
+  };
+  const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
 
   return {
+    async sweep() {
+      sweep();
+    },
     async get(sessionId) {
       const record = sessions.get(sessionId);
       if (record && !isLive(record)) {

@@ -40,5 +40,10 @@ export interface SessionStore {
   listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>>;
   /** Deletes every session of a user and returns their ids (revocation ends them all). */
   deleteByUser(userId: string): Promise<string[]>;
+  /**
+   * Finds lapsed sessions, deletes them and reports each once to the store's `onExpired` (its
+   * token is then revoked). Runs on an interval by itself; exposed for tests.
+   */
+  sweep(): Promise<void>;
   close(): Promise<void>;
 }

@@ -75,9 +75,10 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
     const options = { redis, keyPrefix };
     const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
     logger.info({ keyPrefix }, 'state is on Redis: shared by every instance, kept across restarts');
+    const sessions = createRedisSessionStore({ redis, keyPrefix, cipher: createTokenCipher(tokenKeys), clock, idleTimeoutMs: config.session.idleTimeoutMs, logger, onExpired: onSessionExpired });
     return {
       kind: 'redis',
-      sessions: createRedisSessionStore({ redis, keyPrefix, cipher: createTokenCipher(tokenKeys), idleTimeoutMs: config.session.idleTimeoutMs }),
+      sessions,
       oauthStates: createRedisOAuthStates(options),
       ledger: createRedisDeliveryLedger(options),
       handles: createRedisRoutingHandles(options),
@@ -87,6 +88,7 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
       redis,
       healthy: () => redis.status === 'ready' && subscriber.status === 'ready' && reader.status === 'ready',
       async close() {
+        await sessions.close();
         redis.disconnect();
         subscriber.disconnect();
         reader.disconnect();

@@ -1,13 +1,21 @@
 import type { Redis } from 'ioredis';
 import { tagOfSessionKey, userTag, type SessionRecord, type SessionStore } from '../auth/session-store.js';
 import type { TokenCipher } from '../auth/token-cipher.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
 import { execAll, storeCall } from './redis-client.js';
 
 export interface RedisSessionStoreOptions {
   redis: Redis;
   keyPrefix: string;
   cipher: TokenCipher;
+  clock: Clock;
   idleTimeoutMs: number;
+  logger: Logger;
+  /** Told of each lapsed session once, by whichever instance sweeps it first. */
+  onExpired?: (sessionKey: string, record: SessionRecord) => void;
+  /** @default 30000 */
+  sweepIntervalMs?: number;
 }
 
 interface StoredSession {
@@ -20,11 +28,20 @@ interface StoredSession {
 }
 
 /**
- * Sessions on Redis. Each is one key whose expiry is the earlier of its absolute and idle
- * deadlines, so Redis forgets a lapsed session (and its token) by itself; the user's index set
- * lists them for revoke-all and deletion. A user's keys share a hash tag. The token is stored only
- * encrypted, bound to the session key and user id. Writes are transactions: a session whose token
- * could not be stored does not exist.
+ * Kept past the deadline, so a sweep can still read the token it must revoke; reads treat the
+ * session as gone from the deadline on.
+ */
+const SWEEP_GRACE_MS = 15 * 60_000;
+const SWEEP_BATCH = 100;
+
+/**
+ * Sessions on Redis. A session is one key; reads treat it as gone from the earlier of its absolute
+ * and idle deadlines, and a sorted set of deadlines lets a sweep on any instance find lapsed
+ * sessions, delete them and hand them to `onExpired` (which revokes their platform token), each
+ * exactly once (ZREM decides which instance). Redis itself drops the key a little later. The
+ * user's index set lists sessions for revoke-all and deletion; a user's keys share a hash tag.
+ * The token is stored only encrypted, bound to the session key and user id. Writes are
+ * transactions: a session whose token could not be stored does not exist.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { redis, keyPrefix, cipher } = options;
@@ -34,7 +51,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     return tag ? `${userKeys(tag)}:s:${key.slice(tag.length + 1)}` : undefined;
   };
   const indexKey = (userId: string) => `${userKeys(userTag(userId))}:sessions`;
+  const deadlinesKey = `${keyPrefix}session-deadlines`;
   const binding = (key: string, userId: string) => `session:${key}|user:${userId}`;
+  const deadlineOf = (record: { expiresAt: number; lastSeenAt: number }) => Math.min(record.expiresAt, record.lastSeenAt + options.idleTimeoutMs);
 
   function decode(key: string, raw: string | null): SessionRecord | undefined {
     if (raw === null) return undefined;
@@ -42,26 +61,53 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     return { userId: stored.userId, accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)), createdAt: stored.createdAt, expiresAt: stored.expiresAt, lastSeenAt: stored.lastSeenAt };
   }
 
+  const live = (record: SessionRecord | undefined) => (record && options.clock() < deadlineOf(record) ? record : undefined);
+
+  async function sweep(): Promise<void> {
+    const due = await storeCall(() => redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH));
+    for (const key of due) {
+      // Only the instance whose ZREM removes the entry handles it.
+      if ((await storeCall(() => redis.zrem(deadlinesKey, key))) !== 1) continue;
+      const redisKey = sessionKey(key);
+      const record = redisKey ? decode(key, await storeCall(() => redis.get(redisKey))) : undefined;
+      if (!record || !redisKey) continue;
+      if (live(record)) {
+        // Used again meanwhile: put its new deadline back.
+        await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(record), key));
+        continue;
+      }
+      await storeCall(() => execAll(redis.multi().del(redisKey).srem(indexKey(record.userId), key)));
+      options.onExpired?.(key, record);
+    }
+  }
+
+  const sweeper = setInterval(() => {
+    sweep().catch((error: unknown) => options.logger.warn({ err: { message: (error as Error).message } }, 'session sweep failed; will retry'));
+  }, options.sweepIntervalMs ?? 30_000);
+  sweeper.unref();
+
   return {
     async get(key) {
       const redisKey = sessionKey(key);
       if (!redisKey) return undefined;
-      return decode(key, await storeCall(() => redis.get(redisKey)));
+      return live(decode(key, await storeCall(() => redis.get(redisKey))));
     },
     async set(key, record) {
       const redisKey = sessionKey(key);
       if (!redisKey) throw new Error('session keys start with the user tag');
       const stored: StoredSession = { userId: record.userId, token: cipher.encrypt(record.accessToken, binding(key, record.userId)), createdAt: record.createdAt, expiresAt: record.expiresAt, lastSeenAt: record.lastSeenAt };
-      const deadline = Math.min(record.expiresAt, record.lastSeenAt + options.idleTimeoutMs);
+      const deadline = deadlineOf(record);
+      const index = indexKey(record.userId);
       await storeCall(() =>
         execAll(
           redis
-          .multi()
-          .set(redisKey, JSON.stringify(stored), 'PXAT', deadline)
-          .sadd(indexKey(record.userId), key)
-          // The index lives as long as the longest session it could list.
-          .pexpireat(indexKey(record.userId), Math.max(record.expiresAt, deadline), 'GT')
-          .pexpireat(indexKey(record.userId), Math.max(record.expiresAt, deadline), 'NX'),
+            .multi()
+            .set(redisKey, JSON.stringify(stored), 'PXAT', deadline + SWEEP_GRACE_MS)
+            .sadd(index, key)
+            // The index lives as long as the longest session it could list.
+            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'GT')
+            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'NX')
+            .zadd(deadlinesKey, deadline, key),
         ),
       );
     },
@@ -69,29 +115,33 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       const redisKey = sessionKey(key);
       if (!redisKey) return;
       const raw = await storeCall(() => redis.getdel(redisKey));
+      await storeCall(() => redis.zrem(deadlinesKey, key));
       if (raw) await storeCall(() => redis.srem(indexKey((JSON.parse(raw) as StoredSession).userId), key));
     },
     async listByUser(userId) {
       const keys = await storeCall(() => redis.smembers(indexKey(userId)));
       if (keys.length === 0) return [];
       const values = await storeCall(() => redis.mget(keys.map((key) => sessionKey(key)!)));
-      const live: Array<{ sessionId: string; record: SessionRecord }> = [];
-      const lapsed: string[] = [];
+      const found: Array<{ sessionId: string; record: SessionRecord }> = [];
+      const gone: string[] = [];
       keys.forEach((key, index) => {
         const record = decode(key, values[index] ?? null);
-        if (record) live.push({ sessionId: key, record });
-        else lapsed.push(key);
+        if (live(record)) found.push({ sessionId: key, record: record! });
+        else if (!record) gone.push(key);
       });
-      if (lapsed.length > 0) await storeCall(() => redis.srem(indexKey(userId), ...lapsed));
-      return live;
+      if (gone.length > 0) await storeCall(() => redis.srem(indexKey(userId), ...gone));
+      return found;
     },
     async deleteByUser(userId) {
       const keys = await storeCall(() => redis.smembers(indexKey(userId)));
-      await storeCall(() => execAll(redis.multi().del(...keys.map((key) => sessionKey(key)!), indexKey(userId))));
+      const multi = redis.multi().del(...keys.map((key) => sessionKey(key)!), indexKey(userId));
+      await storeCall(() => execAll(multi));
+      if (keys.length > 0) await storeCall(() => redis.zrem(deadlinesKey, ...keys));
       return keys;
     },
+    sweep,
     async close() {
-      // The connection is shared and closed by its owner.
+      clearInterval(sweeper);
     },
   };
 }

@@ -23,6 +23,10 @@ const logger = createLogger({ level: 'silent' });
 
 interface Stores {
   sessions: SessionStore;
+  /** A second handle on the same sessions (another instance, on Redis). */
+  otherSessions: SessionStore;
+  /** What `onExpired` reported, on either handle. */
+  expired: Array<{ key: string; token: string }>;
   oauthStates: OAuthStateStore;
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
@@ -39,8 +43,16 @@ async function redisStores(): Promise<Stores> {
   await redis.connect();
   track(() => void redis.disconnect());
   const options = { redis, keyPrefix };
+  const expired: Array<{ key: string; token: string }> = [];
+  const sessionStore = () => {
+    const store = createRedisSessionStore({ redis, keyPrefix, cipher, clock: Date.now, idleTimeoutMs: IDLE_MS, logger, onExpired: (key, record) => expired.push({ key, token: record.accessToken }) });
+    track(() => store.close());
+    return store;
+  };
   return {
-    sessions: createRedisSessionStore({ redis, keyPrefix, cipher, idleTimeoutMs: IDLE_MS }),
+    sessions: sessionStore(),
+    otherSessions: sessionStore(),
+    expired,
     oauthStates: createRedisOAuthStates(options),
     ledger: createRedisDeliveryLedger(options),
     handles: createRedisRoutingHandles(options),
@@ -50,10 +62,13 @@ async function redisStores(): Promise<Stores> {
 }
 
 function memoryStores(): Stores {
-  const sessions = createMemorySessionStore({ clock: Date.now, idleTimeoutMs: IDLE_MS });
+  const expired: Array<{ key: string; token: string }> = [];
+  const sessions = createMemorySessionStore({ clock: Date.now, idleTimeoutMs: IDLE_MS, onExpired: (key, record) => expired.push({ key, token: record.accessToken }) });
   track(() => sessions.close());
   return {
     sessions,
+    otherSessions: sessions,
+    expired,
     oauthStates: createMemoryOAuthStates({ maxPending: 100 }),
     ledger: createMemoryDeliveryLedger({ clock: Date.now }),
     handles: createMemoryRoutingHandles(),
@@ -102,6 +117,19 @@ for (const [kind, make] of [
       expect(await sessions.get(absolute)).toBeUndefined();
       expect(await sessions.get(idle)).toBeUndefined();
       expect(await sessions.listByUser('user_c')).toEqual([]);
+    });
+
+    it('sessions: a sweep reports each lapsed session once, with its token, on whichever instance sweeps first', async () => {
+      const { sessions, otherSessions, expired } = await make();
+      const [lapsed, live] = [sessionKey('user_g'), sessionKey('user_g')];
+      const old = record('user_g', { lastSeenAt: Date.now() - IDLE_MS - 1 });
+      await sessions.set(lapsed, old);
+      await sessions.set(live, record('user_g'));
+      await Promise.all([sessions.sweep(), otherSessions.sweep(), sessions.sweep()]);
+      expect(expired).toEqual([{ key: lapsed, token: old.accessToken }]);
+      expect((await sessions.listByUser('user_g')).map((entry) => entry.sessionId)).toEqual([live]);
+      await sessions.sweep();
+      expect(expired).toHaveLength(1);
     });
 
     it('oauth state: single use, bound to the browser', async () => {
