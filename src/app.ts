@@ -92,12 +92,24 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
   async function start(): Promise<void> {
     if (lifecycle.phase !== 'created') throw new Error(`cannot start a gateway that is ${lifecycle.phase}`);
     lifecycle = { phase: 'starting' };
+    // What each step built, undone newest first if a later step fails (nothing is left listening).
+    const undo: Array<() => unknown> = [];
+    try {
+      await startSteps(undo);
+    } catch (error) {
+      for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => undefined);
+      lifecycle = { phase: 'stopped' };
+      throw error;
+    }
+  }
 
+  async function startSteps(undo: Array<() => unknown>): Promise<void> {
     const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
     const sandbox = needsSandbox
       ? createSandbox({ logger: logger.child({ component: 'sandbox' }), headerPrefix: config.headerPrefix, clock, webhookTimeScale: config.sandboxWebhookTimeScale, ...options.sandbox })
       : undefined;
     await sandbox?.start();
+    if (sandbox) undo.push(() => sandbox.stop());
 
     const core = config.core.baseUrl
       ? { baseUrl: config.core.baseUrl, appToken: config.core.appToken!, appSecret: config.core.appSecret!, authorizeUrl: config.core.oauthAuthorizeUrl! }
@@ -121,6 +133,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     };
 
     const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
+    undo.push(() => coreHttp.close(), () => enrichmentHttp.close());
     const stores = await createStores({
       config,
       clock,
@@ -130,6 +143,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
         void releaser.release(record.userId, record.accessToken);
       },
     });
+    undo.push(() => stores.close());
     const sessionStore = stores.sessions;
     // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
     const sessions = new SessionManager({
@@ -152,6 +166,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
     const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger });
+    undo.push(() => keysHttp.close());
     const webhooksEnabled = config.appKind === 'FULL';
     const deadLetters = stores.deadLetters;
 
@@ -159,6 +174,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const rules = createOperationRules({ graphql: config.graphql, maxListLength: config.enrichment.maxQueriesPerRequest });
     const apollo = createApolloServer(schema, rules, logger);
     await apollo.start();
+    undo.push(() => apollo.stop());
 
     let publicUrl = config.publicUrl ?? '';
     const router = new Router();
@@ -229,6 +245,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       sessionRecheckMs: options.sessionRecheckMs,
     });
 
+    undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'), () => pubsub.close(), () => releaser.close());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

@@ -96,6 +96,7 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
     };
   } catch (error) {
     for (const client of [redis, subscriber, reader]) client.disconnect();
-    throw error;
+    const where = new URL(url);
+    throw new Error(`could not reach Redis at ${where.protocol}//${where.host} (REDIS_URL): ${error instanceof Error ? error.message : String(error)}`);
   }
 }
