@@ -1,20 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument } from '../__generated__/graphql.js';
 import { execute, startGateway } from '../support/gateway.js';
+import { freePort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 describe('shutdown that loses nothing', () => {
   it('fails readiness first, refuses new webhooks with 503, lets in-flight requests finish and closes sockets with 1001', async () => {
