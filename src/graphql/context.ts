@@ -5,15 +5,14 @@ import type { UserPlatform } from '../loaders/user-platform.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 
 /**
- * Per-request data handed to resolvers. Resolvers are singletons: everything request-specific,
+ * Per-request data handed to resolvers; for a subscription, per event (each event executes with a
+ * context of its own, so nothing read for an earlier event is reused). Resolvers are singletons: everything request-specific,
  * and every way to reach an upstream, arrives here. The user access token does not: it is bound
  * inside `platform` and the loaders.
  */
 export interface GatewayContext {
   user: { id: string };
   loaders: RequestLoaders;
-  /** Fresh loaders for one subscription event: nothing read for an earlier event is reused. */
-  eventLoaders(): RequestLoaders;
   /** Where webhook events arrive; subscriptions read only their own user's channel. */
   pubsub: PubSub;
   /** Core API calls that are not reads worth batching (mutations, verification, paging). */

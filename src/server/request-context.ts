@@ -44,7 +44,6 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     return {
       user: { id: session.userId },
       loaders: createRequestLoaders(deps.loaders, platform),
-      eventLoaders: () => createRequestLoaders(deps.loaders, platform),
       pubsub: deps.pubsub,
       platform,
       session: {

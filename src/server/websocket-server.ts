@@ -9,6 +9,7 @@ import type { OperationRules } from '../graphql/operation-rules.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CloseCode } from './close-codes.js';
+import { subscribePerEvent } from './per-event-execution.js';
 import { createSocketRegistry } from './socket-registry.js';
 
 export interface WebSocketLimits {
@@ -79,9 +80,13 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       socket.terminate();
     });
 
+  /** Each subscription's way to make a fresh context for one event. */
+  const eventContexts = new WeakMap<object, () => GatewayContext>();
+
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
       schema: options.schema,
+      subscribe: (args) => subscribePerEvent(args, eventContexts.get(args.contextValue as object) ?? (() => args.contextValue)),
       connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
       onConnect: async (ctx) => {
         const session = await options.sessions.read(ctx.extra.request);
@@ -108,12 +113,14 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         if ('errors' in prepared) return prepared.errors;
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
+        const contextValue = options.createContext(session);
+        eventContexts.set(contextValue, () => options.createContext(session));
         return {
           schema: options.schema,
           document: prepared.document,
           variableValues: payload.variables ?? undefined,
           operationName: payload.operationName ?? undefined,
-          contextValue: options.createContext(session),
+          contextValue,
         };
       },
       onError: (_ctx, _id, _payload, errors) => formatAll(errors),

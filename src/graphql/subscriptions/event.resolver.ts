@@ -32,7 +32,8 @@ function toTransfer(transfer: PlatformTransfer): Transfer {
 
 /**
  * Live events, republished from verified webhooks. Each event is a signal: the object it names
- * is re-read with loaders fresh for that event, so what the client sees is current state.
+ * is re-read with the loaders of that event (each event executes with its own context, see
+ * src/server/per-event-execution.ts), so what the client sees is current state.
  */
 @Resolver()
 export class EventResolver {
@@ -42,7 +43,7 @@ export class EventResolver {
   })
   async paymentUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<PaymentUpdate> {
     const id = stringField(event, 'item_id');
-    const payment = id ? await context.eventLoaders().payment.load(id) : undefined;
+    const payment = id ? await context.loaders.payment.load(id) : undefined;
     return {
       code: event.code,
       paymentId: id,
@@ -62,7 +63,7 @@ export class EventResolver {
   })
   async transferUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('transferId', () => ID, { nullable: true }) _transferId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<TransferUpdate> {
     const id = stringField(event, 'item_id');
-    const transfer = id ? await context.eventLoaders().transfer.load(id) : undefined;
+    const transfer = id ? await context.loaders.transfer.load(id) : undefined;
     return {
       code: event.code,
       transferId: id,
@@ -81,7 +82,7 @@ export class EventResolver {
   })
   async accountEvents(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<AccountEvent> {
     const id = stringField(event, 'item_id');
-    const account = id && event.code !== 'DELETE' ? await context.eventLoaders().account.load(id) : undefined;
+    const account = id && event.code !== 'DELETE' ? await context.loaders.account.load(id) : undefined;
     const updatedFields = stringList(event, 'updated_fields');
     return {
       code: event.code,
