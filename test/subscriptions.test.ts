@@ -33,12 +33,13 @@ describe('subscriptions end to end through the sandbox', () => {
       const payment = gateway.sandbox.payments.createPayment(userId, { amount: 120 });
       gateway.sandbox.payments.advancePayment(payment._id, { status: 'SENT' });
     });
-    const first = (await events.next()).data!.paymentUpdated;
-    const second = (await events.next()).data!.paymentUpdated;
-
-    expect([first.reportedStatus, second.reportedStatus]).toEqual(['SENT', 'READY']);
-    for (const event of [first, second]) expect(event.payment).toMatchObject({ status: 'SENT', final: true });
-    expect(gateway.sandbox.requests({ method: 'GET', path: `/v1/payments/${first.paymentId}` })).toHaveLength(2); // one fresh read per event
+    // SENT arrives first, READY last. A subscriber still busy when READY arrives gets the two
+    // coalesced into one (events are signals); either way each event shows the current state.
+    const seen = [(await events.next()).data!.paymentUpdated];
+    while (seen.at(-1)!.reportedStatus !== 'READY') seen.push((await events.next()).data!.paymentUpdated);
+    expect(seen.length).toBeLessThanOrEqual(2);
+    for (const event of seen) expect(event.payment).toMatchObject({ status: 'SENT', final: true });
+    expect(gateway.sandbox.requests({ method: 'GET', path: `/v1/payments/${seen[0]!.paymentId}` })).toHaveLength(seen.length); // one fresh read per event
   });
 
   it('gives each user only their own events', async () => {
@@ -109,8 +110,10 @@ describe('subscriptions end to end through the sandbox', () => {
     const transfer = gateway.sandbox.payments.createTransfer(userId, 300);
     gateway.sandbox.payments.advanceTransfer(transfer._id, { status: 'SENT' });
     gateway.sandbox.payments.markTransferReceived(transfer._id);
-    const seen = [(await events.next()).data!.transferUpdated, (await events.next()).data!.transferUpdated, (await events.next()).data!.transferUpdated];
-    expect(seen.map((e) => e.code).sort()).toEqual(['RECEIVED', 'UPDATE', 'UPDATE']);
+    // Two UPDATEs and a RECEIVED; the UPDATEs may be coalesced if they arrive while the subscriber is busy.
+    const seen = [(await events.next()).data!.transferUpdated];
+    while (!seen.some((e) => e.code === 'RECEIVED') || seen.filter((e) => e.code === 'UPDATE').length === 0) seen.push((await events.next()).data!.transferUpdated);
+    expect(new Set(seen.map((e) => e.code))).toEqual(new Set(['RECEIVED', 'UPDATE']));
     expect(seen.find((e) => e.code === 'RECEIVED')!.fundsReceivedAt).not.toBeNull();
     for (const event of seen) expect(event.transfer.status).toBe('SENT');
   });

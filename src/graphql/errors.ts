@@ -17,6 +17,11 @@ export const ErrorCode = {
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   /** A subscription's `after` cursor is unknown or older than the retained events: re-read state. */
   CURSOR_EXPIRED: 'CURSOR_EXPIRED',
+  /**
+   * A subscriber fell too far behind; the subscription ended. `extensions.cursor` (when present)
+   * is where to resume: subscribe again with `after` set to it and nothing is lost.
+   */
+  EVENTS_DROPPED: 'EVENTS_DROPPED',
   /** The gateway's shared store (Redis) is unreachable for now; retry shortly. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',

@@ -13,7 +13,10 @@ import { ErrorCode, PUBLIC_CODES, accessRevokedError, gatewayError, refreshForbi
  */
 export function createFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const unwrapped = unwrapResolverError(error);
+    // graphql-ws wraps what a subscription's stream throws in a GraphQLError without a code.
+    const wrapsCoded = unwrapped instanceof GraphQLError && unwrapped.extensions?.code === undefined && unwrapped.originalError instanceof GraphQLError;
+    const original = wrapsCoded ? (unwrapped.originalError as GraphQLError) : unwrapped;
     if (original instanceof AccessRevokedError || original instanceof RefreshForbiddenError) {
       const mapped = original instanceof AccessRevokedError ? accessRevokedError() : refreshForbiddenError(original.platformMessage);
       return { message: mapped.message, locations: formatted.locations, path: formatted.path, extensions: mapped.extensions };
@@ -35,6 +38,7 @@ export function createFormatError(logger: Logger) {
     // Resolver errors arrive wrapped; request errors (parse, validation, variables) are GraphQLErrors.
     const code = original instanceof GraphQLError ? original.extensions?.code : undefined;
     if (typeof code === 'string' && PUBLIC_CODES.has(code) && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
+      if (original !== unwrapped && original instanceof GraphQLError) return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: original.extensions };
       const { stacktrace: _dropped, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }

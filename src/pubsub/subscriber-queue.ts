@@ -10,20 +10,55 @@ export function compareCursors(a: string, b: string): number {
 export const CURSOR_FORM = /^\d{1,16}-\d{1,10}$/;
 
 /**
- * One subscriber's pending events, as an async iterator. Events already delivered (by replay) are
- * skipped by cursor, so the seam between replay and live delivery has no duplicate. Bounded: past
- * `maxQueued` the oldest is dropped and counted (issue: coalescing per object comes later).
+ * More distinct objects were pending for one subscriber than its queue holds. Nothing is dropped
+ * silently: the subscription ends with this, and the client resumes after `cursor` (the last event
+ * it was given) to receive everything, replayed from the log.
+ */
+export class EventsDroppedError extends Error {
+  constructor(readonly cursor: string | undefined) {
+    super('Events arrived faster than this subscription read them; resubscribe with `after` set to the cursor given, to receive them all.');
+    this.name = 'EventsDroppedError';
+  }
+}
+
+/**
+ * What an event is about, when a newer one about the same thing may replace it: payment and
+ * transfer events and account updates only say "this object changed, re-read it". Transaction and
+ * income events carry the ids that changed, and creations and deletions are facts of their own,
+ * so those are never folded.
+ */
+function coalescingKey(event: LoggedEvent): string {
+  const item = event.payload.item_id;
+  const foldable = typeof item === 'string' && (event.type === 'PAYMENT' || event.type === 'TRANSFER' || (event.type === 'ACCOUNT' && event.code === 'UPDATE'));
+  return foldable ? `${event.type}:${event.code === 'RECEIVED' ? 'RECEIVED:' : ''}${item}` : `event:${event.cursor}`;
+}
+
+/** The newer event, keeping every field an account update said had changed. */
+function fold(older: LoggedEvent, newer: LoggedEvent): LoggedEvent {
+  if (newer.type !== 'ACCOUNT') return newer;
+  const fields = (event: LoggedEvent) => (Array.isArray(event.payload.updated_fields) ? (event.payload.updated_fields as unknown[]) : []);
+  return { ...newer, payload: { ...newer.payload, updated_fields: [...new Set([...fields(older), ...fields(newer)])] } };
+}
+
+/**
+ * One subscriber's pending events, as an async iterator. Events are signals to re-read, so a
+ * burst coalesces: while an event about an object is pending, a newer one about the same object
+ * replaces it (keeping its place), and `merged` counts how many were folded. Past `maxPending`
+ * distinct objects the subscription ends with EventsDroppedError, naming the cursor to resume
+ * from: never a silent loss, and no event type can push another out. Events already delivered (by
+ * replay) are skipped by cursor, so the seam between replay and live delivery has no duplicate.
  */
 export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
-  private readonly queue: LoggedEvent[] = [];
+  private readonly pending = new Map<string, LoggedEvent>();
   private wake: (() => void) | undefined;
   private done = false;
   private lastCursor: string | undefined;
+  private lastDelivered: string | undefined;
   private failure: Error | undefined;
-  dropped = 0;
+  merged = 0;
 
   constructor(
-    private readonly maxQueued: number,
+    private readonly maxPending: number,
     private readonly onClose: () => void,
   ) {}
 
@@ -31,21 +66,17 @@ export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
     if (this.done) return;
     if (this.lastCursor !== undefined && compareCursors(event.cursor, this.lastCursor) <= 0) return;
     this.lastCursor = event.cursor;
-    if (this.queue.length >= this.maxQueued) {
-      this.queue.shift();
-      this.dropped += 1;
-    }
-    this.queue.push(event);
-    this.wake?.();
-  }
-
-  /** Marks everything up to `cursor` as delivered (used by replay before live events flow). */
-  deliveredUpTo(cursor: string | undefined): void {
-    if (cursor !== undefined && (this.lastCursor === undefined || compareCursors(cursor, this.lastCursor) > 0)) this.lastCursor = cursor;
-  }
-
-  end(): void {
-    this.done = true;
+    const key = coalescingKey(event);
+    const older = this.pending.get(key);
+    if (older) {
+      this.pending.set(key, fold(older, event));
+      this.merged += 1;
+    } else if (this.pending.size >= this.maxPending) {
+      this.pending.clear();
+      this.fail(new EventsDroppedError(this.lastDelivered));
+      this.onClose();
+      return;
+    } else this.pending.set(key, event);
     this.wake?.();
   }
 
@@ -55,14 +86,25 @@ export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
     this.end();
   }
 
+  end(): void {
+    this.done = true;
+    this.wake?.();
+  }
+
   async next(): Promise<IteratorResult<LoggedEvent>> {
-    while (this.queue.length === 0 && !this.done) {
+    while (this.pending.size === 0 && !this.done) {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;
     }
-    if (this.queue.length === 0 && this.failure) throw this.failure;
-    const value = this.queue.shift();
-    return value ? { value, done: false } : { value: undefined, done: true };
+    const first = this.pending.entries().next();
+    if (first.done) {
+      if (this.failure) throw this.failure;
+      return { value: undefined, done: true };
+    }
+    const [key, value] = first.value;
+    this.pending.delete(key);
+    this.lastDelivered = value.cursor;
+    return { value, done: false };
   }
 
   async return(): Promise<IteratorResult<LoggedEvent>> {

@@ -10,7 +10,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * request, instead of living as long as the socket. The subscription's own context (which holds
  * the user's event stream) is used only to open the source stream.
  */
-export async function subscribePerEvent(args: ExecutionArgs, contextForEvent: () => unknown): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribePerEvent(args: ExecutionArgs, contextForEvent: (event: unknown) => unknown): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source as ExecutionResult;
   const events = source[Symbol.asyncIterator]();
@@ -18,7 +18,7 @@ export async function subscribePerEvent(args: ExecutionArgs, contextForEvent: ()
     async next() {
       const event = await events.next();
       if (event.done) return { done: true, value: undefined };
-      return { done: false, value: await execute({ ...args, rootValue: event.value, contextValue: contextForEvent() }) };
+      return { done: false, value: await execute({ ...args, rootValue: event.value, contextValue: contextForEvent(event.value) }) };
     },
     async return() {
       await events.return?.();

@@ -10,6 +10,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CloseCode } from './close-codes.js';
 import { subscribePerEvent } from './per-event-execution.js';
+import { createSharedEventReads } from './shared-event-reads.js';
 import { createSocketRegistry } from './socket-registry.js';
 
 export interface WebSocketLimits {
@@ -81,7 +82,8 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
     });
 
   /** Each subscription's way to make a fresh context for one event. */
-  const eventContexts = new WeakMap<object, () => GatewayContext>();
+  const eventContexts = new WeakMap<object, (event: unknown) => GatewayContext>();
+  const shareReads = createSharedEventReads();
 
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
@@ -114,7 +116,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
         const contextValue = options.createContext(session);
-        eventContexts.set(contextValue, () => options.createContext(session));
+        eventContexts.set(contextValue, (event) => shareReads(session.userId, event, options.createContext(session)));
         return {
           schema: options.schema,
           document: prepared.document,

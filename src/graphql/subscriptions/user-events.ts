@@ -1,5 +1,6 @@
 import { parseInstant } from '../../lib/instant.js';
 import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
+import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import type { GatewayContext } from '../context.js';
 
@@ -24,7 +25,13 @@ export async function userEvents(context: GatewayContext, type: string, after: s
   const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {
       for (;;) {
-        const result = await source.next();
+        let result: IteratorResult<LoggedEvent>;
+        try {
+          result = await source.next();
+        } catch (error) {
+          if (error instanceof EventsDroppedError) throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
+          throw error;
+        }
         if (result.done) return result;
         if (result.value.type !== type || !accept(result.value)) continue;
         // The event's work uses the session's token: never after the session ended or lapsed.
