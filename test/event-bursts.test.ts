@@ -76,12 +76,16 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
     }
     await gateway.waitForLog(() => started() >= before + 100);
 
-    const burst = [];
+    // 25 payments at once, each through its ten statuses in order: 250 events in a burst, with a
+    // known last status per payment.
+    const burst: Array<{ id: string; status: string }> = [];
     for (const status of STATUSES) for (let p = 0; p < 25; p += 1) burst.push({ id: `payment_${p}`, status });
     await Promise.all(
-      burst.map(async ({ id, status }, index) => {
-        const body = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: id, status, sequence: index });
-        expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
+      Array.from({ length: 25 }, async (_, p) => {
+        for (const [index, status] of STATUSES.entries()) {
+          const body = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: `payment_${p}`, status, sequence: index });
+          expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
+        }
       }),
     );
     const end = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_end', status: 'SENT' });

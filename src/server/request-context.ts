@@ -4,7 +4,7 @@ import type { AppKind } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { createRequestLoaders, type LoaderDependencies } from '../loaders/request-loaders.js';
+import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../loaders/request-loaders.js';
 import { bindUserPlatform } from '../loaders/user-platform.js';
 import type { UserCallLimiter } from '../loaders/user-call-limiter.js';
 import type { CoreClient } from '../upstream/core-client.js';
@@ -29,6 +29,7 @@ export interface RequestContextDependencies {
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   return (session: Session): GatewayContext => {
     let ended = false;
+    let loaders: RequestLoaders | undefined;
     let knownDeadline = deps.sessions.deadlineOf(session);
     const end = async () => {
       ended = true;
@@ -43,7 +44,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     }, (call) => deps.userCalls.run(session.userId, call));
     return {
       user: { id: session.userId },
-      loaders: createRequestLoaders(deps.loaders, platform),
+      // Built on first use: a subscription's own context only opens the event stream and never
+      // needs them, and each socket should cost as little as possible while idle.
+      get loaders() {
+        return (loaders ??= createRequestLoaders(deps.loaders, platform));
+      },
       pubsub: deps.pubsub,
       platform,
       session: {
