@@ -11,6 +11,8 @@ export interface MemoryPubSubOptions {
   retentionMs: number;
   /** Events kept per user at most (the memory log is bounded whatever the retention). @default 1000 */
   maxPerUser?: number;
+  /** Events kept across all users at most; the oldest go first. @default 50000 */
+  maxTotal?: number;
   /** Per subscriber. @default 100 */
   maxQueued?: number;
 }
@@ -30,6 +32,10 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
   const logs = new Map<string, UserLog>();
   const open = new Set<{ end(): void }>();
   const maxPerUser = options.maxPerUser ?? 1_000;
+  const maxTotal = options.maxTotal ?? 50_000;
+  /** Whose event each retained event is, oldest first: trims the whole log in publication order. */
+  const order: Array<{ userId: string; cursor: string }> = [];
+  let orderStart = 0;
   let lastMs = 0;
   let sequence = 0;
 
@@ -55,8 +61,26 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
     }
   }
 
+  /** Keeps the whole memory log under `maxTotal` events, dropping the oldest of any user. */
+  function trimTotal(): void {
+    while (order.length - orderStart > maxTotal) {
+      const { userId, cursor } = order[orderStart++]!;
+      const log = logs.get(userId);
+      // Skip entries whose event the user's own limits already dropped.
+      if (log?.events[0]?.cursor === cursor) {
+        log.trimmedUpTo = log.events.shift()!.cursor;
+        forget(userId, log);
+      }
+    }
+    if (orderStart > 10_000 && orderStart * 2 > order.length) {
+      order.splice(0, orderStart);
+      orderStart = 0;
+    }
+  }
+
+  /** Drops a log nobody reads and nothing is in; kept while it remembers what was trimmed. */
   function forget(userId: string, log: UserLog): void {
-    if (log.subscribers.size === 0 && log.events.length === 0) logs.delete(userId);
+    if (log.subscribers.size === 0 && log.events.length === 0 && log.trimmedUpTo === undefined) logs.delete(userId);
   }
 
   const pubsub: PubSub = {
@@ -64,7 +88,9 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
       const log = logOf(userId);
       const logged: LoggedEvent = { ...event, cursor: nextCursor() };
       log.events.push(logged);
+      order.push({ userId, cursor: logged.cursor });
       trim(log);
+      trimTotal();
       for (const deliver of log.subscribers) deliver(logged);
       return logged.cursor;
     },
@@ -119,6 +145,7 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
       for (const queue of open) queue.end();
       open.clear();
       logs.clear();
+      order.length = 0;
     },
   };
   return pubsub;

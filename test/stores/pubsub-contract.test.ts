@@ -112,3 +112,23 @@ for (const [kind, pair] of [
     });
   });
 }
+
+describe('the in-memory event log', () => {
+  it('stays under its total bound, dropping the oldest events of any user, and refuses cursors before them', async () => {
+    const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS, maxTotal: 4 });
+    track(() => pubsub.close());
+    const first = await pubsub.publish('user_a', event(0));
+    await pubsub.publish('user_a', event(1));
+    await pubsub.publish('user_b', event(2));
+    await pubsub.publish('user_b', event(3));
+    const fifth = await pubsub.publish('user_b', event(4));
+    // user_a's first event was dropped: resuming from before it would skip it; from it is fine.
+    const beforeFirst = `${Number(first.split('-')[0]) - 1}-0`;
+    await expect(pubsub.checkCursor('user_a', beforeFirst)).rejects.toBeInstanceOf(CursorExpiredError);
+    await expect(pubsub.checkCursor('user_a', first)).resolves.toBeUndefined();
+    const resumed = pubsub.subscribe('user_b', { after: fifth });
+    await pubsub.publish('user_b', event(5));
+    expect(items(await take(resumed, 1))).toEqual(['payment_5']);
+    await resumed.return!();
+  });
+});
