@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RefreshDocument } from './__generated__/graphql.js';
 import { execute, startGateway } from './support/gateway.js';
 import { socketClient, subscribe } from './support/sockets.js';
-import { signedInUser } from './support/webhooks.js';
+import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
 type Event = { transactionEvents: { code: string; newTransactions: Array<{ id: string; enrichment: { id: string } | null }> } };
 
@@ -25,5 +25,30 @@ describe('each subscription event is its own unit of work', () => {
     expect(next.errors, JSON.stringify(next.errors)).toBeUndefined();
     seen.push(next.data!.transactionEvents);
     expect(seen.every((event) => event.newTransactions.length === 1 && event.newTransactions[0]!.enrichment !== null)).toBe(true);
+  });
+});
+
+describe('resuming a subscription', () => {
+  it('refuses an unusable cursor with CURSOR_EXPIRED, and resumes from a good one', async () => {
+    const gateway = await startGateway();
+    const { browser, state } = await signedInUser(gateway);
+    const { client } = socketClient(gateway, browser);
+    const run = (after: string) =>
+      new Promise<unknown>((resolve) => {
+        const results: unknown[] = [];
+        client.subscribe({ query: 'subscription ($after: String) { incomeEvents(after: $after) { incomeId cursor } }', variables: { after } }, { next: (value) => results.push(value), error: resolve, complete: () => resolve(results) });
+      });
+    for (const after of ['not-a-cursor', `${Date.now() + 3_600_000}-0`, '1-0']) {
+      expect(await run(after), after).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'CURSOR_EXPIRED' }) })]);
+    }
+
+    const events = await subscribe<{ incomeEvents: { incomeId: string; cursor: string } }>(gateway, client, 'subscription { incomeEvents { incomeId cursor } }', 'INCOME');
+    const first = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_1' });
+    expect((await deliver(gateway, first, signedHeaders(gateway, first))).status).toBe(200);
+    const cursor = (await events.next()).data!.incomeEvents.cursor;
+    const second = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_2' });
+    expect((await deliver(gateway, second, signedHeaders(gateway, second))).status).toBe(200);
+    const resumed = await subscribe<{ incomeEvents: { incomeId: string } }>(gateway, client, `subscription { incomeEvents(after: "${cursor}") { incomeId } }`, 'INCOME');
+    expect((await resumed.next()).data!.incomeEvents.incomeId).toBe('income_2');
   });
 });

@@ -106,10 +106,8 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
     },
 
     subscribe(userId, subscribeOptions = {}) {
-      const after = subscribeOptions.after;
       const queue = replayingSubscription({
         maxQueued: options.maxQueued ?? 100,
-        signal: subscribeOptions.signal,
         follow(deliver) {
           const log = logOf(userId);
           log.subscribers.add(deliver);
@@ -121,13 +119,9 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
             },
           };
         },
-        replay:
-          after === undefined
-            ? undefined
-            : async () => {
-                await pubsub.checkCursor(userId, after);
-                return (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, after) > 0);
-              },
+        after: subscribeOptions.after,
+        checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
+        readAfter: async (cursor) => (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, cursor) > 0),
       });
       open.add(queue);
       return queue;

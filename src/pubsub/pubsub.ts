@@ -28,9 +28,11 @@ export class CursorExpiredError extends Error {
 }
 
 export interface SubscribeOptions {
-  /** Deliver the retained events after this cursor first, then live ones, with no gap or duplicate. */
+  /**
+   * Deliver the retained events after this cursor first, then live ones, with no gap or
+   * duplicate. A cursor that cannot be resumed from ends the iteration with CursorExpiredError.
+   */
   after?: string;
-  signal?: AbortSignal;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface PubSub {
   publish(userId: string, event: UserEvent): Promise<string>;
   /** Throws CursorExpiredError for a cursor that cannot be resumed from. */
   checkCursor(userId: string, cursor: string): Promise<void>;
-  /** The user's events from now (or after `options.after`), until returned or `signal` aborts. */
+  /** The user's events from now (or after `options.after`), until the iterator is returned. */
   subscribe(userId: string, options?: SubscribeOptions): AsyncIterableIterator<LoggedEvent>;
   /** Deletes the user's retained events (their data is being forgotten). */
   deleteUser(userId: string): Promise<void>;

@@ -8,43 +8,41 @@ export interface ReplayingSubscriptionOptions {
    * trip, when it has started. The replay is read only after that.
    */
   follow(deliver: (event: LoggedEvent) => void): { stop(): void; ready?: Promise<void> };
-  /** The retained events after the cursor, oldest first; undefined when there is no cursor. */
-  replay: (() => Promise<LoggedEvent[]>) | undefined;
-  signal?: AbortSignal;
+  /** Resume after this cursor; undefined: live events only. */
+  after: string | undefined;
+  /** Throws CursorExpiredError when `after` cannot be resumed from. */
+  checkCursor(cursor: string): Promise<void>;
+  /** The retained events after the cursor, oldest first. */
+  readAfter(cursor: string): Promise<LoggedEvent[]>;
 }
 
 /**
- * A subscriber that resumes: live delivery starts first and is held, the retained events after
- * the cursor are read and queued, then the held live events follow, each skipped if replay
- * already delivered it. So there is no gap (live starts before the replay is read) and no
- * duplicate (events are ordered by cursor) at the seam. Shared by the memory and Redis logs.
+ * A subscriber that resumes: live delivery starts first and is held, the cursor is checked and
+ * the retained events after it are read and queued, then the held live events follow, each
+ * skipped if replay already delivered it. So there is no gap (live starts before the replay is
+ * read) and no duplicate (events are ordered by cursor) at the seam. A failure to start, an
+ * expired cursor or a failed read ends the subscription with that error. Shared by the memory
+ * and Redis logs.
  */
 export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriberQueue {
   let stop: () => void = () => undefined;
   const queue = new SubscriberQueue(options.maxQueued, () => stop());
-  let held: LoggedEvent[] | undefined = options.replay ? [] : undefined;
+  const { after } = options;
+  let held: LoggedEvent[] | undefined = after === undefined ? undefined : [];
   const following = options.follow((event) => (held ? held.push(event) : queue.push(event)));
   stop = following.stop;
-  options.signal?.addEventListener('abort', () => void queue.return(), { once: true });
-  const replay = options.replay;
-  const started = following.ready ?? Promise.resolve();
-  started.catch((error: unknown) => {
-    stop();
-    queue.fail(error instanceof Error ? error : new Error(String(error)));
-  });
-  if (replay) {
-    started.then(replay).then(
-      (events) => {
-        for (const event of events) queue.push(event);
-        const live = held ?? [];
-        held = undefined;
-        for (const event of live) queue.push(event);
-      },
-      (error: unknown) => {
-        stop();
-        queue.fail(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  }
+  (following.ready ?? Promise.resolve())
+    .then(async () => {
+      if (after === undefined) return;
+      await options.checkCursor(after);
+      for (const event of await options.readAfter(after)) queue.push(event);
+      const live = held ?? [];
+      held = undefined;
+      for (const event of live) queue.push(event);
+    })
+    .catch((error: unknown) => {
+      stop();
+      queue.fail(error instanceof Error ? error : new Error(String(error)));
+    });
   return queue;
 }

@@ -47,15 +47,15 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   async function readLoop(): Promise<void> {
     let wakeId = '$';
     while (!stopped) {
-      const users = [...followed.entries()];
+      const users = new Map([...followed.values()].map((entry) => [entry.key, entry]));
       try {
-        const result = (await reader.xread('BLOCK', 0, 'STREAMS', wakeKey, ...users.map(([, entry]) => entry.key), wakeId, ...users.map(([, entry]) => entry.lastId))) as StreamEntries | null;
+        const result = (await reader.xread('BLOCK', 0, 'STREAMS', wakeKey, ...users.keys(), wakeId, ...[...users.values()].map((entry) => entry.lastId))) as StreamEntries | null;
         for (const [key, entries] of result ?? []) {
           if (key === wakeKey) {
             wakeId = entries.at(-1)?.[0] ?? wakeId;
             continue;
           }
-          const user = users.find(([, entry]) => entry.key === key)?.[1];
+          const user = users.get(key);
           if (!user) continue;
           for (const [id, fields] of entries) {
             user.lastId = id;
@@ -110,10 +110,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     },
 
     subscribe(userId, subscribeOptions = {}) {
-      const after = subscribeOptions.after;
       const queue = replayingSubscription({
         maxQueued: options.maxQueued ?? 100,
-        signal: subscribeOptions.signal,
         follow(deliver) {
           const ready = follow(userId, deliver);
           return {
@@ -129,14 +127,9 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
             },
           };
         },
-        replay:
-          after === undefined
-            ? undefined
-            : async () => {
-                await pubsub.checkCursor(userId, after);
-                const entries = await storeCall(() => redis.xrange(streamKey(userId), `(${after}`, '+'));
-                return entries.map(([id, fields]) => decode(id, fields));
-              },
+        after: subscribeOptions.after,
+        checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
+        readAfter: async (cursor) => (await storeCall(() => redis.xrange(streamKey(userId), `(${cursor}`, '+'))).map(([id, fields]) => decode(id, fields)),
       });
       open.add(queue);
       return queue;

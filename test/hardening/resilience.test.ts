@@ -14,7 +14,9 @@ describe('one user or one slow endpoint cannot take the gateway down', () => {
     const other = await signIn(gateway, 1);
     gateway.sandbox.setCoreFault({ delayMs: 4_000, pathPrefix: '/v1/accounts' });
     const hung = Array.from({ length: 40 }, () => execute(gateway, greedy, AccountsDocument));
-    await delay(100); // let the greedy user's calls take what they can
+    // Wait until the greedy user's share (4) has reached the platform and hangs there.
+    let reached = 0;
+    await gateway.sandbox.nextRequest((request) => request.path === '/v1/accounts' && ++reached >= 4);
     const started = performance.now();
     const me = await execute(gateway, other, MeDocument);
     const waited = performance.now() - started;

@@ -8,18 +8,12 @@ import type { GatewayContext } from '../context.js';
  * The signed-in user's events of one webhook type, optionally narrowed. Always the user's own
  * channel: arguments can only narrow it, never point it at someone else. `return()` reaches the
  * pubsub at once, so a completed subscription stops holding a subscriber. With `after`, the
- * retained events after that cursor come first (checked up front: CURSOR_EXPIRED otherwise). Each event first checks
- * that the session is still live, so an expired session's token is never used.
+ * retained events after that cursor come first; a cursor that cannot be resumed from ends the
+ * subscription with CURSOR_EXPIRED, a subscriber that fell too far behind with EVENTS_DROPPED.
+ * Each event first checks that the session is still live, so an expired session's token is never
+ * used.
  */
-export async function userEvents(context: GatewayContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
-  if (after !== undefined && after !== null) {
-    try {
-      await context.pubsub.checkCursor(context.user.id, after);
-    } catch (error) {
-      if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
-      throw error;
-    }
-  }
+export function userEvents(context: GatewayContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): AsyncIterableIterator<LoggedEvent> {
   const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
   const iterator: AsyncIterableIterator<LoggedEvent> = {
@@ -30,6 +24,7 @@ export async function userEvents(context: GatewayContext, type: string, after: s
           result = await source.next();
         } catch (error) {
           if (error instanceof EventsDroppedError) throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
+          if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
           throw error;
         }
         if (result.done) return result;
