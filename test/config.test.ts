@@ -65,4 +65,29 @@ describe('configuration', () => {
     expect(config.graphql.introspection).toBe(false);
     expect(config.graphql.graphiql).toBe(false);
   });
+
+  describe('Redis topologies', () => {
+    const keys = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+    it('reads a single server, a Sentinel group and a Cluster from REDIS_URL and REDIS_MODE', () => {
+      expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({ mode: 'standalone', nodes: [{ host: 'cache.internal', port: 6380 }], password: 'pw', tls: true, db: 2 });
+      expect(loadConfig({ REDIS_MODE: 'sentinel', REDIS_URL: 'redis://s1,redis://s2:26380', REDIS_SENTINEL_MASTER: 'main', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({
+        mode: 'sentinel',
+        nodes: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }],
+        sentinelMaster: 'main',
+      });
+      expect(loadConfig({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://n1:7000, redis://n2:7001', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({ mode: 'cluster', nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }] });
+    });
+
+    it('refuses settings that do not fit the topology, naming the key and never the password', () => {
+      expect(issuesOf({ REDIS_URL: 'redis://a,redis://b', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_URL']);
+      expect(issuesOf({ REDIS_MODE: 'sentinel', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_SENTINEL_MASTER']);
+      expect(issuesOf({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://a/3', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_URL']);
+      expect(issuesOf({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://a', REDIS_SENTINEL_MASTER: 'main', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_SENTINEL_MASTER']);
+      expect(issuesOf({ REDIS_MODE: 'ring', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_MODE']);
+      expect(issuesOf({ REDIS_MODE: 'cluster' })).toEqual(['REDIS_MODE']);
+      expect(() => loadConfig({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://:hunter2-secret@a,redis://:other@b', TOKEN_ENCRYPTION_KEYS: keys })).toThrow(/REDIS_URL entries must share/);
+      expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2-secret@a,redis://b', TOKEN_ENCRYPTION_KEYS: keys })).not.toThrow(/hunter2/);
+    });
+  });
 });

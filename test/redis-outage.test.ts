@@ -64,7 +64,7 @@ describe('when Redis fails', () => {
     expect(refused.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
 
     redis = await ownRedis(port, dir);
-    await gateway.waitForLog((line) => line.msg === 'redis connection restored' && line.role === 'events');
+    await gateway.waitForLog((line) => line.msg === 'redis connection restored' && line.role === 'subscriber');
     await gateway.waitForLog((line) => line.msg === 'redis connection restored' && line.role === 'commands');
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);

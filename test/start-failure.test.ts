@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePort } from './support/instances.js';
+import { freePort, GATEWAY_ENTRY } from './support/instances.js';
 import { tokenKeysSetting } from './support/redis.js';
 
 /** Runs the gateway's entry point and returns its exit code and stderr. */
 async function run(env: Record<string, string>): Promise<{ code: number | null; stderr: string; elapsed: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY_ENTRY], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -20,7 +20,7 @@ describe('a start that fails', () => {
     const port = await freePort();
     const result = await run({ PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}`, TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gateway failed to start: could not reach Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\)/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gateway failed to start: could not reach Redis \(standalone redis:\/\/127\.0\.0\.1:\d+, REDIS_URL\)/)]);
     expect(result.elapsed).toBeLessThan(15_000); // it exited: the embedded sandbox it had started was stopped
   }, 20_000);
 

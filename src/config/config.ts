@@ -1,3 +1,4 @@
+import { parseRedisUrls, type RedisConnectionSettings } from './redis-settings.js';
 import { EnvReader, type ConfigIssue, type Env } from './env-reader.js';
 
 export type AppKind = 'FULL' | 'PERSONAL';
@@ -38,7 +39,7 @@ export interface GatewayConfig {
   /** Shared state on Redis (several instances, survives restarts); undefined keeps it in memory. */
   redis:
     | {
-        url: string;
+        connection: RedisConnectionSettings;
         keyPrefix: string;
         commandTimeoutMs: number;
         /** AES-256-GCM keys for tokens at rest: the first encrypts, all decrypt. */
@@ -244,16 +245,39 @@ export function loadConfig(env: Env): GatewayConfig {
   return config;
 }
 
+const REDIS_MODES = ['standalone', 'sentinel', 'cluster'] as const;
 const KEY_PREFIX_FORM = /^[A-Za-z0-9_.-]{1,32}:$/;
 const TOKEN_KEY_FORM = /^([A-Za-z0-9_-]{1,16}):([A-Za-z0-9+/]{43}=)$/;
 
 /** REDIS_URL and what must come with it: the token encryption keys are required, never defaulted. */
 function readRedis(read: EnvReader): GatewayConfig['redis'] {
   const rawUrl = read.raw('REDIS_URL');
+  const mode = read.oneOf('REDIS_MODE', REDIS_MODES, 'standalone');
   const keyPrefix = read.raw('REDIS_KEY_PREFIX') ?? 'ofg:';
   if (!KEY_PREFIX_FORM.test(keyPrefix)) read.fail('REDIS_KEY_PREFIX', 'must be 1-32 letters, digits, _ . - followed by a colon (ofg:)');
   const commandTimeoutMs = read.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000);
+  const sentinelMaster = read.raw('REDIS_SENTINEL_MASTER');
+  const sentinelPassword = read.raw('REDIS_SENTINEL_PASSWORD');
   const rawKeys = read.raw('TOKEN_ENCRYPTION_KEYS');
+  const tokenKeys = readTokenKeys(read, rawKeys);
+  if (rawUrl === undefined) {
+    for (const [key, value] of [['TOKEN_ENCRYPTION_KEYS', rawKeys], ['REDIS_MODE', read.raw('REDIS_MODE')], ['REDIS_SENTINEL_MASTER', sentinelMaster], ['REDIS_SENTINEL_PASSWORD', sentinelPassword]] as const) {
+      if (value !== undefined) read.fail(key, 'is only used with REDIS_URL');
+    }
+    return undefined;
+  }
+  if (tokenKeys.length === 0 && rawKeys === undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is required when REDIS_URL is set (tokens are encrypted at rest)');
+  if (mode === 'sentinel' && sentinelMaster === undefined) read.fail('REDIS_SENTINEL_MASTER', 'is required when REDIS_MODE is sentinel (the name of the monitored primary)');
+  if (mode !== 'sentinel') {
+    if (sentinelMaster !== undefined) read.fail('REDIS_SENTINEL_MASTER', 'is only used when REDIS_MODE is sentinel');
+    if (sentinelPassword !== undefined) read.fail('REDIS_SENTINEL_PASSWORD', 'is only used when REDIS_MODE is sentinel');
+  }
+  const connection = parseRedisUrls(rawUrl, mode, sentinelMaster, sentinelPassword);
+  if (typeof connection === 'string') read.fail('REDIS_URL', connection);
+  return typeof connection === 'string' ? undefined : { connection, keyPrefix, commandTimeoutMs, tokenKeys };
+}
+
+function readTokenKeys(read: EnvReader, rawKeys: string | undefined): Array<{ id: string; key: Buffer }> {
   const tokenKeys: Array<{ id: string; key: Buffer }> = [];
   for (const entry of (rawKeys ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
     const match = TOKEN_KEY_FORM.exec(entry);
@@ -265,17 +289,5 @@ function readRedis(read: EnvReader): GatewayConfig['redis'] {
     if (tokenKeys.some((existing) => existing.id === match[1])) read.fail('TOKEN_ENCRYPTION_KEYS', `has the key id ${match[1]} twice`);
     tokenKeys.push({ id: match[1]!, key: Buffer.from(match[2]!, 'base64') });
   }
-  if (rawUrl === undefined) {
-    if (rawKeys !== undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is only used with REDIS_URL');
-    return undefined;
-  }
-  let url: URL | undefined;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['redis:', 'rediss:'].includes(url.protocol)) read.fail('REDIS_URL', 'must be a redis:// or rediss:// URL');
-  if (tokenKeys.length === 0 && rawKeys === undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is required when REDIS_URL is set (tokens are encrypted at rest)');
-  return { url: rawUrl, keyPrefix, commandTimeoutMs, tokenKeys };
+  return tokenKeys;
 }

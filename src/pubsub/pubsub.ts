@@ -35,6 +35,12 @@ export interface SubscribeOptions {
   after?: string;
 }
 
+/** A user's events as they come; `started` settles once live delivery is in effect (or failed to start). */
+export interface EventSubscription extends AsyncIterableIterator<LoggedEvent> {
+  /** Resolves when every event published from now on will be delivered; rejects if that failed. */
+  readonly started: Promise<void>;
+}
+
 /**
  * Where webhooks and subscriptions meet: one log of events per user. Channels are per user, so a
  * subscriber can only ever be handed its own user's events. `publish` resolves once the event is
@@ -47,7 +53,7 @@ export interface PubSub {
   /** Throws CursorExpiredError for a cursor that cannot be resumed from. */
   checkCursor(userId: string, cursor: string): Promise<void>;
   /** The user's events from now (or after `options.after`), until the iterator is returned. */
-  subscribe(userId: string, options?: SubscribeOptions): AsyncIterableIterator<LoggedEvent>;
+  subscribe(userId: string, options?: SubscribeOptions): EventSubscription;
   /** Deletes the user's retained events (their data is being forgotten). */
   deleteUser(userId: string): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { LoggedEvent } from './pubsub.js';
+import type { EventSubscription, LoggedEvent } from './pubsub.js';
 import { SubscriberQueue } from './subscriber-queue.js';
 
 export interface ReplayingSubscriptionOptions {
@@ -24,14 +24,17 @@ export interface ReplayingSubscriptionOptions {
  * expired cursor or a failed read ends the subscription with that error. Shared by the memory
  * and Redis logs.
  */
-export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriberQueue {
+export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriberQueue & EventSubscription {
   let stop: () => void = () => undefined;
   const queue = new SubscriberQueue(options.maxQueued, () => stop());
   const { after } = options;
   let held: LoggedEvent[] | undefined = after === undefined ? undefined : [];
   const following = options.follow((event) => (held ? held.push(event) : queue.push(event)));
   stop = following.stop;
-  (following.ready ?? Promise.resolve())
+  const started = following.ready ?? Promise.resolve();
+  // The caller may never look at `started`; its failure also ends the queue (below).
+  started.catch(() => undefined);
+  started
     .then(async () => {
       if (after === undefined) return;
       await options.checkCursor(after);
@@ -44,5 +47,5 @@ export function replayingSubscription(options: ReplayingSubscriptionOptions): Su
       stop();
       queue.fail(error instanceof Error ? error : new Error(String(error)));
     });
-  return queue;
+  return Object.assign(queue, { started });
 }

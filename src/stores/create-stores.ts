@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
@@ -12,7 +11,7 @@ import { createMemoryDeliveryLedger, type DeliveryLedger } from '../webhooks/del
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
-import { createRedisClient } from './redis-client.js';
+import { createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
@@ -33,7 +32,7 @@ export interface GatewayStores {
   /** The per-user event log where webhooks and subscriptions meet. */
   pubsub: PubSub;
   /** The shared Redis connection, for stores that join later (events); undefined in memory. */
-  redis: Redis | undefined;
+  redis: RedisClient | undefined;
   /** Whether what the gateway needs to accept work is reachable (readiness). */
   healthy(): boolean;
   close(): Promise<void>;
@@ -66,15 +65,15 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
     };
   }
 
-  const { url, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
-  const redis = createRedisClient({ url, commandTimeoutMs, logger, role: 'commands' });
-  const subscriber = createRedisClient({ url, commandTimeoutMs, logger, role: 'subscriber' });
-  const reader = createRedisClient({ url, commandTimeoutMs, logger, role: 'events', blocking: true });
+  const { connection, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
+  const redis = createRedisClient({ connection, commandTimeoutMs, logger, role: 'commands' });
+  // Subscribe mode takes a connection of its own: session endings and event announcements.
+  const subscriber = createRedisClient({ connection, commandTimeoutMs, logger, role: 'subscriber' });
   try {
-    await Promise.all([redis.connect(), subscriber.connect(), reader.connect()]);
+    await Promise.all([redis.connect(), subscriber.connect()]);
     const options = { redis, keyPrefix };
     const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
-    logger.info({ keyPrefix }, 'state is on Redis: shared by every instance, kept across restarts');
+    logger.info({ keyPrefix, redis: connection.where }, 'state is on Redis: shared by every instance, kept across restarts');
     const sessions = createRedisSessionStore({ redis, keyPrefix, cipher: createTokenCipher(tokenKeys), clock, idleTimeoutMs: config.session.idleTimeoutMs, logger, onExpired: onSessionExpired });
     return {
       kind: 'redis',
@@ -84,19 +83,17 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
       handles: createRedisRoutingHandles(options),
       deadLetters: createRedisDeadLetters(options),
       sessionEndings,
-      pubsub: createRedisPubSub({ redis, reader, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
+      pubsub: createRedisPubSub({ redis, subscriber, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
       redis,
-      healthy: () => redis.status === 'ready' && subscriber.status === 'ready' && reader.status === 'ready',
+      healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
       async close() {
         await sessions.close();
         redis.disconnect();
         subscriber.disconnect();
-        reader.disconnect();
       },
     };
   } catch (error) {
-    for (const client of [redis, subscriber, reader]) client.disconnect();
-    const where = new URL(url);
-    throw new Error(`could not reach Redis at ${where.protocol}//${where.host} (REDIS_URL): ${error instanceof Error ? error.message : String(error)}`);
+    for (const client of [redis, subscriber]) client.disconnect();
+    throw new Error(`could not reach Redis (${connection.where}, REDIS_URL): ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,32 +1,66 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisConnectionSettings } from '../config/redis-settings.js';
 import type { Logger } from '../lib/logger.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
+/** A connection to any topology: the stores use only what standalone, Sentinel and Cluster share. */
+export type RedisClient = Redis | Cluster;
+
 export interface RedisClientOptions {
-  url: string;
+  connection: RedisConnectionSettings;
   commandTimeoutMs: number;
   logger: Logger;
-  /** For logs: 'commands', 'subscriber', 'events'. */
+  /** For logs: 'commands', 'subscriber'. */
   role: string;
-  /** For a connection that blocks (XREAD BLOCK): no per-command timeout. */
-  blocking?: boolean;
 }
 
 /**
  * An ioredis connection with the defaults a request path needs: every command bounded by
  * `commandTimeoutMs`, no offline queue (while disconnected a command fails at once rather than
  * waiting), one retry per request, and reconnection forever in the background with capped backoff.
+ * The same options for a single server, a Sentinel-monitored primary or a Cluster.
  */
-export function createRedisClient(options: RedisClientOptions): Redis {
-  const client = new Redis(options.url, {
+export function createRedisClient(options: RedisClientOptions): RedisClient {
+  const { connection } = options;
+  const retryStrategy = (attempt: number) => Math.min(100 * 2 ** attempt, 2_000);
+  const common: RedisOptions = {
     lazyConnect: true,
-    commandTimeout: options.blocking ? undefined : options.commandTimeoutMs,
+    commandTimeout: options.commandTimeoutMs,
     connectTimeout: Math.max(options.commandTimeoutMs, 2_000),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 2_000),
     connectionName: `ofg-${options.role}`,
-  });
+    username: connection.username,
+    password: connection.password,
+    tls: connection.tls ? {} : undefined,
+  };
+  let client: RedisClient;
+  if (connection.mode === 'cluster') {
+    client = new Cluster(connection.nodes, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      clusterRetryStrategy: retryStrategy,
+      // A moved slot or a failover answers MOVED/TRYAGAIN: follow it within the command budget.
+      retryDelayOnFailover: 100,
+      retryDelayOnTryAgain: 100,
+      redisOptions: common,
+    });
+  } else if (connection.mode === 'sentinel') {
+    client = new Redis({
+      ...common,
+      sentinels: connection.nodes,
+      name: connection.sentinelMaster,
+      sentinelPassword: connection.sentinelPassword,
+      db: connection.db,
+      role: 'master',
+      retryStrategy,
+      sentinelRetryStrategy: retryStrategy,
+      // After a failover the old primary answers READONLY: reconnect to the new one.
+      reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
+    });
+  } else {
+    client = new Redis({ ...common, host: connection.nodes[0]!.host, port: connection.nodes[0]!.port, db: connection.db, retryStrategy });
+  }
   let wasReady = false;
   client.on('ready', () => {
     if (wasReady) options.logger.info({ role: options.role }, 'redis connection restored');

@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { DeadLetter, DeadLetterStore } from '../webhooks/dead-letters.js';
-import { execAll, storeCall } from './redis-client.js';
+import { execAll, storeCall, type RedisClient } from './redis-client.js';
 
 /** Dead letters on Redis: one capped list, newest first, readable from any instance. */
-export function createRedisDeadLetters(options: { redis: Redis; keyPrefix: string; maxEntries?: number }): DeadLetterStore {
+export function createRedisDeadLetters(options: { redis: RedisClient; keyPrefix: string; maxEntries?: number }): DeadLetterStore {
   const key = `${options.keyPrefix}dead-letters`;
   const max = options.maxEntries ?? 200;
   return {

@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
 import { DEDUPLICATION_WINDOW_MS, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
-import { storeCall } from './redis-client.js';
+import { storeCall, type RedisClient } from './redis-client.js';
 
 /** The delivery ledger on Redis: `SET NX PX` claims a body hash for four days, across instances. */
-export function createRedisDeliveryLedger(options: { redis: Redis; keyPrefix: string }): DeliveryLedger {
+export function createRedisDeliveryLedger(options: { redis: RedisClient; keyPrefix: string }): DeliveryLedger {
   const key = (hash: string) => `${options.keyPrefix}delivery:${hash}`;
   return {
     async claim(bodyHash) {

@@ -1,10 +1,9 @@
-import type { Redis } from 'ioredis';
 import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from '../auth/oauth-state-store.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
-import { storeCall } from './redis-client.js';
+import { storeCall, type RedisClient } from './redis-client.js';
 
 /** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */
-export function createRedisOAuthStates(options: { redis: Redis; keyPrefix: string }): OAuthStateStore {
+export function createRedisOAuthStates(options: { redis: RedisClient; keyPrefix: string }): OAuthStateStore {
   const key = (state: string) => `${options.keyPrefix}oauth:${sha256Hex(state)}`;
   return {
     async issue(browserBinding, returnTo) {

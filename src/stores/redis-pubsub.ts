@@ -1,98 +1,163 @@
-import type { Redis } from 'ioredis';
 import { userTag } from '../auth/session-store.js';
 import type { Clock } from '../lib/clock.js';
-import { randomToken } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub, type UserEvent } from '../pubsub/pubsub.js';
 import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
-import { storeCall } from './redis-client.js';
+import { storeCall, type RedisClient } from './redis-client.js';
 
 export interface RedisPubSubOptions {
-  /** Commands (XADD, XRANGE, XINFO). */
-  redis: Redis;
-  /** A connection of its own for the blocking reader. */
-  reader: Redis;
+  /** Commands (the append script, XRANGE, XINFO). */
+  redis: RedisClient;
+  /** The instance's pub/sub connection (subscribe mode), shared with the session-endings channel. */
+  subscriber: RedisClient;
   keyPrefix: string;
   clock: Clock;
   retentionMs: number;
   logger: Logger;
   /** Per subscriber. @default 100 */
   maxQueued?: number;
+  /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
+  reconcileIntervalMs?: number;
 }
 
-type StreamEntries = Array<[string, Array<[string, string[]]>]>;
+/**
+ * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID) and
+ * PUBLISH of "<id>\n<previous id>\n<event>" on the user's channel. The previous id lets a reader
+ * see that it missed an announcement (pub/sub drops messages while a connection is down) and
+ * read the gap from the stream. One key per script, so it runs on a Cluster too.
+ */
+const APPEND_SCRIPT = `
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local previous = '0-0'
+if last[1] then previous = last[1][1] end
+local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2])
+redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
+return id
+`;
+
+interface Followed {
+  key: string;
+  /** The last event handed on; announcements at or before it are skipped. */
+  lastId: string;
+  deliver: Set<(event: LoggedEvent) => void>;
+  /** Announcements and catch-up reads for one user run in order, one at a time. */
+  chain: Promise<void>;
+}
+
+type AppendCommand = (key: string, minId: string, event: string, channel: string) => Promise<string>;
 
 /**
  * The event log on Redis: one Stream per user (under the user's hash tag), trimmed by MINID to the
- * retention. `publish` resolves once XADD has stored the event. Each instance runs one blocking
- * XREAD over the streams of the users that have subscribers there, plus a wake stream of its own
- * that it appends to when that set changes, so there is no polling and no read per socket.
+ * retention, and one pub/sub channel per user that announces each appended event with its
+ * payload. An instance subscribes to the channels of the users that have subscribers there (one
+ * SUBSCRIBE per user, not per socket) and hands each event on with no further read. A gap (an
+ * announcement whose previous id is not the last one seen, as after a reconnection) is filled
+ * from the stream with XRANGE, so nothing is skipped and the order holds. Every command names one
+ * key, so the same code runs on a single server, behind Sentinel, and on a Cluster.
  */
 export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
-  const { redis, reader, keyPrefix } = options;
-  const streamKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:events`;
-  const wakeKey = `${keyPrefix}wake:${randomToken(12)}`;
-  /** Users followed here: where the reader is in their stream, and who to hand events to. */
-  const followed = new Map<string, { key: string; lastId: string; deliver: Set<(event: LoggedEvent) => void> }>();
+  const { redis, subscriber, keyPrefix } = options;
+  const tagged = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}`;
+  const streamKey = (userId: string) => `${tagged(userId)}:events`;
+  const channelOf = (userId: string) => `${tagged(userId)}:events:live`;
+  redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
+  const append = (redis as unknown as { ofgAppendEvent: AppendCommand }).ofgAppendEvent.bind(redis);
+
+  /** By channel: who follows which user here. */
+  const followed = new Map<string, Followed>();
   const open = new Set<{ end(): void }>();
-  let stopped = false;
 
   const decode = (id: string, fields: string[]): LoggedEvent => ({ ...(JSON.parse(fields[1]!) as UserEvent), cursor: id });
 
-  async function wake(): Promise<void> {
-    await redis.xadd(wakeKey, 'MAXLEN', '~', '10', '*', 'w', '1').catch(() => undefined);
+  function handOn(entry: Followed, event: LoggedEvent): void {
+    entry.lastId = event.cursor;
+    for (const deliver of entry.deliver) deliver(event);
   }
 
-  async function readLoop(): Promise<void> {
-    let wakeId = '$';
-    while (!stopped) {
-      const users = new Map([...followed.values()].map((entry) => [entry.key, entry]));
-      try {
-        const result = (await reader.xread('BLOCK', 0, 'STREAMS', wakeKey, ...users.keys(), wakeId, ...[...users.values()].map((entry) => entry.lastId))) as StreamEntries | null;
-        for (const [key, entries] of result ?? []) {
-          if (key === wakeKey) {
-            wakeId = entries.at(-1)?.[0] ?? wakeId;
-            continue;
-          }
-          const user = users.get(key);
-          if (!user) continue;
-          for (const [id, fields] of entries) {
-            user.lastId = id;
-            const event = decode(id, fields);
-            for (const deliver of user.deliver) deliver(event);
-          }
-        }
-        if (wakeId === '$') wakeId = (await redis.xrevrange(wakeKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
-      } catch (error) {
-        if (stopped) return;
-        // Redis away: sockets stay open; reading resumes from the same positions when it is back.
-        options.logger.warn({ err: { message: (error as Error).message } }, 'event reader: redis unavailable, retrying');
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
+  /** Reads what the stream holds after the last event handed on (up to `until`, if given). */
+  async function catchUp(entry: Followed, until = '+'): Promise<void> {
+    const entries = await storeCall(() => redis.xrange(entry.key, `(${entry.lastId}`, until));
+    for (const [id, fields] of entries) handOn(entry, decode(id, fields));
+  }
+
+  function onAnnouncement(channel: string, message: string): void {
+    const entry = followed.get(channel);
+    if (!entry) return;
+    const [id, previous] = message.split('\n', 2) as [string, string];
+    const payload = message.slice(id.length + previous.length + 2);
+    entry.chain = entry.chain.then(async () => {
+      if (compareCursors(id, entry.lastId) <= 0) return;
+      if (previous === entry.lastId) handOn(entry, { ...(JSON.parse(payload) as UserEvent), cursor: id });
+      else await catchUp(entry, id);
+    });
+    entry.chain = entry.chain.catch((error: unknown) => {
+      // The gap stays open; the next announcement (or reconnection) fills it.
+      options.logger.warn({ err: { message: (error as Error).message } }, 'event reader: could not read missed events; will retry');
+    });
+  }
+  subscriber.on('message', onAnnouncement);
+
+  function catchUpAll(why: string): void {
+    for (const entry of followed.values()) {
+      entry.chain = entry.chain.then(() => catchUp(entry)).catch((error: unknown) => options.logger.warn({ err: { message: (error as Error).message }, why }, 'event reader: catch-up failed; will retry'));
     }
   }
 
-  let loop: Promise<void> | undefined;
+  // Announcements sent while the connection was down are lost: read what each stream gained. The
+  // PING waits until the re-subscriptions ioredis sent on reconnecting are in effect.
+  let connected = true;
+  const onClose = () => (connected = false);
+  const onReady = () => {
+    if (connected) return;
+    connected = true;
+    void (subscriber.ping() as Promise<unknown>).catch(() => undefined).then(() => catchUpAll('reconnected'));
+  };
+  subscriber.on('close', onClose);
+  subscriber.on('ready', onReady);
+  // A safety net for losses no event signals (a Cluster moves its subscriber connection to another
+  // node on its own): one XRANGE per followed user, not per socket, per interval.
+  const reconciler = setInterval(() => catchUpAll('periodic'), options.reconcileIntervalMs ?? 30_000);
+  reconciler.unref();
 
   async function follow(userId: string, deliver: (event: LoggedEvent) => void): Promise<void> {
-    let entry = followed.get(userId);
+    const channel = channelOf(userId);
+    let entry = followed.get(channel);
     if (!entry) {
-      const key = streamKey(userId);
-      // Live delivery starts at the stream's current end; anything after it reaches this reader.
-      const last = (await storeCall(() => redis.xrevrange(key, '+', '-', 'COUNT', 1)))[0]?.[0] ?? '0-0';
-      entry = followed.get(userId) ?? { key, lastId: last, deliver: new Set() };
-      followed.set(userId, entry);
-      await wake();
+      const created: Followed = { key: streamKey(userId), lastId: '0-0', deliver: new Set(), chain: Promise.resolve() };
+      // Subscribed before the stream's end is read: an event appended in between is announced,
+      // and its announcement waits in the chain until the start position is known.
+      created.chain = (async () => {
+        await storeCall(() => subscriber.subscribe(channel));
+        created.lastId = (await storeCall(() => redis.xrevrange(created.key, '+', '-', 'COUNT', 1)))[0]?.[0] ?? '0-0';
+      })();
+      followed.set(channel, created);
+      entry = created;
     }
     entry.deliver.add(deliver);
-    loop ??= readLoop();
+    const started = entry.chain;
+    // A failed start is this subscriber's error; the entry is dropped so the next one retries.
+    await started.catch((error: unknown) => {
+      entry.deliver.delete(deliver);
+      if (followed.get(channel) === entry && entry.deliver.size === 0) followed.delete(channel);
+      throw error;
+    });
+  }
+
+  function unfollow(userId: string, deliver: (event: LoggedEvent) => void): void {
+    const channel = channelOf(userId);
+    const entry = followed.get(channel);
+    if (!entry) return;
+    entry.deliver.delete(deliver);
+    if (entry.deliver.size > 0) return;
+    followed.delete(channel);
+    subscriber.unsubscribe(channel).catch(() => undefined);
   }
 
   const pubsub: PubSub = {
     async publish(userId, event) {
       const minId = `${options.clock() - options.retentionMs}`;
-      return (await storeCall(() => redis.xadd(streamKey(userId), 'MINID', '~', minId, '*', 'e', JSON.stringify(event))))!;
+      return storeCall(() => append(streamKey(userId), minId, JSON.stringify(event), channelOf(userId)));
     },
 
     async checkCursor(userId, cursor) {
@@ -113,17 +178,11 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       const queue = replayingSubscription({
         maxQueued: options.maxQueued ?? 100,
         follow(deliver) {
-          const ready = follow(userId, deliver);
           return {
-            ready,
+            ready: follow(userId, deliver),
             stop() {
               open.delete(queue);
-              const entry = followed.get(userId);
-              entry?.deliver.delete(deliver);
-              if (entry && entry.deliver.size === 0) {
-                followed.delete(userId);
-                void wake();
-              }
+              unfollow(userId, deliver);
             },
           };
         },
@@ -140,12 +199,15 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     },
 
     async close() {
-      stopped = true;
+      clearInterval(reconciler);
       for (const queue of open) queue.end();
       open.clear();
+      const channels = [...followed.keys()];
       followed.clear();
-      reader.disconnect();
-      await redis.del(wakeKey).catch(() => undefined);
+      subscriber.off('message', onAnnouncement);
+      subscriber.off('close', onClose);
+      subscriber.off('ready', onReady);
+      if (channels.length > 0) await subscriber.unsubscribe(...channels).catch(() => undefined);
     },
   };
   return pubsub;

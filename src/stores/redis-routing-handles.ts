@@ -1,15 +1,14 @@
-import type { Redis } from 'ioredis';
 import { userTag } from '../auth/session-store.js';
 import { randomToken } from '../lib/ids.js';
 import type { RoutingHandleStore } from '../webhooks/routing-handles.js';
-import { execAll, storeCall } from './redis-client.js';
+import { execAll, storeCall, type RedisClient } from './redis-client.js';
 
 /**
  * Routing handles on Redis: `rh:<handle>` → user id (looked up per webhook), and under the user's
  * hash tag the handle and the set of webhook types the platform cancelled. Created with `SET NX`,
  * so two instances signing the same user in at once agree on one handle.
  */
-export function createRedisRoutingHandles(options: { redis: Redis; keyPrefix: string }): RoutingHandleStore {
+export function createRedisRoutingHandles(options: { redis: RedisClient; keyPrefix: string }): RoutingHandleStore {
   const { redis, keyPrefix } = options;
   const handleKey = (handle: string) => `${keyPrefix}rh:${handle}`;
   const userHandleKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:rh`;

@@ -1,15 +1,14 @@
-import type { Redis } from 'ioredis';
 import type { SessionEndingsBus } from '../auth/session-endings.js';
 import { randomToken } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
-import { storeCall } from './redis-client.js';
+import { storeCall, type RedisClient } from './redis-client.js';
 
 /**
  * Session endings over Redis pub/sub. A missed message (an instance disconnected at that moment)
  * is not lost for long: each instance re-reads its sockets' sessions at their deadlines and at
  * least every minute, and a gone session closes its sockets then.
  */
-export async function createRedisSessionEndings(options: { redis: Redis; subscriber: Redis; keyPrefix: string; logger: Logger }): Promise<SessionEndingsBus> {
+export async function createRedisSessionEndings(options: { redis: RedisClient; subscriber: RedisClient; keyPrefix: string; logger: Logger }): Promise<SessionEndingsBus> {
   const channel = `${options.keyPrefix}session-ended`;
   const instance = randomToken(12);
   const listeners = new Set<(userId: string, keys: string[]) => void>();

@@ -1,12 +1,11 @@
-import type { Redis } from 'ioredis';
 import { tagOfSessionKey, userTag, type SessionRecord, type SessionStore } from '../auth/session-store.js';
 import type { TokenCipher } from '../auth/token-cipher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { execAll, storeCall } from './redis-client.js';
+import { execAll, storeCall, type RedisClient } from './redis-client.js';
 
 export interface RedisSessionStoreOptions {
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   cipher: TokenCipher;
   clock: Clock;
@@ -39,9 +38,11 @@ const SWEEP_BATCH = 100;
  * and idle deadlines, and a sorted set of deadlines lets a sweep on any instance find lapsed
  * sessions, delete them and hand them to `onExpired` (which revokes their platform token), each
  * exactly once (ZREM decides which instance). Redis itself drops the key a little later. The
- * user's index set lists sessions for revoke-all and deletion; a user's keys share a hash tag.
- * The token is stored only encrypted, bound to the session key and user id. Writes are
- * transactions: a session whose token could not be stored does not exist.
+ * user's index set lists sessions for revoke-all and deletion; a user's keys share a hash tag, so
+ * every multi-key command and transaction stays in one Cluster slot (the deadline set, shared by
+ * all users, is written on its own). The token is stored only encrypted, bound to the session key
+ * and user id. A session's keys are written in one transaction: a session whose token could not
+ * be stored does not exist.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { redis, keyPrefix, cipher } = options;
@@ -98,6 +99,10 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       const stored: StoredSession = { userId: record.userId, token: cipher.encrypt(record.accessToken, binding(key, record.userId)), createdAt: record.createdAt, expiresAt: record.expiresAt, lastSeenAt: record.lastSeenAt };
       const deadline = deadlineOf(record);
       const index = indexKey(record.userId);
+      // The deadline first: it lives in another slot (no transaction spans both in a Cluster), and
+      // an entry whose session was never written is skipped by the sweep, while a session without
+      // one would never be swept (and its token never revoked).
+      await storeCall(() => redis.zadd(deadlinesKey, deadline, key));
       await storeCall(() =>
         execAll(
           redis
@@ -106,8 +111,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
             .sadd(index, key)
             // The index lives as long as the longest session it could list.
             .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'GT')
-            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'NX')
-            .zadd(deadlinesKey, deadline, key),
+            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'NX'),
         ),
       );
     },

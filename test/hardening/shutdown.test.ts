@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument } from '../__generated__/graphql.js';
 import { execute, startGateway } from '../support/gateway.js';
-import { freePort } from '../support/instances.js';
+import { freePort, GATEWAY_ENTRY } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
@@ -37,7 +37,7 @@ describe('shutdown that loses nothing', () => {
 
   it('drains on SIGTERM in a real process and exits 0, with Apollo leaving the signal to the gateway', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [GATEWAY_ENTRY], {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500', SHUTDOWN_GRACE_MS: '1000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

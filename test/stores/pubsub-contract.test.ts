@@ -1,28 +1,36 @@
+import { once } from 'node:events';
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { userTag } from '../../src/auth/session-store.js';
+import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
+import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
 import { track } from '../support/leftovers.js';
-import { REDIS_URL, testPrefix } from '../support/redis.js';
+import { SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { ownTopologies } from '../support/redis-topologies.js';
 
 const logger = createLogger({ level: 'silent' });
 const RETENTION_MS = 3_600_000;
+/** The same contract on a Cluster and behind Sentinel: the log's code does not change with the topology. */
+const topologies = ownTopologies();
 
 /** Two handles on one log: in memory the same object, on Redis two instances sharing a prefix. */
 type Pair = [PubSub, PubSub];
 
-async function redisPair(): Promise<Pair> {
+async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
   const keyPrefix = testPrefix();
   const make = async () => {
-    const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
-    const reader = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test-reader', blocking: true });
-    await Promise.all([redis.connect(), reader.connect()]);
-    const pubsub = createRedisPubSub({ redis, reader, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
+    const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
+    const subscriber = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-subscriber' });
+    await Promise.all([redis.connect(), subscriber.connect()]);
+    const pubsub = createRedisPubSub({ redis, subscriber, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
     track(async () => {
       await pubsub.close();
       redis.disconnect();
+      subscriber.disconnect();
     });
     return pubsub;
   };
@@ -48,17 +56,31 @@ async function take(iterator: AsyncIterableIterator<LoggedEvent>, count: number)
   return out;
 }
 
-/** Waits until a live subscription is certainly following (one event through it). */
+/**
+ * Waits until a live subscription is certainly following: subscribing takes round trips, and an
+ * event published before they finish may precede the subscription. Probes until one arrives,
+ * then sends a marker and reads up to it, so what follows starts from a known point.
+ */
 async function settled(publisher: PubSub, iterator: AsyncIterableIterator<LoggedEvent>, userId: string): Promise<string> {
-  const cursor = await publisher.publish(userId, event(-1));
-  const [first] = await take(iterator, 1);
-  expect(first!.cursor).toBe(cursor);
-  return cursor;
+  let next = iterator.next();
+  for (;;) {
+    await publisher.publish(userId, event(-1));
+    const arrived = await Promise.race([next.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 100))]);
+    if (arrived) break;
+  }
+  const marker = await publisher.publish(userId, event(-2));
+  for (;;) {
+    next = iterator.next();
+    const { value } = await next;
+    if ((value as LoggedEvent).cursor === marker) return marker;
+  }
 }
 
 for (const [kind, pair] of [
   ['memory', memoryPair],
-  ['redis', redisPair],
+  ['redis', () => redisPair(SHARED_REDIS)],
+  ['redis cluster', () => redisPair(topologies.cluster!.connection)],
+  ['redis sentinel', () => redisPair(topologies.sentinel!.connection)],
 ] as const) {
   describe(`event log contract: ${kind}`, () => {
     it("delivers a user's events live, in order, across instances, and only that user's", async () => {
@@ -132,3 +154,54 @@ describe('the in-memory event log', () => {
     await resumed.return!();
   });
 });
+
+/** What only the Redis log must handle: announcements lost on the way (pub/sub drops them while a connection is down). */
+for (const [kind, connectionOf] of [
+  ['redis', () => SHARED_REDIS],
+  ['redis cluster', () => topologies.cluster!.connection],
+] as const) {
+  describe(`the Redis event reader: ${kind}`, () => {
+    async function setUp() {
+      const connection = connectionOf();
+      const keyPrefix = testPrefix();
+      const clients = ['commands', 'subscriber', 'raw'].map((role) => createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: `test-${role}` }));
+      await Promise.all(clients.map((client) => client.connect()));
+      const [redis, subscriber, raw] = clients as [RedisClient, RedisClient, RedisClient];
+      const pubsub = createRedisPubSub({ redis, subscriber, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
+      track(async () => {
+        await pubsub.close();
+        for (const client of clients) client.disconnect();
+      });
+      /** Appends to the stream without announcing: as if the announcement was lost. */
+      const appendSilently = (userId: string, n: number) => raw.xadd(`${keyPrefix}{u:${userTag(userId)}}:events`, '*', 'e', JSON.stringify(event(n))) as Promise<string>;
+      return { pubsub, subscriber, appendSilently };
+    }
+
+    it('reads an event whose announcement was lost from the stream, before the next one, in order', async () => {
+      const { pubsub, appendSilently } = await setUp();
+      const live = pubsub.subscribe('user_gap');
+      await settled(pubsub, live, 'user_gap');
+      const silent = [await appendSilently('user_gap', 1), await appendSilently('user_gap', 2)];
+      const announced = await pubsub.publish('user_gap', event(3));
+      const received = await take(live, 3);
+      expect(received.map((logged) => logged.cursor)).toEqual([...silent, announced]);
+      expect(items(received)).toEqual(['payment_1', 'payment_2', 'payment_3']);
+      await live.return!();
+    });
+
+    if (kind === 'redis') {
+      it('after its connection drops, delivers what was appended meanwhile, in order, with no further event needed', async () => {
+        const { pubsub, subscriber, appendSilently } = await setUp();
+        const live = pubsub.subscribe('user_drop');
+        await settled(pubsub, live, 'user_drop');
+        const reconnected = once(subscriber, 'ready');
+        (subscriber as Redis).stream.destroy();
+        const meanwhile = [await appendSilently('user_drop', 1), await appendSilently('user_drop', 2)];
+        await reconnected;
+        const received = await take(live, 2);
+        expect(received.map((logged) => logged.cursor)).toEqual(meanwhile);
+        await live.return!();
+      });
+    }
+  });
+}

@@ -4,6 +4,7 @@ import { createMemoryOAuthStates, type OAuthStateStore } from '../../src/auth/oa
 import { createMemorySessionStore } from '../../src/auth/memory-session-store.js';
 import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
 import { createTokenCipher } from '../../src/auth/token-cipher.js';
+import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { sha256Hex } from '../../src/lib/ids.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
@@ -16,7 +17,8 @@ import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhook
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../../src/webhooks/routing-handles.js';
 import { track } from '../support/leftovers.js';
-import { dumpKeys, REDIS_URL, testPrefix } from '../support/redis.js';
+import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { ownTopologies } from '../support/redis-topologies.js';
 
 const IDLE_MS = 60_000;
 const logger = createLogger({ level: 'silent' });
@@ -35,11 +37,14 @@ interface Stores {
   dump(): Promise<Array<[string, string]>>;
 }
 
+/** The same contract on a Cluster and behind Sentinel: the stores' code does not change with the topology. */
+const topologies = ownTopologies();
+
 const cipher = createTokenCipher([{ id: 'k1', key: randomBytes(32) }]);
 
-async function redisStores(): Promise<Stores> {
+async function redisStores(connection: RedisConnectionSettings): Promise<Stores> {
   const keyPrefix = testPrefix();
-  const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
+  const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
   await redis.connect();
   track(() => void redis.disconnect());
   const options = { redis, keyPrefix };
@@ -57,7 +62,7 @@ async function redisStores(): Promise<Stores> {
     ledger: createRedisDeliveryLedger(options),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
-    dump: () => dumpKeys(keyPrefix),
+    dump: () => (connection.mode === 'standalone' ? dumpKeys(keyPrefix) : Promise.resolve([])),
   };
 }
 
@@ -88,7 +93,9 @@ function record(userId: string, overrides: Partial<SessionRecord> = {}): Session
 
 for (const [kind, make] of [
   ['memory', memoryStores],
-  ['redis', redisStores],
+  ['redis', () => redisStores(SHARED_REDIS)],
+  ['redis cluster', () => redisStores(topologies.cluster!.connection)],
+  ['redis sentinel', () => redisStores(topologies.sentinel!.connection)],
 ] as const) {
   describe(`store contract: ${kind}`, () => {
     it('sessions: set, get, list by user, delete one, delete all of a user', async () => {
@@ -191,7 +198,7 @@ for (const [kind, make] of [
         // Every key of a user carries the user's hash tag.
         expect(stored.filter(([key]) => key.includes(userTag('user_e'))).every(([key]) => key.includes(`{u:${userTag('user_e')}}`))).toBe(true);
 
-        const redis = createRedisClient({ url: REDIS_URL, commandTimeoutMs: 1_000, logger, role: 'test' });
+        const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
         await redis.connect();
         track(() => void redis.disconnect());
         const keyOf = (session: string) => stored.find(([key]) => key.endsWith(`:s:${session.split('.')[1]}`))![0];

@@ -6,6 +6,9 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { track } from './leftovers.js';
 
+/** The built gateway, as operators run it (the global setup builds it before any test). */
+export const GATEWAY_ENTRY = 'dist/main.js';
+
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -56,10 +59,10 @@ export interface Instance {
   exited: Promise<number | null>;
 }
 
-/** A real gateway process (`node --import tsx src/main.ts`), on a port of its own. */
+/** A real gateway process (`node dist/main.js`), on a port of its own. */
 export async function startInstance(name: string, env: Record<string, string>, port?: number): Promise<Instance> {
   const listenPort = port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env, PORT: String(listenPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY_ENTRY], { env: { ...process.env, ...env, PORT: String(listenPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   track(async () => {
     if (child.exitCode === null && child.signalCode === null) {

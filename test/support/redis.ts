@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { track } from './leftovers.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The shared Redis as the gateway's settings describe it. */
+export const SHARED_REDIS: RedisConnectionSettings = (() => {
+  const parsed = parseRedisUrls(REDIS_URL, 'standalone', undefined, undefined);
+  if (typeof parsed === 'string') throw new Error(`TEST_REDIS_URL ${parsed}`);
+  return parsed;
+})();
 
 /** 32 random bytes as TOKEN_ENCRYPTION_KEYS wants them. */
 export function tokenKeysSetting(id = 'k1'): string {

@@ -11,10 +11,13 @@ import type { GatewayContext } from '../context.js';
  * retained events after that cursor come first; a cursor that cannot be resumed from ends the
  * subscription with CURSOR_EXPIRED, a subscriber that fell too far behind with EVENTS_DROPPED.
  * Each event first checks that the session is still live, so an expired session's token is never
- * used.
+ * used. Resolves once live delivery has started.
  */
-export function userEvents(context: GatewayContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): AsyncIterableIterator<LoggedEvent> {
+export async function userEvents(context: GatewayContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
   const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
+  // Answer the subscribe only once live delivery is in effect: an event published after that is
+  // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
+  await source.started;
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
   const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {

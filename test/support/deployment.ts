@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { print } from 'graphql';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { expect } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { MeDocument } from '../__generated__/graphql.js';
+import { recordTraffic } from './audit.js';
+import { Browser } from './browser.js';
+import { approveConsent } from './gateway.js';
+import { deploymentEnv, freePort, startInstance, startSharedSandbox, type Instance } from './instances.js';
+import { track } from './leftovers.js';
+import { REDIS_URL, testPrefix, tokenKeysSetting } from './redis.js';
+
+/** Helpers for tests of a deployment: gateway processes on one Redis and one sandbox, reached as a load balancer would. */
+
+export const PAYMENTS = 'subscription ($after: String) { paymentUpdated(after: $after) { cursor code paymentId reportedStatus } }';
+export type PaymentEvent = { paymentUpdated: { cursor: string; code: string; paymentId: string; reportedStatus: string } };
+
+/**
+ * One deployment: a shared sandbox and Redis, instances behind a "load balancer" origin. `redis`
+ * is the REDIS_* settings (default: the shared Redis, under a prefix of this test's own).
+ */
+export async function deployment(count: number, redis: Record<string, string> = { REDIS_URL }) {
+  const sandbox = await startSharedSandbox();
+  const publicPort = await freePort();
+  const publicUrl = `http://localhost:${publicPort}`;
+  sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
+  const env = deploymentEnv(sandbox, {
+    PUBLIC_URL: publicUrl,
+    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    ...redis,
+    REDIS_KEY_PREFIX: testPrefix(),
+    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+  });
+  const instances = await Promise.all(Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)));
+  sandbox.setWebhookUrl(`${instances[0]!.url}/webhooks`);
+  let target = instances[0]!;
+  const browser = new Browser().routeThrough((url) => (url.host === `localhost:${publicPort}` ? new URL(`${url.pathname}${url.search}`, target.url) : url));
+  return {
+    sandbox,
+    env,
+    publicUrl,
+    instances,
+    browser,
+    /** Sends the browser's next requests to this instance (what a load balancer may do). */
+    via(instance: Instance) {
+      target = instance;
+      return browser;
+    },
+  };
+}
+
+export type Deployment = Awaited<ReturnType<typeof deployment>>;
+
+export async function signInVia(deployed: Deployment, start: Instance, finish: Instance): Promise<string> {
+  const login = await deployed.via(start).request(`${deployed.publicUrl}/auth/login`);
+  expect(login.status).toBe(302);
+  const callback = await approveConsent(deployed.browser, login.location!);
+  const landed = await deployed.via(finish).request(callback.href);
+  expect(landed.status, landed.text).toBe(303);
+  const me = await graphql(deployed, finish);
+  const userId = (me.body as { data: { me: { id: string } } }).data.me.id;
+  await finish.waitForLog((line) => line.msg === 'webhook subscriptions set up' && line.userId === userId);
+  return userId;
+}
+
+export async function graphql(deployed: Deployment, instance: Instance) {
+  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: print(MeDocument) }) });
+  return { status: response.status, body: JSON.parse(response.text) as unknown };
+}
+
+export function sessionCookie(deployed: Deployment): string {
+  return `gw_session=${deployed.browser.cookie(new URL(deployed.publicUrl).host, 'gw_session')}`;
+}
+
+/** A graphql-ws client on one instance, carrying the browser's cookie. */
+export function socketOn(deployed: Deployment, instance: Instance) {
+  const cookie = sessionCookie(deployed);
+  let resolveClosed!: (code: number) => void;
+  const closed = new Promise<number>((resolve) => (resolveClosed = resolve));
+  const client: Client = createClient({
+    url: `ws://127.0.0.1:${instance.port}/graphql`,
+    lazy: false,
+    retryAttempts: 0,
+    webSocketImpl: class extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { origin: deployed.publicUrl, cookie } });
+      }
+    },
+    on: {
+      closed: (event) => resolveClosed((event as { code: number }).code),
+      message: (message) => recordTraffic({ url: `ws://${instance.url}`, status: 101, headers: {}, body: JSON.stringify(message) }),
+    },
+    onNonLazyError: () => undefined,
+  });
+  track(() => client.dispose());
+  return { client, closed };
+}
+
+/** Subscribes and resolves once the instance has the subscription. */
+export async function paymentEvents(instance: Instance, client: Client, after?: string) {
+  const started = instance.logs.filter((line) => line.msg === 'subscription started').length;
+  const iterator = client.iterate<PaymentEvent>({ query: PAYMENTS, variables: { after } });
+  const first = iterator.next();
+  first.catch(() => undefined);
+  await instance.waitForLog(() => instance.logs.filter((line) => line.msg === 'subscription started').length > started);
+  let pending: typeof first | undefined = first;
+  return {
+    async next(): Promise<PaymentEvent['paymentUpdated']> {
+      const result = await (pending ?? iterator.next());
+      pending = undefined;
+      if (result.done) throw new Error('subscription ended');
+      if (!result.value.data) throw new Error(JSON.stringify(result.value.errors));
+      return result.value.data.paymentUpdated;
+    },
+  };
+}
+
+/** A webhook signed as the platform signs it, POSTed to one instance. */
+export async function postWebhook(sandbox: Sandbox, instance: Instance, body: string): Promise<{ status: number; body: unknown }> {
+  const signed = sandbox.signingKeys.sign(Buffer.from(body));
+  const response = await fetch(`${instance.url}/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-signature': signed.signature, 'x-service-signing-key': String(signed.keyId) },
+    body,
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+export function paymentWebhook(state: string, id: string, status = 'SENT'): string {
+  return JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: id, status, nonce: randomBytes(4).toString('hex') });
+}
+
+export function routingState(sandbox: Sandbox, userId: string): string {
+  return sandbox.webhookSubscriptions().find((hook) => hook.userId === userId)!.state!;
+}
