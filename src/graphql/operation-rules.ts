@@ -1,7 +1,11 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { GatewayConfig } from '../config/config.js';
+import { LRUCache } from 'lru-cache';
 import { maxAliasesRule, maxDepthRule } from './limits.js';
+
+/** Valid documents kept parsed and validated, by text: at most this many characters in all. */
+const DOCUMENT_CACHE_CHARS = 4 * 1024 * 1024;
 
 export interface OperationRulesOptions {
   graphql: GatewayConfig['graphql'];
@@ -38,6 +42,11 @@ export function createOperationRules(options: OperationRulesOptions) {
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
   const allRules = [...specifiedRules, ...validationRules];
+  // Thousands of sockets subscribe with a handful of distinct documents: each is parsed and
+  // validated once, and they share one document object (which also lets identical subscriptions
+  // share executions). Only valid documents are kept: evicting them costs an attacker a full
+  // validation per document, as it would without the cache.
+  const documents = new LRUCache<string, DocumentNode>({ maxSize: DOCUMENT_CACHE_CHARS, sizeCalculation: (_document, text) => Math.max(1, text.length) });
 
   /** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
   const withoutHints = (error: GraphQLError, code: string) =>
@@ -63,8 +72,14 @@ export function createOperationRules(options: OperationRulesOptions) {
       });
     },
 
-    /** Parse and validate a document for a transport without Apollo's pipeline (the socket). */
+    /**
+     * Parse and validate a document for a transport without Apollo's pipeline (the socket). The
+     * same text gives the same document object while it is cached.
+     */
     prepare(schema: GraphQLSchema, query: string, variables: unknown): { document: DocumentNode } | { errors: GraphQLError[] } {
+      const variablesError = this.checkVariables(variables);
+      const known = documents.get(query);
+      if (known) return variablesError ? { errors: [variablesError] } : { document: known };
       let document: DocumentNode;
       try {
         document = parse(query, { maxTokens: graphql.maxTokens });
@@ -73,7 +88,7 @@ export function createOperationRules(options: OperationRulesOptions) {
       }
       const errors = validate(schema, document, allRules);
       if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };
-      const variablesError = this.checkVariables(variables);
+      documents.set(query, document);
       if (variablesError) return { errors: [variablesError] };
       return { document };
     },

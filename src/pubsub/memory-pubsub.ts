@@ -1,3 +1,4 @@
+import { FanOut } from './fan-out.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from './pubsub.js';
@@ -21,7 +22,7 @@ interface UserLog {
   events: LoggedEvent[];
   /** The cursor of the newest event dropped from this log: resuming from before it would skip it. */
   trimmedUpTo: string | undefined;
-  subscribers: Set<(event: LoggedEvent) => void>;
+  subscribers: FanOut;
 }
 
 /**
@@ -41,7 +42,7 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
 
   function logOf(userId: string): UserLog {
     let log = logs.get(userId);
-    if (!log) logs.set(userId, (log = { events: [], trimmedUpTo: undefined, subscribers: new Set() }));
+    if (!log) logs.set(userId, (log = { events: [], trimmedUpTo: undefined, subscribers: new FanOut() }));
     return log;
   }
 
@@ -91,7 +92,7 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
       order.push({ userId, cursor: logged.cursor });
       trim(log);
       trimTotal();
-      for (const deliver of log.subscribers) deliver(logged);
+      log.subscribers.publish(logged);
       return logged.cursor;
     },
 

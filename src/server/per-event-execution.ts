@@ -1,4 +1,13 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { SharedExecutions } from './shared-executions.js';
+
+/** How one event is executed for one subscription. */
+export interface EventExecution {
+  /** A fresh context for this event. Called only if this subscription executes it itself. */
+  context(): unknown;
+  /** Subscriptions with the same key share one execution of the event; undefined: not shared. */
+  shareKey: string | undefined;
+}
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -8,9 +17,10 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * Like graphql-js's `subscribe`, but each event executes with a context of its own, so loaders,
  * caches and per-request budgets (the enrichment lookup limit) are per event, as for an HTTP
  * request, instead of living as long as the socket. The subscription's own context (which holds
- * the user's event stream) is used only to open the source stream.
+ * the user's event stream) is used only to open the source stream. Identical subscriptions share
+ * one execution of each event (see shared-executions).
  */
-export async function subscribePerEvent(args: ExecutionArgs, contextForEvent: (event: unknown) => unknown): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribePerEvent(args: ExecutionArgs, forEvent: (event: unknown) => EventExecution, shared: SharedExecutions): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source as ExecutionResult;
   const events = source[Symbol.asyncIterator]();
@@ -18,7 +28,9 @@ export async function subscribePerEvent(args: ExecutionArgs, contextForEvent: (e
     async next() {
       const event = await events.next();
       if (event.done) return { done: true, value: undefined };
-      return { done: false, value: await execute({ ...args, rootValue: event.value, contextValue: contextForEvent(event.value) }) };
+      const how = forEvent(event.value);
+      const run = async () => execute({ ...args, rootValue: event.value, contextValue: how.context() });
+      return { done: false, value: await (how.shareKey === undefined ? run() : shared.run(how.shareKey, run)) };
     },
     async return() {
       await events.return?.();

@@ -9,7 +9,8 @@ import type { OperationRules } from '../graphql/operation-rules.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CloseCode } from './close-codes.js';
-import { subscribePerEvent } from './per-event-execution.js';
+import { subscribePerEvent, type EventExecution } from './per-event-execution.js';
+import { createSharedExecutions } from './shared-executions.js';
 import { createSharedEventReads } from './shared-event-reads.js';
 import { createSocketRegistry } from './socket-registry.js';
 
@@ -42,6 +43,16 @@ export interface WebSocketOptions {
 }
 
 type Extra = { session?: Session };
+
+/** A small id per parsed document: the operation rules hand out one object per distinct text. */
+const documentIds = new WeakMap<object, number>();
+let nextDocumentId = 0;
+const documentId = (document: object) => documentIds.get(document) ?? (documentIds.set(document, (nextDocumentId += 1)), nextDocumentId);
+
+const cursorOf = (event: unknown) => {
+  const cursor = typeof event === 'object' && event !== null ? (event as { cursor?: unknown }).cursor : undefined;
+  return typeof cursor === 'string' ? cursor : undefined;
+};
 
 /**
  * graphql-ws on the same port and path as /graphql. Apollo's HTTP pipeline does not run here, so
@@ -81,14 +92,16 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       socket.terminate();
     });
 
-  /** Each subscription's way to make a fresh context for one event. */
-  const eventContexts = new WeakMap<object, (event: unknown) => GatewayContext>();
+  /** Each subscription's way to execute one event (keyed by its subscribe-time context). */
+  const eventExecutions = new WeakMap<object, (event: unknown) => EventExecution>();
   const shareReads = createSharedEventReads();
+  const sharedExecutions = createSharedExecutions();
+  const alone = (context: unknown) => () => ({ context: () => context, shareKey: undefined });
 
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
       schema: options.schema,
-      subscribe: (args) => subscribePerEvent(args, eventContexts.get(args.contextValue as object) ?? (() => args.contextValue)),
+      subscribe: (args) => subscribePerEvent(args, eventExecutions.get(args.contextValue as object) ?? alone(args.contextValue), sharedExecutions),
       connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
       onConnect: async (ctx) => {
         const session = await options.sessions.read(ctx.extra.request);
@@ -116,7 +129,12 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
         const contextValue = options.createContext(session);
-        eventContexts.set(contextValue, (event) => shareReads(session.userId, event, options.createContext(session)));
+        // Same user, document, variables and operation: the same result for the same event.
+        const operation = `${session.userId}|${documentId(prepared.document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}`;
+        eventExecutions.set(contextValue, (event) => ({
+          context: () => shareReads(session.userId, event, options.createContext(session)),
+          shareKey: cursorOf(event) === undefined ? undefined : `${operation}|${cursorOf(event)}`,
+        }));
         return {
           schema: options.schema,
           document: prepared.document,

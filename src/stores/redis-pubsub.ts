@@ -2,6 +2,7 @@ import { userTag } from '../auth/session-store.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub, type UserEvent } from '../pubsub/pubsub.js';
+import { FanOut } from '../pubsub/fan-out.js';
 import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
 import { storeCall, type RedisClient } from './redis-client.js';
@@ -40,7 +41,7 @@ interface Followed {
   key: string;
   /** The last event handed on; announcements at or before it are skipped. */
   lastId: string;
-  deliver: Set<(event: LoggedEvent) => void>;
+  deliver: FanOut;
   /** Announcements and catch-up reads for one user run in order, one at a time. */
   chain: Promise<void>;
 }
@@ -72,7 +73,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
 
   function handOn(entry: Followed, event: LoggedEvent): void {
     entry.lastId = event.cursor;
-    for (const deliver of entry.deliver) deliver(event);
+    entry.deliver.publish(event);
   }
 
   /** Reads what the stream holds after the last event handed on (up to `until`, if given). */
@@ -124,7 +125,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     const channel = channelOf(userId);
     let entry = followed.get(channel);
     if (!entry) {
-      const created: Followed = { key: streamKey(userId), lastId: '0-0', deliver: new Set(), chain: Promise.resolve() };
+      const created: Followed = { key: streamKey(userId), lastId: '0-0', deliver: new FanOut(), chain: Promise.resolve() };
       // Subscribed before the stream's end is read: an event appended in between is announced,
       // and its announcement waits in the chain until the start position is known.
       created.chain = (async () => {
