@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createLogger } from '../src/lib/logger.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+import { freePort, gatewayEnvFor, percentile, signedWebhook, signIn, startGatewayProcess, type Measured } from './support/processes.js';
 
 /**
  * `npm run bench:scale`: the cost of sharing state on Redis, measured side by side in one run.
@@ -21,58 +20,7 @@ const INGEST = Number(process.env.BENCH_INGEST ?? 3_000);
 const CONCURRENCY = 16;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-interface Gateway {
-  url: string;
-  port: number;
-  child: ChildProcess;
-}
-
-async function startGateway(env: Record<string, string>): Promise<Gateway> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/main.js'], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let buffered = '';
-  await new Promise<void>((resolve) =>
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      if (buffered.includes('"gateway listening"')) resolve();
-      buffered = buffered.slice(-200);
-    }),
-  );
-  return { url: `http://127.0.0.1:${port}`, port, child };
-}
-
-async function signIn(publicUrl: string, via: Gateway, sandbox: Sandbox): Promise<{ cookie: string; state: string }> {
-  const cookies = new Map<string, string>();
-  const go = async (target: string, init: RequestInit = {}) => {
-    const url = new URL(target);
-    const real = url.origin === publicUrl ? `${via.url}${url.pathname}${url.search}` : target;
-    const response = await fetch(real, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-    for (const header of response.headers.getSetCookie()) {
-      const [name, value] = header.split(';')[0]!.split('=');
-      cookies.set(name!, value!);
-    }
-    return response;
-  };
-  const authorize = new URL((await go(`${publicUrl}/auth/login`)).headers.get('location')!);
-  const consent = await (await go(authorize.href)).text();
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('user', /name="user" value="([^"]+)"/.exec(consent)![1]!);
-  form.set('decision', 'allow');
-  const back = await go(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-  await go(back.headers.get('location')!);
-  for (let attempt = 0; attempt < 100 && sandbox.webhookSubscriptions().length === 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  return { cookie: `gw_session=${cookies.get('gw_session')}`, state: sandbox.webhookSubscriptions().at(-1)!.state! };
-}
-
-async function subscriber(gateway: Gateway, publicUrl: string, cookie: string) {
+async function subscriber(gateway: Measured, publicUrl: string, cookie: string) {
   const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/graphql`, 'graphql-transport-ws', { headers: { origin: publicUrl, cookie } });
   await once(socket, 'open');
   socket.send(JSON.stringify({ type: 'connection_init' }));
@@ -94,34 +42,20 @@ async function subscriber(gateway: Gateway, publicUrl: string, cookie: string) {
   };
 }
 
-function post(sandbox: Sandbox, gateway: Gateway, state: string, id: string): Promise<Response> {
-  const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: id });
-  const signed = sandbox.signingKeys.sign(Buffer.from(body));
-  return fetch(`${gateway.url}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signed.signature, 'x-service-signing-key': String(signed.keyId) }, body });
+async function post(sandbox: Sandbox, gateway: Measured, state: string, id: string): Promise<Response> {
+  const { body, headers } = signedWebhook(sandbox, { webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: id });
+  return fetch(`${gateway.url}/webhooks`, { method: 'POST', headers, body });
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function scenario(name: string, shared: Record<string, string>, instances: 1 | 2) {
   // A sandbox per scenario: webhook subscriptions of an earlier deployment must not be picked up.
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600 });
+  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true });
   await sandbox.start();
   const publicPort = await freePort();
   const publicUrl = `http://localhost:${publicPort}`;
   sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
-  const env = {
-    CORE_API_URL: sandbox.coreUrl,
-    ENRICHMENT_API_URL: sandbox.enrichmentUrl,
-    OAUTH_AUTHORIZE_URL: sandbox.authorizeUrl,
-    APP_TOKEN: sandbox.credentials.appToken,
-    APP_SECRET: sandbox.credentials.appSecret,
-    ENRICHMENT_API_KEY: sandbox.credentials.enrichmentKey,
-    SESSION_SECRET: randomBytes(32).toString('base64url'),
-    PUBLIC_URL: publicUrl,
-    SHUTDOWN_DELAY_MS: '0',
-    ...shared,
-  };
-  const gateways = await Promise.all(Array.from({ length: instances }, () => startGateway(env)));
+  const env = { ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')), ...shared };
+  const gateways = await Promise.all(Array.from({ length: instances }, () => startGatewayProcess(env)));
   const [ingress, egress] = [gateways[0]!, gateways.at(-1)!];
   sandbox.setWebhookUrl(`${ingress.url}/webhooks`);
   const { cookie, state } = await signIn(publicUrl, egress, sandbox);
@@ -156,10 +90,7 @@ async function scenario(name: string, shared: Record<string, string>, instances:
     }),
   );
   const perSecond = INGEST / ((performance.now() - ingestStarted) / 1000);
-  for (const gateway of gateways) {
-    gateway.child.kill('SIGTERM');
-    await once(gateway.child, 'exit');
-  }
+  for (const gateway of gateways) await gateway.stop();
   await sandbox.stop();
   latencies.sort((a, b) => a - b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, perSecond };

@@ -7,7 +7,7 @@ import { createSharedExecutions } from '../src/server/shared-executions.js';
 const event = (n: number): LoggedEvent => ({ type: 'PAYMENT', code: 'UPDATE', payload: {}, receivedAt: '', cursor: `1-${n}` });
 
 describe('fan-out to many subscribers', () => {
-  it('hands an event to 100 subscribers per turn of the event loop, and every subscriber gets events in order', async () => {
+  it('hands an event to a slice of subscribers per turn of the event loop, and every subscriber gets events in order', async () => {
     const fanOut = new FanOut(100);
     const seen = Array.from({ length: 250 }, () => [] as string[]);
     seen.forEach((list) => fanOut.add((logged) => list.push(logged.cursor)));

@@ -36,3 +36,10 @@ export interface GatewayContext {
   };
   logger: Logger;
 }
+
+/**
+ * What a subscription holds while its socket is idle: enough to open the user's event stream and
+ * to check, before each event, that the session is still live. Each event then executes with a
+ * full GatewayContext of its own, so an idle subscription costs as little memory as possible.
+ */
+export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger'> & { session: Pick<GatewayContext['session'], 'isLive'> };

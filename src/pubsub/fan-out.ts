@@ -1,7 +1,7 @@
 import type { LoggedEvent } from './pubsub.js';
 
 /** Subscribers handed an event between two yields to the event loop. */
-export const FAN_OUT_SLICE = 100;
+export const FAN_OUT_SLICE = 50;
 
 /**
  * One user's subscribers on this instance, and the events to hand them, in order. A few

@@ -3,13 +3,14 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Session, SessionManager } from '../auth/session-manager.js';
-import type { GatewayContext } from '../graphql/context.js';
+import type { EventStreamContext, GatewayContext } from '../graphql/context.js';
 import { ErrorCode } from '../graphql/errors.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CloseCode } from './close-codes.js';
 import { subscribePerEvent, type EventExecution } from './per-event-execution.js';
+import { startHeartbeat } from './heartbeat.js';
 import { createSharedExecutions } from './shared-executions.js';
 import { createSharedEventReads } from './shared-event-reads.js';
 import { createSocketRegistry } from './socket-registry.js';
@@ -28,6 +29,8 @@ export interface WebSocketOptions {
   sessions: SessionManager;
   clock: Clock;
   createContext(session: Session): GatewayContext;
+  /** What a subscription keeps for its life; each event gets a full context from `createContext`. */
+  createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Origins allowed to open a socket (browsers always send one; a missing Origin is refused too). */
   allowedOrigins: () => ReadonlySet<string>;
@@ -38,6 +41,8 @@ export interface WebSocketOptions {
   connectionInitTimeoutMs?: number;
   /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
   maxPayloadBytes?: number;
+  /** How often peers are pinged; one that missed the previous ping is cut. @default 12000 */
+  heartbeatIntervalMs?: number;
   /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
   sessionRecheckMs?: number;
 }
@@ -128,13 +133,17 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         if ('errors' in prepared) return prepared.errors;
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
-        const contextValue = options.createContext(session);
-        // Same user, document, variables and operation: the same result for the same event.
-        const operation = `${session.userId}|${documentId(prepared.document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}`;
-        eventExecutions.set(contextValue, (event) => ({
-          context: () => shareReads(session.userId, event, options.createContext(session)),
-          shareKey: cursorOf(event) === undefined ? undefined : `${operation}|${cursorOf(event)}`,
-        }));
+        const contextValue = options.createEventStreamContext(session);
+        // Same user, document, variables and operation: the same result for the same event. The
+        // key is built per event, not kept: an idle subscription should hold as little as possible.
+        const { document } = prepared;
+        eventExecutions.set(contextValue, (event) => {
+          const cursor = cursorOf(event);
+          return {
+            context: () => shareReads(session.userId, event, options.createContext(session)),
+            shareKey: cursor === undefined ? undefined : `${session.userId}|${documentId(document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}|${cursor}`,
+          };
+        });
         return {
           schema: options.schema,
           document: prepared.document,
@@ -150,10 +159,14 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       },
     },
     wss,
+    // No per-socket keep-alive timers: one heartbeat for every socket (below).
+    0,
   );
+  const heartbeat = startHeartbeat(wss, options.heartbeatIntervalMs ?? 12_000);
 
   return {
     async close(code, reason) {
+      heartbeat.stop();
       registry.close();
       for (const client of wss.clients) client.close(code, reason);
       await disposable.dispose();

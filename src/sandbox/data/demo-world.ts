@@ -173,3 +173,31 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
 export function compareTransactions(a: { date: string; _id: string }, b: { date: string; _id: string }): number {
   return a.date === b.date ? (a._id < b._id ? -1 : a._id > b._id ? 1 : 0) : a.date < b.date ? 1 : -1;
 }
+
+/**
+ * Load-test users (`load_0` … ), each with one everyday account and no history: enough to sign in,
+ * subscribe and receive account events, for benchmarks that need many distinct users.
+ */
+export function addLoadTestUsers(world: DemoWorld, count: number, connections: SandboxConnection[], now: number): void {
+  const connection = connections[0]!;
+  const refreshed = new Date(now).toISOString();
+  for (let index = 0; index < count; index += 1) {
+    const userId = sandboxId('user', `load_${index}`);
+    world.users.push({ _id: userId, email: `load.${index}@example.co.nz`, preferred_name: `Load ${index}` });
+    world.accounts.push({
+      _id: sandboxId('acc', `load_${index}:everyday`),
+      _authorisation: sandboxId('authorisation', `load_${index}`),
+      connection,
+      name: 'Everyday',
+      status: 'ACTIVE',
+      formatted_account: `01-0123-${String(1_000_000 + index).slice(-7)}-00`,
+      type: 'CHECKING',
+      attributes: ALL_ATTRIBUTES,
+      balance: { currency: 'NZD', current: 100, available: 100 },
+      meta: { holder: `LOAD ${index}` },
+      refreshed: { balance: refreshed, transactions: refreshed, meta: refreshed },
+      sandboxUserId: userId,
+      sandboxShared: true,
+    });
+  }
+}

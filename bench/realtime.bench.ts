@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import WebSocket from 'ws';
+import { createLogger } from '../src/lib/logger.js';
+import { sandboxId } from '../src/sandbox/data/sandbox-ids.js';
+import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+import { freePort, gatewayEnvFor, percentile, signedWebhook, signIn, startFloorProcess, startGatewayProcess, type Measured } from './support/processes.js';
+
+/**
+ * `npm run bench:realtime`: the cost of one event to many subscribers, gateway against a floor.
+ * The sandbox runs in this process; the gateway (`node dist/main.js`) and the floor (node:http + ws
+ * that verifies the signature and sends one prepared frame to every socket) in processes of their
+ * own, each with a probe that reports CPU time and, after a full GC, heap and RSS. Prints, in one
+ * run: webhook → subscriber p50/p99/max at 1, 100 and 1,000 sockets of one user and at 1,000 users
+ * with one socket each; upstream re-reads per event; CPU per event; how long a request to another
+ * route waits while one event fans out to 1,000 sockets (p99); heap and RSS per idle socket at 1k
+ * and 10k; verified ingest per second. Ratios are against the floor in the same run.
+ */
+const USERS = Number(process.env.BENCH_USERS ?? 1_000);
+const BIG = Number(process.env.BENCH_IDLE_SOCKETS ?? 10_000);
+const INGEST = Number(process.env.BENCH_INGEST ?? 3_000);
+const CONCURRENCY = 16;
+const QUERY = 'subscription { accountEvents { code accountId updatedFields account { id name status } } }';
+const accountOf = (key: string) => sandboxId('acc', `${key}:everyday`);
+
+interface Subscriber {
+  socket: WebSocket;
+  /** Resolves with when (performance.now()) the event with this sequence number reached this socket. */
+  arrival(sequence: number): Promise<number>;
+}
+
+/** Opens a socket; for the gateway, graphql-ws's handshake and one subscription. */
+async function openSubscriber(target: Measured, kind: 'gateway' | 'floor', origin: string, cookie = ''): Promise<Subscriber> {
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/graphql`, 'graphql-transport-ws', { headers: { origin, cookie } });
+  await once(socket, 'open');
+  if (kind === 'gateway') {
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    await once(socket, 'message');
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: QUERY } }));
+  }
+  const arrived = new Map<number, number>();
+  const waiting = new Map<number, (at: number) => void>();
+  socket.on('message', (data) => {
+    const at = performance.now();
+    const fields = (JSON.parse(String(data)) as { payload?: { data?: { accountEvents?: { updatedFields?: string[] } } } }).payload?.data?.accountEvents?.updatedFields ?? [];
+    const tag = fields.find((field) => field.startsWith('seq:'));
+    if (tag === undefined) return;
+    const sequence = Number(tag.slice(4));
+    arrived.set(sequence, at);
+    waiting.get(sequence)?.(at);
+  });
+  return {
+    socket,
+    arrival: (sequence) => (arrived.has(sequence) ? Promise.resolve(arrived.get(sequence)!) : new Promise<number>((resolve) => waiting.set(sequence, resolve))),
+  };
+}
+
+async function openMany(count: number, open: () => Promise<Subscriber>): Promise<Subscriber[]> {
+  const out: Subscriber[] = [];
+  while (out.length < count) out.push(...(await Promise.all(Array.from({ length: Math.min(100, count - out.length) }, open))));
+  return out;
+}
+
+async function post(target: Measured, sandbox: Sandbox, payload: Record<string, unknown>): Promise<void> {
+  const { body, headers } = signedWebhook(sandbox, payload);
+  const response = await fetch(`${target.url}/webhooks`, { method: 'POST', headers, body });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`webhook answered ${response.status}`);
+}
+
+/** Each event carries its sequence number in `updated_fields`, which the subscription echoes. */
+let sequence = 0;
+const accountUpdate = (state: string, account: string) => ({ webhook_type: 'ACCOUNT', webhook_code: 'UPDATE', state, item_id: account, updated_fields: ['balance', `seq:${(sequence += 1)}`] });
+const sequenceOf = (payload: Record<string, unknown>) => Number(String((payload.updated_fields as string[])[1]).slice(4));
+
+/** Subscribing is not acknowledged: probe until one event reaches every socket. */
+async function untilLive(target: Measured, sandbox: Sandbox, payload: () => Record<string, unknown>, receivers: Subscriber[]): Promise<void> {
+  for (;;) {
+    const probe = payload();
+    const all = Promise.all(receivers.map((subscriber) => subscriber.arrival(sequenceOf(probe))));
+    await post(target, sandbox, probe);
+    if (await Promise.race([all.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 1_000))])) return;
+  }
+}
+
+/** Sends events one after another; each is timed from POST to its arrival on each socket. */
+async function timeEvents(target: Measured, sandbox: Sandbox, events: Array<{ payload: Record<string, unknown>; receivers: Subscriber[] }>) {
+  const latencies: number[] = [];
+  const cpuBefore = (await target.measure()).cpuMicros;
+  for (const { payload, receivers } of events) {
+    const arrivals = receivers.map((subscriber) => subscriber.arrival(sequenceOf(payload)));
+    const started = performance.now();
+    await post(target, sandbox, payload);
+    for (const at of await Promise.all(arrivals)) latencies.push(at - started);
+  }
+  const cpuPerEventMs = ((await target.measure()).cpuMicros - cpuBefore) / 1000 / events.length;
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, cpuPerEventMs };
+}
+
+/** While events fan out, another client keeps asking /healthz: how long does it wait? */
+async function stallDuringFanOut(target: Measured, sandbox: Sandbox, payloads: Array<Record<string, unknown>>, receivers: Subscriber[]): Promise<number> {
+  let running = true;
+  const waits: number[] = [];
+  const prober = (async () => {
+    while (running) {
+      const started = performance.now();
+      await (await fetch(`${target.url}/healthz`)).arrayBuffer();
+      waits.push(performance.now() - started);
+    }
+  })();
+  for (const payload of payloads) {
+    const arrivals = receivers.map((subscriber) => subscriber.arrival(sequenceOf(payload)));
+    await post(target, sandbox, payload);
+    await Promise.all(arrivals);
+  }
+  running = false;
+  await prober;
+  waits.sort((a, b) => a - b);
+  return percentile(waits, 99);
+}
+
+async function ingest(target: Measured, sandbox: Sandbox, payload: (n: number) => Record<string, unknown>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < INGEST) await post(target, sandbox, payload(next++));
+    }),
+  );
+  return INGEST / ((performance.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true, loadTestUsers: USERS });
+  await sandbox.start();
+  const publicPort = await freePort();
+  const publicUrl = `http://localhost:${publicPort}`;
+  sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
+  const gateway = await startGatewayProcess({
+    ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
+    WS_MAX_SOCKETS_PER_SESSION: String(BIG),
+    WS_MAX_SOCKETS_PER_USER: String(BIG),
+    MAX_CONNECTIONS: String(BIG + 2_000),
+  });
+  sandbox.setWebhookUrl(`${gateway.url}/webhooks`);
+  const floor = await startFloorProcess(sandbox.signingKeys.lookup(sandbox.signingKeys.currentId)!.publicPem);
+  const reads = () => sandbox.requests({ method: 'GET' }).filter((request) => request.path.startsWith('/v1/accounts/')).length;
+  const rows: string[] = [];
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  const row = (name: string, gatewayFigure: string, floorFigure: string, ratio: string) => rows.push(`| ${name} | ${gatewayFigure} | ${floorFigure} | ${ratio} |`);
+
+  try {
+    // One user, 1 / 100 / 1,000 sockets.
+    const main = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_0'));
+    const account = accountOf('load_0');
+    const gatewaySockets: Subscriber[] = [];
+    const floorSockets: Subscriber[] = [];
+    for (const [count, events] of [
+      [1, 300],
+      [100, 100],
+      [1_000, 40],
+    ] as const) {
+      gatewaySockets.push(...(await openMany(count - gatewaySockets.length, () => openSubscriber(gateway, 'gateway', publicUrl, main.cookie))));
+      floorSockets.push(...(await openMany(count - floorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))));
+      await untilLive(gateway, sandbox, () => accountUpdate(main.state, account), gatewaySockets);
+      const readsBefore = reads();
+      const plan = () => ({ payload: accountUpdate(main.state, account), receivers: gatewaySockets });
+      const onGateway = await timeEvents(gateway, sandbox, Array.from({ length: events }, plan));
+      const rereads = (reads() - readsBefore) / events;
+      const onFloor = await timeEvents(floor, sandbox, Array.from({ length: events }, () => ({ payload: accountUpdate(main.state, account), receivers: floorSockets })));
+      row(`${count} socket(s) of one user: p50 / p99 / max`, `${ms(onGateway.p50)} / ${ms(onGateway.p99)} / ${ms(onGateway.max)}`, `${ms(onFloor.p50)} / ${ms(onFloor.p99)} / ${ms(onFloor.max)}`, `p99 ${(onGateway.p99 / onFloor.p99).toFixed(1)}×`);
+      row(`${count} socket(s): CPU per event`, ms(onGateway.cpuPerEventMs), ms(onFloor.cpuPerEventMs), `${(onGateway.cpuPerEventMs / onFloor.cpuPerEventMs).toFixed(1)}×`);
+      row(`${count} socket(s): upstream re-reads per event`, rereads.toFixed(2), '0', '');
+      if (count === 1_000) {
+        const payloads = () => Array.from({ length: 20 }, () => accountUpdate(main.state, account));
+        const [gatewayStall, floorStall] = [await stallDuringFanOut(gateway, sandbox, payloads(), gatewaySockets), await stallDuringFanOut(floor, sandbox, payloads(), floorSockets)];
+        row('another request during a 1,000-socket fan-out: p99 wait', ms(gatewayStall), ms(floorStall), 'goal ≤ 20 ms');
+      }
+    }
+    for (const subscriber of [...gatewaySockets, ...floorSockets]) subscriber.socket.terminate();
+
+    // 1,000 users with one socket each; events to one user at a time.
+    const users: Array<{ state: string; account: string; subscriber: Subscriber }> = [];
+    for (let start = 0; start < USERS; start += 20) {
+      const batch = Array.from({ length: Math.min(20, USERS - start) }, (_, offset) => `load_${start + offset}`);
+      users.push(
+        ...(await Promise.all(
+          batch.map(async (key) => {
+            const signedIn = await signIn(publicUrl, gateway, sandbox, sandboxId('user', key));
+            return { state: signedIn.state, account: accountOf(key), subscriber: await openSubscriber(gateway, 'gateway', publicUrl, signedIn.cookie) };
+          }),
+        )),
+      );
+    }
+    for (const user of users) await untilLive(gateway, sandbox, () => accountUpdate(user.state, user.account), [user.subscriber]);
+    const oneFloorSocket = await openSubscriber(floor, 'floor', publicUrl);
+    const pick = (n: number) => users[(n * 7919) % users.length]!;
+    const manyUsers = await timeEvents(gateway, sandbox, Array.from({ length: 300 }, (_, n) => ({ payload: accountUpdate(pick(n).state, pick(n).account), receivers: [pick(n).subscriber] })));
+    const floorOne = await timeEvents(floor, sandbox, Array.from({ length: 300 }, (_, n) => ({ payload: accountUpdate(pick(n).state, pick(n).account), receivers: [oneFloorSocket] })));
+    row(`${users.length} users, one socket each: p50 / p99 / max`, `${ms(manyUsers.p50)} / ${ms(manyUsers.p99)} / ${ms(manyUsers.max)}`, `${ms(floorOne.p50)} / ${ms(floorOne.p99)} / ${ms(floorOne.max)} (1 socket)`, `p99 ${(manyUsers.p99 / floorOne.p99).toFixed(1)}×`);
+
+    // Verified ingest, one subscriber listening.
+    const gatewayIngest = await ingest(gateway, sandbox, (n) => accountUpdate(pick(n).state, pick(n).account));
+    const floorIngest = await ingest(floor, sandbox, (n) => accountUpdate(pick(n).state, pick(n).account));
+    row('verified webhook ingest', `${gatewayIngest.toFixed(0)}/s`, `${floorIngest.toFixed(0)}/s`, `${((gatewayIngest / floorIngest) * 100).toFixed(0)}% (goal ≥ 60%)`);
+    for (const user of users) user.subscriber.socket.terminate();
+    oneFloorSocket.socket.terminate();
+
+    // Heap and RSS per idle socket (one subscription each), at 1k and 10k.
+    const idle = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_1'));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // closed sockets above are released
+    const [baseline, floorBaseline] = [await gateway.measure(), await floor.measure()];
+    const idleSockets: Subscriber[] = [];
+    const idleFloorSockets: Subscriber[] = [];
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    for (const count of [1_000, BIG]) {
+      idleSockets.push(...(await openMany(count - idleSockets.length, () => openSubscriber(gateway, 'gateway', publicUrl, idle.cookie))));
+      idleFloorSockets.push(...(await openMany(count - idleFloorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))));
+      await untilLive(gateway, sandbox, () => accountUpdate(idle.state, accountOf('load_1')), idleSockets);
+      const [now, floorNow] = [await gateway.measure(), await floor.measure()];
+      row(
+        `idle sockets: heap / RSS per socket at ${count}`,
+        `${kb((now.heapUsed - baseline.heapUsed) / count)} / ${kb((now.rss - baseline.rss) / count)}`,
+        `${kb((floorNow.heapUsed - floorBaseline.heapUsed) / count)} / ${kb((floorNow.rss - floorBaseline.rss) / count)}`,
+        'heap goal ≤ 12 KB',
+      );
+    }
+    for (const subscriber of [...idleSockets, ...idleFloorSockets]) subscriber.socket.terminate();
+
+    console.log(`\nbench:realtime — gateway (node dist/main.js) against the floor (verify + broadcast), same run\n`);
+    console.log('| measure | gateway | floor | ratio |');
+    console.log('|---|---|---|---|');
+    for (const line of rows) console.log(line);
+  } finally {
+    await Promise.all([gateway.stop(), floor.stop()]);
+    await sandbox.stop();
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
