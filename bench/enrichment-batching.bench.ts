@@ -38,7 +38,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const app = createApp(loadConfig({ PORT: '0', HOST: '127.0.0.1', ENRICHMENT_CACHE_TTL_SECONDS: '0' }), { logger: createLogger({ level: 'silent' }) });
+  const app = createApp(loadConfig({ PORT: '0', HOST: '127.0.0.1', ENRICHMENT_CACHE_TTL_SECONDS: '0' }), { logger: createLogger({ level: 'silent' }), sandbox: { recordRequests: true } });
   await app.start();
   try {
     const cookie = await signIn(app.url);

@@ -24,13 +24,14 @@ import { createApolloServer } from './server/apollo.js';
 import { registerAdminRoutes } from './server/admin-routes.js';
 import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
-import { createRequestContextFactory } from './server/request-context.js';
+import { createEventStreamContextFactory, createRequestContextFactory } from './server/request-context.js';
 import { createGatewayHttpServer } from './server/http-server.js';
 import { CloseCode } from './server/close-codes.js';
 import { attachGraphQLWebSocket } from './server/websocket-server.js';
 import { createFormatError } from './graphql/format-error.js';
 import { createCoreClient } from './upstream/core-client.js';
 import { createEnrichmentClient } from './upstream/enrichment-client.js';
+import { createEnrichmentBatcher } from './loaders/enrichment-batcher.js';
 import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
 import { createSigningKeyClient } from './upstream/signing-key-client.js';
 import type { PubSub } from './pubsub/pubsub.js';
@@ -47,6 +48,8 @@ export interface AppOptions {
   sandbox?: Partial<Omit<SandboxOptions, 'logger' | 'headerPrefix'>>;
   /** Longest wait between two checks of a socket's session (tests move the clock). @default 60000 */
   sessionRecheckMs?: number;
+  /** How often WebSocket peers are pinged (tests shorten it). @default 12000 */
+  heartbeatIntervalMs?: number;
 }
 
 export interface GatewayApp {
@@ -126,7 +129,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, secrets, logger });
     const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
     const loaderDeps: LoaderDependencies = {
-      enrichment: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
+      enrichment: createEnrichmentBatcher({ client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger), maxBatch: config.enrichment.maxBatch, windowMs: config.enrichment.batchWindowMs }),
       enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries, clock }),
       enrichmentMaxBatch: config.enrichment.maxBatch,
       enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
@@ -235,6 +238,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       schema,
       sessions,
       createContext,
+      createEventStreamContext: createEventStreamContextFactory({ sessions, clock, pubsub, logger }),
       clock,
       formatError: createFormatError(logger),
       allowedOrigins: () => allowedOrigins,
@@ -243,6 +247,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       logger,
       connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
       sessionRecheckMs: options.sessionRecheckMs,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
     });
 
     undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'), () => pubsub.close(), () => releaser.close());

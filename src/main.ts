@@ -1,3 +1,4 @@
+import './process-defaults.js';
 import 'reflect-metadata';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/config.js';

@@ -28,6 +28,8 @@ export interface GatewayConfig {
     timeoutMs: number;
     cacheTtlMs: number;
     cacheMaxEntries: number;
+    /** Concurrent requests' lookups wait this long to share `/v1/search` calls; 0: no sharing. */
+    batchWindowMs: number;
   };
   upstreamMaxConnections: number;
   /** Origins allowed to open GraphQL WebSockets; the public URL's origin is always allowed. */
@@ -181,6 +183,7 @@ export function loadConfig(env: Env): GatewayConfig {
       timeoutMs: read.int('ENRICHMENT_TIMEOUT_MS', 5_000, 100, 120_000),
       cacheTtlMs: read.int('ENRICHMENT_CACHE_TTL_SECONDS', 3600, 0, 7 * 86_400) * 1000,
       cacheMaxEntries: read.int('ENRICHMENT_CACHE_MAX_ENTRIES', 10_000, 0, 1_000_000),
+      batchWindowMs: read.int('ENRICHMENT_BATCH_WINDOW_MS', 2, 0, 100),
     },
     upstreamMaxConnections: read.int('UPSTREAM_MAX_CONNECTIONS', 32, 1, 1024),
     allowedOrigins: (read.raw('ALLOWED_ORIGINS') ?? '')

@@ -1,7 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Direction, PlatformEnrichmentQuery, PlatformEnrichmentResult } from '../upstream/platform-types.js';
-import type { EnrichmentClient } from '../upstream/enrichment-client.js';
-import { UpstreamError } from '../upstream/upstream-error.js';
+import type { Direction, PlatformEnrichmentResult } from '../upstream/platform-types.js';
+import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 
 /** What identifies a lookup: two lookups with the same fields are the same upstream query. */
@@ -24,49 +23,32 @@ export function enrichmentCacheKey(lookup: EnrichmentLookup): string {
 }
 
 export interface EnrichmentLoaderOptions {
-  client: EnrichmentClient;
+  batcher: EnrichmentBatcher;
   cache: EnrichmentCache | undefined;
   maxBatch: number;
   maxLookupsPerRequest: number;
+  /** When the request has nothing in flight that could still add lookups (see RequestActivity). */
+  whenIdle: (dispatch: () => void) => void;
 }
 
 /**
- * One loader per GraphQL request. Every lookup made while the request executes (several `enrich`
- * fields, aliases, `Transaction.enrichment`) lands in one batch, split into calls of at most
- * `maxBatch` distinct queries. Identical lookups are sent once, cached results are not sent at
- * all, and results are matched back by a correlation id we assign, never by position.
+ * One loader per GraphQL request (or subscription event). Every lookup the request makes, whatever
+ * the document's shape (several `enrich` fields, aliases, `Transaction.enrichment` under any number
+ * of `transactions` fields, lookups known only after a page of rows arrived), lands in one batch:
+ * the batch is dispatched when the request is idle, not on a fixed tick. DataLoader then splits it
+ * into calls of at most `maxBatch` distinct queries; identical lookups are sent once, cached
+ * results not at all, and the batcher may share calls with concurrent requests.
  */
 export function createEnrichmentLoader(options: EnrichmentLoaderOptions): EnrichmentLoader {
   const loader = new DataLoader<EnrichmentLookup, readonly PlatformEnrichmentResult[], string>(
     async (lookups) => {
-      const queries: PlatformEnrichmentQuery[] = lookups.map((lookup, index) => ({
-        id: `q${index}`,
-        description: lookup.description,
-        ...(lookup.connectionId !== undefined ? { _connection: lookup.connectionId } : {}),
-        ...(lookup.amount !== undefined ? { amount: lookup.amount } : {}),
-        ...(lookup.direction !== undefined ? { direction: lookup.direction } : {}),
-      }));
-      let items;
-      try {
-        items = await options.client.search(queries);
-      } catch (error) {
-        return lookups.map(() => error as Error);
-      }
-      const byId = new Map(items.filter((item) => item.id !== undefined).map((item) => [item.id!, item.results]));
-      return lookups.map((lookup, index) => {
-        const results = byId.get(`q${index}`);
-        if (!results) return new UpstreamError('enrichment', 'bad_response', `search response has no item for query q${index}`);
-        options.cache?.set(enrichmentCacheKey(lookup), results);
-        return results;
+      const outcomes = await options.batcher.search(lookups, enrichmentCacheKey);
+      return outcomes.map((outcome, index) => {
+        if (!(outcome instanceof Error)) options.cache?.set(enrichmentCacheKey(lookups[index]!), outcome);
+        return outcome;
       });
     },
-    {
-      maxBatchSize: options.maxBatch,
-      cacheKeyFn: enrichmentCacheKey,
-      // setImmediate, not the default microtask tick: resolvers that await something first (a
-      // parent field, argument handling) still join the same batch.
-      batchScheduleFn: (callback) => setImmediate(callback),
-    },
+    { maxBatchSize: options.maxBatch, cacheKeyFn: enrichmentCacheKey, batchScheduleFn: options.whenIdle },
   );
 
   let reserved = 0;

@@ -1,13 +1,15 @@
 import DataLoader from 'dataloader';
-import type { EnrichmentClient } from '../upstream/enrichment-client.js';
+import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { PlatformAccount, PlatformPayment, PlatformTransfer, PlatformUser } from '../upstream/platform-types.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
+import type { RequestActivity } from './request-activity.js';
 import type { UserPlatform } from './user-platform.js';
 
 /** Long-lived dependencies from which each request's loaders are built. */
 export interface LoaderDependencies {
-  enrichment: EnrichmentClient;
+  /** Sends lookups to `/v1/search`, shared with concurrent requests when a window is set. */
+  enrichment: EnrichmentBatcher;
   enrichmentCache: EnrichmentCache | undefined;
   enrichmentMaxBatch: number;
   enrichmentMaxLookupsPerRequest: number;
@@ -26,26 +28,38 @@ export interface RequestLoaders {
 /**
  * Fresh loaders for one request (or one subscription event): their caches never outlive it, so a
  * value is read from the platform at most once per request and never served stale across them.
+ * Each is built on first use; a request that needs one loader does not pay for six. Enrichment
+ * lookups are dispatched when `activity` says the request is idle.
  */
-export function createRequestLoaders(deps: LoaderDependencies, platform: UserPlatform): RequestLoaders {
-  return {
-    enrichment: createEnrichmentLoader({
-      client: deps.enrichment,
-      cache: deps.enrichmentCache,
-      maxBatch: deps.enrichmentMaxBatch,
-      maxLookupsPerRequest: deps.enrichmentMaxLookupsPerRequest,
-    }),
-    me: new DataLoader(async (keys) => {
+export function createRequestLoaders(deps: LoaderDependencies, platform: UserPlatform, activity: RequestActivity): RequestLoaders {
+  const built: Partial<RequestLoaders> = {};
+  const lazy = <K extends keyof RequestLoaders>(name: K, build: () => RequestLoaders[K]) => ({
+    get: () => (built[name] ??= build()),
+    enumerable: true,
+  });
+  const loaders = {} as RequestLoaders;
+  Object.defineProperties(loaders, {
+    enrichment: lazy('enrichment', () =>
+      createEnrichmentLoader({
+        batcher: deps.enrichment,
+        cache: deps.enrichmentCache,
+        maxBatch: deps.enrichmentMaxBatch,
+        maxLookupsPerRequest: deps.enrichmentMaxLookupsPerRequest,
+        whenIdle: (dispatch) => activity.whenIdle(dispatch),
+      }),
+    ),
+    me: lazy('me', () => new DataLoader(async (keys) => {
       const me = await platform.getMe();
       return keys.map(() => me);
-    }),
-    accounts: new DataLoader(async (keys) => {
+    })),
+    accounts: lazy('accounts', () => new DataLoader(async (keys) => {
       const accounts = await platform.listAccounts();
       return keys.map(() => accounts);
-    }),
+    })),
     // The platform has no batch read for accounts: one GET each, in parallel.
-    account: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error)))),
-    payment: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error)))),
-    transfer: new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error)))),
-  };
+    account: lazy('account', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error))))),
+    payment: lazy('payment', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error))))),
+    transfer: lazy('transfer', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error))))),
+  });
+  return loaders;
 }

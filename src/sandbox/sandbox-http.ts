@@ -55,7 +55,7 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
         throw error;
       }
       const request: SandboxRequest = { req, res, url, params: {}, rawBody };
-      state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: parseBody(request), at: state.clock() });
+      state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: state.recordRequests ? parseBody(request) : undefined, at: state.clock() }, rawBody.length);
       const fault = { ...faultOf() };
       if ((fault.status || fault.delayMs) && url.pathname.startsWith('/v1/') && (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))) {
         const live = faultOf();

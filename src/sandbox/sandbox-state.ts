@@ -70,6 +70,9 @@ export interface EnrichmentFault extends ServiceFault {
 }
 
 const MAX_RECORDED_REQUESTS = 5_000;
+/** The request log's bound in bytes (bodies and paths, plus an allowance for headers). */
+const MAX_RECORDED_BYTES = 8 * 1024 * 1024;
+const HEADER_ALLOWANCE_BYTES = 512;
 
 /** Everything the sandbox remembers, in memory, for the life of the process. */
 export class SandboxState {
@@ -101,9 +104,24 @@ export class SandboxState {
   /** Told of each request as it arrives, so tests wait on the event rather than poll. */
   readonly requestListeners = new Set<(request: RecordedRequest) => void>();
 
-  record(request: RecordedRequest): void {
+  /**
+   * Whether requests are kept for `requests()`: only when a test or benchmark asks (an embedded
+   * sandbox under `npm start` keeps none). Kept at most 5,000 and 8 MiB, oldest dropped first.
+   */
+  recordRequests = false;
+  private readonly recordedSizes: number[] = [];
+  private recordedBytes = 0;
+
+  record(request: RecordedRequest, bodyBytes: number): void {
     for (const listener of this.requestListeners) listener(request);
+    if (!this.recordRequests) return;
+    const size = bodyBytes + request.path.length + HEADER_ALLOWANCE_BYTES;
     this.requests.push(request);
-    if (this.requests.length > MAX_RECORDED_REQUESTS) this.requests.splice(0, this.requests.length - MAX_RECORDED_REQUESTS);
+    this.recordedSizes.push(size);
+    this.recordedBytes += size;
+    while (this.requests.length > MAX_RECORDED_REQUESTS || (this.recordedBytes > MAX_RECORDED_BYTES && this.requests.length > 1)) {
+      this.requests.shift();
+      this.recordedBytes -= this.recordedSizes.shift()!;
+    }
   }
 }

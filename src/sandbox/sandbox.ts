@@ -8,7 +8,7 @@ import { registerOAuthRoutes } from './core/oauth-routes.js';
 import { registerUserRoutes } from './core/user-routes.js';
 import { buildCategories } from './data/categories.js';
 import { buildConnections } from './data/connections.js';
-import { buildDemoWorld, type DemoWorld } from './data/demo-world.js';
+import { addLoadTestUsers, buildDemoWorld, type DemoWorld } from './data/demo-world.js';
 import { registerAccessRoutes } from './core/access-routes.js';
 import { registerAccountRoutes } from './core/account-routes.js';
 import { registerControlRoutes } from './core/control-routes.js';
@@ -45,6 +45,10 @@ export interface SandboxOptions {
   codeTtlMs?: number;
   /** The app's registered webhook URL; the embedded sandbox is given the gateway's `/webhooks`. */
   webhookUrl?: string;
+  /** Keep a log of received requests for `requests()` (tests and benchmarks). @default false */
+  recordRequests?: boolean;
+  /** Benchmarks: this many extra users (`load_<n>`), each with one account. @default 0 */
+  loadTestUsers?: number;
   /** Divides webhook retry intervals (hourly for three days at 1). @default 1 */
   webhookTimeScale?: number;
   clock?: Clock;
@@ -80,7 +84,7 @@ export interface Sandbox {
   readonly payments: PaymentControls;
   /** Read-only view of the seeded world, for tests and demos. */
   world(): Readonly<DemoWorld>;
-  /** Requests received so far, oldest first. */
+  /** Requests received so far, oldest first (needs `recordRequests`). */
   requests(filter?: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[];
   /** Resolves with the first request (already received or still to come) that matches. */
   nextRequest(match: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
@@ -100,6 +104,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     enrichmentKey: options.credentials?.enrichmentKey ?? `genie_token_${randomToken(24)}`,
   };
   const state = new SandboxState(credentials, options.clock ?? systemClock);
+  state.recordRequests = options.recordRequests ?? false;
   for (const uri of options.redirectUris ?? []) state.redirectUris.add(uri);
 
   const signingKeys = new SigningKeys();
@@ -169,6 +174,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const categories = buildCategories();
       const connections = buildConnections(enrichmentUrl);
       const world = buildDemoWorld(state.clock(), connections);
+      addLoadTestUsers(world, options.loadTestUsers ?? 0, connections, state.clock());
       for (const user of world.users) state.users.set(user._id, user);
       for (const account of world.accounts) state.accounts.set(account._id, account);
       state.transactions = world.transactions;
@@ -270,6 +276,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       });
     },
     requests(filter = {}) {
+      // An empty answer would make "no call was made" assertions pass vacuously.
+      if (!state.recordRequests) throw new Error('this sandbox keeps no request log: create it with recordRequests: true');
       return state.requests.filter(
         (r) => (filter.service === undefined || r.service === filter.service) && (filter.method === undefined || r.method === filter.method) && (filter.path === undefined || r.path === filter.path),
       );

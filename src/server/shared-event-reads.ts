@@ -21,6 +21,8 @@ export function createSharedEventReads() {
       shared.set(key, loaders);
       setTimeout(() => shared.delete(key), SHARE_MS).unref();
     }
-    return { ...context, loaders: { ...loaders, enrichment: context.loaders.enrichment } };
+    // The shared reads, with this execution's own enrichment loader; no loader is built until used.
+    const own = context.loaders.enrichment;
+    return { ...context, loaders: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'] };
   };
 }

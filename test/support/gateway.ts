@@ -51,7 +51,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     }
     throw new Error('log stream ended');
   }
-  const app = createApp(config, { ...options, logger: createLogger({ level: 'debug', destination }) });
+  const app = createApp(config, { ...options, sandbox: { recordRequests: true, ...options.sandbox }, logger: createLogger({ level: 'debug', destination }) });
   await app.start();
   const sandbox = app.sandbox!;
   track(async () => {

@@ -19,7 +19,7 @@ export async function freePort(): Promise<number> {
 
 /** A platform sandbox in this process, shared by gateway processes that reach it over HTTP. */
 export async function startSharedSandbox(): Promise<Sandbox> {
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600 });
+  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true });
   await sandbox.start();
   track(async () => {
     recordSecrets([

@@ -16,7 +16,13 @@ function fingerprint(filter: TransactionFilter): string {
 }
 
 export function encodeCursor(position: TransactionPosition, filter: TransactionFilter): string {
-  return Buffer.from(JSON.stringify([position.upstreamCursor, position.offset, fingerprint(filter)])).toString('base64url');
+  return cursorEncoder(filter)(position);
+}
+
+/** Encodes positions for one filter, hashing the filter once (and only if a cursor is wanted). */
+export function cursorEncoder(filter: TransactionFilter): (position: TransactionPosition) => string {
+  let print: string | undefined;
+  return (position) => Buffer.from(JSON.stringify([position.upstreamCursor, position.offset, (print ??= fingerprint(filter))])).toString('base64url');
 }
 
 /** The position a cursor names; undefined when it is malformed or was made for another filter. */

@@ -1,13 +1,14 @@
 import type { UserPlatform } from '../../loaders/user-platform.js';
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { PlatformTransaction } from '../../upstream/platform-types.js';
-import { encodeCursor, type TransactionPosition } from './transaction-cursor.js';
+import { cursorEncoder, type TransactionPosition } from './transaction-cursor.js';
 
 /** Most upstream pages one GraphQL page may read (empty pages included), to bound the work. */
 const MAX_UPSTREAM_PAGES = 10;
 
 export interface TransactionSlice {
-  rows: Array<{ row: PlatformTransaction; cursor: string }>;
+  /** Each row with its cursor, encoded only when read (most queries never ask for edge cursors). */
+  rows: Array<{ row: PlatformTransaction; readonly cursor: string }>;
   hasNextPage: boolean;
 }
 
@@ -18,6 +19,7 @@ export interface TransactionSlice {
  */
 export async function readTransactions(platform: UserPlatform, filter: TransactionFilter, first: number, start: TransactionPosition): Promise<TransactionSlice> {
   const rows: TransactionSlice['rows'] = [];
+  const encode = cursorEncoder(filter);
   let position: TransactionPosition | null = start;
   for (let pages = 0; position && rows.length < first && pages < MAX_UPSTREAM_PAGES; pages += 1) {
     const page = await platform.listTransactions(filter, position.upstreamCursor);
@@ -25,7 +27,12 @@ export async function readTransactions(platform: UserPlatform, filter: Transacti
     taken.forEach((row, index) => {
       const offset = position!.offset + index + 1;
       const after: TransactionPosition = offset < page.items.length || page.next === null ? { upstreamCursor: position!.upstreamCursor, offset } : { upstreamCursor: page.next, offset: 0 };
-      rows.push({ row, cursor: encodeCursor(after, filter) });
+      rows.push({
+        row,
+        get cursor() {
+          return encode(after);
+        },
+      });
     });
     const consumed: number = position.offset + taken.length;
     if (consumed < page.items.length) position = { upstreamCursor: position.upstreamCursor, offset: consumed };

@@ -31,7 +31,13 @@ export class TransactionResolver {
     if (!position) throw gatewayError(ErrorCode.BAD_USER_INPUT, 'after is not a cursor from this query (same account and dates).', { argumentName: 'after' });
 
     const slice = await readTransactions(context.platform, filter, first, position);
-    const edges = slice.rows.map(({ row, cursor }) => ({ cursor, node: toTransaction(row) }));
+    // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
+    const edges = slice.rows.map((entry) => ({
+      node: toTransaction(entry.row),
+      get cursor() {
+        return entry.cursor;
+      },
+    }));
     return { edges, nodes: edges.map((edge) => edge.node), pageInfo: { hasNextPage: slice.hasNextPage, endCursor: edges.at(-1)?.cursor ?? after ?? undefined } };
   }
 

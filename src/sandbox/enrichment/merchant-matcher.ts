@@ -40,8 +40,14 @@ export interface MerchantMatcher {
  * The sandbox's stand-in for the platform's enrichment model: deterministic, explainable scores
  * from how a description mentions a merchant. Good enough to demo and to test against; it makes
  * no claim to match the live model's numbers.
+ *
+ * By default only the merchants a description could match are scored: an index by pattern word,
+ * by the first four letters of each pattern without spaces, and by one-letter deletions of long
+ * first words (the typo rule) yields a superset of the merchants with a non-zero score, which are
+ * then scored exactly as the simple scan would, in the same order. `indexed: false` is that scan
+ * (kept for the test that compares the two on every statement line of the demo world).
  */
-export function createMerchantMatcher(categories: Map<string, SandboxCategory>, logoBaseUrl: string, knownConnectionIds: Set<string>): MerchantMatcher {
+export function createMerchantMatcher(categories: Map<string, SandboxCategory>, logoBaseUrl: string, knownConnectionIds: Set<string>, options: { indexed?: boolean } = {}): MerchantMatcher {
   const merchants: IndexedMerchant[] = MERCHANTS.map((definition) => ({
     definition,
     id: sandboxId('merchant', definition.slug),
@@ -52,6 +58,17 @@ export function createMerchantMatcher(categories: Map<string, SandboxCategory>, 
     }),
   }));
   const keywords = CATEGORY_KEYWORDS.map(([keyword, category]) => ({ keyword, category: requireCategory(categories, category) }));
+  const candidates = options.indexed === false ? () => merchants : candidateFinder(merchants);
+  const keywordsByFirstWord = new Map<string, typeof keywords>();
+  for (const entry of keywords) {
+    const first = entry.keyword.split(' ')[0]!;
+    keywordsByFirstWord.set(first, [...(keywordsByFirstWord.get(first) ?? []), entry]);
+  }
+  const keywordCandidates = (words: string) => {
+    if (options.indexed === false) return keywords;
+    const found = new Set(words.split(' ').flatMap((word) => keywordsByFirstWord.get(word) ?? []));
+    return keywords.filter((entry) => found.has(entry));
+  };
 
   function merchantResult(merchant: IndexedMerchant, confidence: number): SearchResult {
     const { definition } = merchant;
@@ -74,11 +91,13 @@ export function createMerchantMatcher(categories: Map<string, SandboxCategory>, 
       const overseas = isOverseas(words);
       const credit = query.direction === 'CREDIT' || (query.amount !== undefined && query.amount > 0);
       const bonus = query.connectionId && knownConnectionIds.has(query.connectionId) ? 0.02 : 0;
+      const compact = words.replaceAll(' ', '');
+      const firstWord = words.split(' ')[0]!;
 
       const scored: SearchResult[] = [];
-      for (const merchant of merchants) {
+      for (const merchant of candidates(words, compact, firstWord)) {
         if (overseas && !merchant.definition.global) continue;
-        let score = scoreMerchant(merchant, words);
+        let score = scoreMerchant(merchant, words, compact, firstWord);
         if (score === 0) continue;
         // A credit at a shop is usually a refund: still that merchant, but less certain.
         if (credit) score -= 0.08;
@@ -87,7 +106,7 @@ export function createMerchantMatcher(categories: Map<string, SandboxCategory>, 
         scored.push(merchantResult(merchant, round(score)));
       }
       if (!overseas) {
-        for (const { keyword, category } of keywords) {
+        for (const { keyword, category } of keywordCandidates(words)) {
           if (containsWords(words, keyword) && !scored.some((result) => result.category._id === category._id)) {
             scored.push({ confidence: round(0.55 + bonus), category });
           }
@@ -101,15 +120,51 @@ export function createMerchantMatcher(categories: Map<string, SandboxCategory>, 
   };
 }
 
-function scoreMerchant(merchant: IndexedMerchant, words: string): number {
+const GRAM = 4;
+
+/** One-letter deletions of a word, and the word itself: two words within one edit share one. */
+function deletionKeys(word: string): string[] {
+  const keys = [word];
+  for (let index = 0; index < word.length; index += 1) keys.push(word.slice(0, index) + word.slice(index + 1));
+  return keys;
+}
+
+/** The merchants a description could score against, in dataset order (see createMerchantMatcher). */
+function candidateFinder(merchants: IndexedMerchant[]): (words: string, compact: string, firstWord: string) => IndexedMerchant[] {
+  const byWord = new Map<string, Set<number>>();
+  const byGram = new Map<string, Set<number>>();
+  const byDeletion = new Map<string, Set<number>>();
+  const add = (index: Map<string, Set<number>>, key: string, merchant: number) => {
+    let set = index.get(key);
+    if (!set) index.set(key, (set = new Set()));
+    set.add(merchant);
+  };
+  merchants.forEach((merchant, position) => {
+    for (const pattern of merchant.patterns) {
+      const first = pattern.words.split(' ')[0]!;
+      add(byWord, first, position);
+      if (pattern.compact.length >= 5) add(byGram, pattern.compact.slice(0, GRAM), position);
+      if (first.length >= 6) for (const key of deletionKeys(first)) add(byDeletion, key, position);
+    }
+  });
+  return (words, compact, firstWord) => {
+    const found = new Set<number>();
+    const take = (set: Set<number> | undefined) => set?.forEach((position) => found.add(position));
+    for (const word of words.split(' ')) take(byWord.get(word));
+    for (let index = 0; index + GRAM <= compact.length; index += 1) take(byGram.get(compact.slice(index, index + GRAM)));
+    if (firstWord.length >= 6) for (const key of deletionKeys(firstWord)) take(byDeletion.get(key));
+    return [...found].sort((a, b) => a - b).map((position) => merchants[position]!);
+  };
+}
+
+function scoreMerchant(merchant: IndexedMerchant, words: string, compact: string, firstWord: string): number {
   let best = 0;
-  const compact = words.replaceAll(' ', '');
   for (const pattern of merchant.patterns) {
     if (words === pattern.words || words.startsWith(`${pattern.words} `)) best = Math.max(best, 0.95);
     else if (pattern.prefixOnly) continue;
     else if (containsWords(words, pattern.words)) best = Math.max(best, 0.88);
     else if (pattern.compact.length >= 5 && compact.includes(pattern.compact)) best = Math.max(best, 0.8);
-    else if (isNearMiss(words.split(' ')[0]!, pattern.words.split(' ')[0]!)) best = Math.max(best, 0.62);
+    else if (isNearMiss(firstWord, pattern.words.split(' ')[0]!)) best = Math.max(best, 0.62);
   }
   return best;
 }

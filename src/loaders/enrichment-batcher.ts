@@ -1,0 +1,81 @@
+import type { EnrichmentClient } from '../upstream/enrichment-client.js';
+import type { PlatformEnrichmentQuery, PlatformEnrichmentResult } from '../upstream/platform-types.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import type { EnrichmentLookup } from './enrichment-loader.js';
+
+type Outcome = readonly PlatformEnrichmentResult[] | Error;
+
+/** Sends enrichment lookups to `/v1/search`; each lookup gets its results or the error of its call. */
+export interface EnrichmentBatcher {
+  search(lookups: readonly EnrichmentLookup[], keyOf: (lookup: EnrichmentLookup) => string): Promise<Outcome[]>;
+}
+
+function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery {
+  return {
+    id,
+    description: lookup.description,
+    ...(lookup.connectionId !== undefined ? { _connection: lookup.connectionId } : {}),
+    ...(lookup.amount !== undefined ? { amount: lookup.amount } : {}),
+    ...(lookup.direction !== undefined ? { direction: lookup.direction } : {}),
+  };
+}
+
+/**
+ * One `/v1/search` call for these lookups. Correlation ids are assigned here, per call, and results
+ * matched by them, never by position; no caller ever sees the ids (or the lookups) of another.
+ */
+async function searchOnce(client: EnrichmentClient, lookups: readonly EnrichmentLookup[]): Promise<Outcome[]> {
+  let items;
+  try {
+    items = await client.search(lookups.map((lookup, index) => toQuery(lookup, `q${index}`)));
+  } catch (error) {
+    return lookups.map(() => error as Error);
+  }
+  const byId = new Map(items.filter((item) => item.id !== undefined).map((item) => [item.id!, item.results]));
+  return lookups.map((_, index) => byId.get(`q${index}`) ?? new UpstreamError('enrichment', 'bad_response', `search response has no item for query q${index}`));
+}
+
+/**
+ * Enrichment lookups of concurrent requests share calls. With a window, the first lookup opens a
+ * call that waits up to `windowMs` for others (from any request) and goes out at once when it
+ * holds `maxBatch` distinct lookups; a lookup identical to one already waiting or in flight joins
+ * it instead of being sent again. Enrichment carries no user data, so this is safe; each request
+ * keeps its own budget (the loader's), and a failed call fails only the lookups that were in it.
+ * A window of 0 sends each request's batch on its own.
+ */
+export function createEnrichmentBatcher(options: { client: EnrichmentClient; maxBatch: number; windowMs: number }): EnrichmentBatcher {
+  if (options.windowMs <= 0) return { search: (lookups) => searchOnce(options.client, lookups) };
+
+  /** Lookups waiting for the window, or in flight: by key, the promise of their outcome. */
+  const known = new Map<string, Promise<Outcome>>();
+  let forming: { lookups: EnrichmentLookup[]; keys: string[]; settle: Array<(outcome: Outcome) => void>; timer: NodeJS.Timeout } | undefined;
+
+  function send(): void {
+    const call = forming!;
+    forming = undefined;
+    clearTimeout(call.timer);
+    void searchOnce(options.client, call.lookups).then((outcomes) => {
+      outcomes.forEach((outcome, index) => {
+        known.delete(call.keys[index]!);
+        call.settle[index]!(outcome);
+      });
+    });
+  }
+
+  function join(lookup: EnrichmentLookup, key: string): Promise<Outcome> {
+    const existing = known.get(key);
+    if (existing) return existing;
+    forming ??= { lookups: [], keys: [], settle: [], timer: setTimeout(send, options.windowMs) };
+    const call = forming;
+    const outcome = new Promise<Outcome>((resolve) => call.settle.push(resolve));
+    call.lookups.push(lookup);
+    call.keys.push(key);
+    known.set(key, outcome);
+    if (call.lookups.length >= options.maxBatch) send();
+    return outcome;
+  }
+
+  return {
+    search: (lookups, keyOf) => Promise.all(lookups.map((lookup) => join(lookup, keyOf(lookup)))),
+  };
+}
