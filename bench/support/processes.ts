@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 
 /** Helpers for benchmarks: processes under measurement, and what a browser would do. */
@@ -17,15 +19,15 @@ export interface Measured {
   url: string;
   port: number;
   child: ChildProcess;
-  /** CPU microseconds so far, and heap/RSS bytes after a full collection. */
-  measure(): Promise<{ heapUsed: number; rss: number; cpuMicros: number }>;
+  /** CPU microseconds so far, event-loop delay p99 since the last measure, heap/RSS bytes after a full collection. */
+  measure(): Promise<{ heapUsed: number; rss: number; cpuMicros: number; loopDelayP99Ms: number }>;
   stop(): Promise<void>;
 }
 
 const PROBE = 'bench/support/probe.cjs';
 
 /** Starts `args` under node with the measuring probe; resolves once its stdout shows `ready`. */
-async function startMeasured(args: string[], env: Record<string, string>, ready: string): Promise<Measured> {
+export async function startMeasured(args: string[], env: Record<string, string>, ready: string): Promise<Measured> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--expose-gc', '--require', `./${PROBE}`, ...args], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   let tail = '';
@@ -38,6 +40,8 @@ async function startMeasured(args: string[], env: Record<string, string>, ready:
     });
   });
   child.removeAllListeners('exit');
+  // BENCH_LOG_DIR keeps each measured process's whole output, for when a run goes wrong.
+  if (process.env.BENCH_LOG_DIR) child.stdout!.pipe(createWriteStream(join(process.env.BENCH_LOG_DIR, `${args.at(-1)!.replaceAll('/', '_')}-${port}.log`)));
   child.once('exit', (code, signal) => {
     if (!stopping) console.error(`${args.join(' ')} exited unexpectedly (${code ?? signal}); last output: ${tail}`);
   });
@@ -53,8 +57,8 @@ async function startMeasured(args: string[], env: Record<string, string>, ready:
     child,
     async measure() {
       child.send('measure');
-      const [reply] = (await once(child, 'message')) as [{ heapUsed: number; rss: number; cpu: { user: number; system: number } }];
-      return { heapUsed: reply.heapUsed, rss: reply.rss, cpuMicros: reply.cpu.user + reply.cpu.system };
+      const [reply] = (await once(child, 'message')) as [{ heapUsed: number; rss: number; cpu: { user: number; system: number }; loopDelayP99Ms: number }];
+      return { heapUsed: reply.heapUsed, rss: reply.rss, cpuMicros: reply.cpu.user + reply.cpu.system, loopDelayP99Ms: reply.loopDelayP99Ms };
     },
     async stop() {
       stopping = true;
@@ -73,6 +77,11 @@ export function startGatewayProcess(env: Record<string, string>): Promise<Measur
 /** The floor: node:http + ws that verifies the signature and broadcasts one prepared frame. */
 export function startFloorProcess(publicKeyPem: string): Promise<Measured> {
   return startMeasured(['--import', 'tsx', 'bench/support/floor-server.ts'], { FLOOR_PUBLIC_KEY: publicKeyPem }, 'floor listening');
+}
+
+/** A reference BFF (bench/support/reference-bff.ts) in `mode`, against the sandbox, for one user's token. */
+export function startReferenceBff(mode: 'naive' | 'dataloader', sandbox: Sandbox, userToken: string): Promise<Measured> {
+  return startMeasured(['--import', 'tsx', 'bench/support/reference-bff.ts'], { NODE_ENV: 'production', MODE: mode, CORE_URL: sandbox.coreUrl, ENRICHMENT_URL: sandbox.enrichmentUrl, APP_TOKEN: sandbox.credentials.appToken, ENRICHMENT_KEY: sandbox.credentials.enrichmentKey, USER_TOKEN: userToken }, 'reference bff listening');
 }
 
 /** Everything the gateway needs to use a sandbox running in the benchmark's process. */
