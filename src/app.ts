@@ -230,6 +230,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       logger,
       limits: config.http,
       allowedOrigins: () => allowedOrigins,
+      trustRequestIdHeader: config.trustRequestIdHeader,
       // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
       readiness: () => (lifecycle.phase === 'draining' ? 'draining' : lifecycle.phase !== 'running' ? 'starting' : stores.healthy() ? 'ready' : 'unavailable'),
     });

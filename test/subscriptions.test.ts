@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { MeDocument, RefreshDocument } from './__generated__/graphql.js';
@@ -155,7 +156,17 @@ describe('graphql-ws protocol rules', () => {
     const { browser } = await signedInUser(gateway);
     const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
     expect(await rawSocket(gateway, { origin: 'https://evil.example', cookie }).refused).toBe(403);
-    expect(await rawSocket(gateway, { cookie }).refused).toBe(403);
+  });
+
+  it('accepts a client that sends no Origin (not a browser: browsers always send one), with its session', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const { socket, opened } = rawSocket(gateway, { cookie });
+    await opened;
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    const [ack] = (await once(socket, 'message')) as [Buffer];
+    expect(JSON.parse(String(ack))).toEqual({ type: 'connection_ack' });
   });
 
   it('applies the HTTP limits and masking on the socket', async () => {

@@ -52,6 +52,8 @@ export interface GatewayConfig {
   eventRetentionMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
+  /** A proxy in front sets `x-request-id`: use it rather than making a new id per request. */
+  trustRequestIdHeader: boolean;
   http: {
     /** Whole request headers must arrive within this. */
     headersTimeoutMs: number;
@@ -202,6 +204,7 @@ export function loadConfig(env: Env): GatewayConfig {
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
     redis: undefined,
     eventRetentionMs: read.int('EVENT_RETENTION_SECONDS', 3 * 86_400, 60, 30 * 86_400) * 1000,
+    trustRequestIdHeader: read.bool('REQUEST_ID_HEADER_TRUSTED', false),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),

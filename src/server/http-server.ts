@@ -3,7 +3,9 @@ import type { Logger } from '../lib/logger.js';
 import { redirect, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
+import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
+import { requestIdFor, runInRequestScope } from '../lib/request-scope.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
 export interface GatewayHttpServerOptions {
@@ -16,6 +18,8 @@ export interface GatewayHttpServerOptions {
   allowedOrigins: () => ReadonlySet<string>;
   /** What `/readyz` reports: 200 only when `ready`. */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
+  /** Take `x-request-id` from the request (a proxy in front sets it) instead of making one. */
+  trustRequestIdHeader: boolean;
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -44,12 +48,19 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
+    const requestId = requestIdFor(req.headers['x-request-id'], options.trustRequestIdHeader);
+    res.setHeader('x-request-id', requestId);
+    runInRequestScope(requestId, () => handle(req, res, requestId));
+    },
+  );
+
+  function handle(req: IncomingMessage, res: ServerResponse, requestId: string): void {
     const started = performance.now();
     // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
     if (options.readiness() === 'draining') res.setHeader('connection', 'close');
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
-      options.logger.info({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http request');
+      options.logger.info({ requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http request');
     });
     dispatch(req, res, url).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) {
@@ -63,8 +74,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
       else res.destroy();
     });
-    },
-  );
+  }
   // Past the cap, new connections are dropped at accept (WebSockets count too).
   server.maxConnections = options.limits.maxConnections;
   let lastDropLog = 0;
@@ -77,6 +87,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   return server;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (handleCors(req, res, url.pathname, options.allowedOrigins())) return;
     if (originRefused(req, url.pathname, options.allowedOrigins())) {
       options.logger.warn({ origin: String(req.headers.origin).slice(0, 200), path: url.pathname }, 'state-changing request refused: origin not allowed');
       const message = 'Requests that change state are not accepted from this origin.';

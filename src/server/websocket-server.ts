@@ -32,7 +32,7 @@ export interface WebSocketOptions {
   /** What a subscription keeps for its life; each event gets a full context from `createContext`. */
   createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
-  /** Origins allowed to open a socket (browsers always send one; a missing Origin is refused too). */
+  /** Origins allowed to open a socket; a request without Origin (not a browser) is let through to the cookie check. */
   allowedOrigins: () => ReadonlySet<string>;
   rules: OperationRules;
   limits: WebSocketLimits;
@@ -79,8 +79,11 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       socket.destroy();
     };
     if (path !== '/graphql') return refuse('404 Not Found');
-    if (!origin || !options.allowedOrigins().has(origin)) {
-      options.logger.warn({ origin: origin?.slice(0, 200) ?? null }, 'websocket refused: origin not allowed');
+    // Cross-site WebSocket hijacking comes from browsers, which always send Origin: a foreign one
+    // is refused. A client that sends none is not a browser (Node's ws, graphql-ws from a server),
+    // so no other site's page is behind it; it still needs the session cookie.
+    if (origin !== undefined && !options.allowedOrigins().has(origin)) {
+      options.logger.warn({ origin: origin.slice(0, 200) }, 'websocket refused: origin not allowed');
       return refuse('403 Forbidden');
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));

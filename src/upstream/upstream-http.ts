@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
+import { currentRequestId } from '../lib/request-scope.js';
 import { scrubErrorBody } from '../lib/scrub.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -102,6 +103,9 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) search.set(key, value);
     const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    // The platform's logs and the gateway's can be matched by the request that caused the call.
+    const requestId = currentRequestId();
+    if (requestId !== undefined) headers['x-request-id'] = requestId;
     let body: string | undefined;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);

@@ -14,7 +14,7 @@ export function consentPage(params: URLSearchParams, users: SandboxUser[]): stri
       </form>`,
     )
     .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Platform sandbox: connect your accounts</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Platform sandbox: connect your accounts</title>
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d2433}
 button{display:block;width:100%;padding:.8rem;margin:.5rem 0;font-size:1rem;border-radius:.5rem;border:1px solid #9aa5b8;background:#f4f7fb;cursor:pointer}
 button[value=allow]{background:#0b5fff;color:#fff;border:none}small{display:block;opacity:.8}</style></head>
@@ -27,6 +27,6 @@ ${choices}
 }
 
 export function errorPage(message: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Platform sandbox: error</title></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Platform sandbox: error</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto"><h1>This connection request cannot continue</h1><p>${escapeHtml(message)}</p></body></html>`;
 }
