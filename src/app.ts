@@ -192,7 +192,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
         clock,
         accepting: () => lifecycle.phase === 'running' && stores.healthy(),
         bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
-        dispatch: createWebhookDispatcher({
+        dispatcher: createWebhookDispatcher({
           pubsub,
           handles,
           logger,

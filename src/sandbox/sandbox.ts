@@ -84,6 +84,8 @@ export interface Sandbox {
   readonly payments: PaymentControls;
   /** Read-only view of the seeded world, for tests and demos. */
   world(): Readonly<DemoWorld>;
+  /** Calls `listener` with each request as it arrives (kept or not); returns how to stop. */
+  onRequest(listener: (request: RecordedRequest) => void): () => void;
   /** Requests received so far, oldest first (needs `recordRequests`). */
   requests(filter?: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[];
   /** Resolves with the first request (already received or still to come) that matches. */
@@ -274,6 +276,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         };
         state.requestListeners.add(listener);
       });
+    },
+    onRequest(listener) {
+      state.requestListeners.add(listener);
+      return () => state.requestListeners.delete(listener);
     },
     requests(filter = {}) {
       // An empty answer would make "no call was made" assertions pass vacuously.

@@ -7,7 +7,7 @@ import type { Router } from '../lib/http/router.js';
 import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
-import type { DispatchOutcome } from './webhook-dispatcher.js';
+import type { DispatchOutcome, WebhookDispatcher } from './webhook-dispatcher.js';
 import { checkSignature } from './webhook-signature.js';
 
 export interface WebhookRouteOptions {
@@ -15,7 +15,7 @@ export interface WebhookRouteOptions {
   keys: SigningKeyCache;
   ledger: DeliveryLedger;
   deadLetters: DeadLetterStore;
-  dispatch(body: Record<string, unknown>): Promise<DispatchOutcome>;
+  dispatcher: WebhookDispatcher;
   logger: Logger;
   clock: Clock;
   /** False once shutdown began: nothing is acknowledged that could then be lost. */
@@ -30,8 +30,9 @@ export interface WebhookRouteOptions {
 const RETRY_AFTER_SECONDS = '60';
 
 /**
- * `POST /webhooks`: verify over the raw bytes, then deduplicate, then parse and dispatch. Answers
- * 200 only once the event is handled (published in-process), so a failure is retried by the
+ * `POST /webhooks`: verify over the raw bytes, then deduplicate (claiming the body in the delivery
+ * ledger while its user is looked up), then publish. Answers 200 only once the event is stored
+ * (the log, in memory or on Redis), so a failure is retried by the
  * platform rather than lost. A verified body that cannot be understood is acknowledged and kept
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
@@ -59,9 +60,13 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     }
 
     const hash = sha256Hex(raw);
-    if (!(await options.ledger.claim(hash))) return sendJson(res, 200, { status: 'duplicate' });
-
     const body = parseObject(raw);
+    const claiming = options.ledger.claim(hash);
+    // The claim and the routing lookup are independent reads: sent together, one round trip.
+    const routing = typeof body === 'string' ? undefined : options.dispatcher.route(body);
+    routing?.catch(() => undefined); // awaited below; a duplicate never looks at it
+    if (!(await claiming)) return sendJson(res, 200, { status: 'duplicate' });
+
     if (typeof body === 'string') {
       const letter = { receivedAt: new Date(options.clock()).toISOString(), bodyHash: hash, reason: body, bodyBytes: raw.length, bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8') };
       await options.deadLetters.add(letter).catch(async (error: unknown) => {
@@ -74,7 +79,11 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
 
     let outcome: DispatchOutcome;
     try {
-      outcome = await options.dispatch(body);
+      const routed = await routing!;
+      if ('ignored' in routed) {
+        options.logger.info(routed.fields, routed.ignored);
+        outcome = 'ignored';
+      } else outcome = await options.dispatcher.deliver(routed);
     } catch (error) {
       // Not handled: give the claim back so the platform's retry is processed, then fail (5xx).
       await options.ledger.release(hash).catch(() => undefined);
