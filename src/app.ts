@@ -39,7 +39,8 @@ import { createStores, type GatewayStores } from './stores/create-stores.js';
 import { SigningKeyCache } from './webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { registerWebhookRoute } from './webhooks/webhook-route.js';
-import { createWebhookSubscriber, WEBHOOK_TYPES } from './webhooks/webhook-subscriber.js';
+import { WEBHOOK_TYPES } from './platform/webhook-events.js';
+import { createWebhookSubscriber } from './webhooks/webhook-subscriber.js';
 
 export interface AppOptions {
   logger?: Logger;

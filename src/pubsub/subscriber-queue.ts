@@ -1,3 +1,4 @@
+import { coalescingOf } from '../platform/webhook-events.js';
 import type { LoggedEvent } from './pubsub.js';
 
 /** Compares two cursors of the form `<ms>-<seq>` (Redis Stream ids; the memory log uses the same). */
@@ -22,14 +23,15 @@ export class EventsDroppedError extends Error {
 }
 
 /**
- * What an event is about, when a newer one about the same thing may replace it: payment and
- * transfer events and account updates only say "this object changed, re-read it". Transaction and
- * income events carry the ids that changed, and creations and deletions are facts of their own,
- * so those are never folded.
+ * What an event is about, when a newer one about the same thing may replace it (the registry's
+ * `coalesce` rule per webhook type): payment and transfer events and account updates only say
+ * "this object changed, re-read it"; transaction and income events carry the ids that changed, and
+ * creations and deletions are facts of their own, so those are never folded.
  */
 function coalescingKey(event: LoggedEvent): string {
   const item = event.payload.item_id;
-  const foldable = typeof item === 'string' && (event.type === 'PAYMENT' || event.type === 'TRANSFER' || (event.type === 'ACCOUNT' && event.code === 'UPDATE'));
+  const rule = coalescingOf(event.type);
+  const foldable = typeof item === 'string' && (rule === 'by-item' || (rule === 'updates' && event.code === 'UPDATE'));
   return foldable ? `${event.type}:${event.code === 'RECEIVED' ? 'RECEIVED:' : ''}${item}` : `event:${event.cursor}`;
 }
 

@@ -1,20 +1,7 @@
 import type { Logger } from '../lib/logger.js';
+import { isKnownWebhook } from '../platform/webhook-events.js';
 import type { PubSub, UserEvent } from '../pubsub/pubsub.js';
 import type { RoutingHandleStore } from './routing-handles.js';
-
-/**
- * Types and codes the gateway republishes; anything else is acknowledged and ignored. A Map, not
- * an object: `webhook_type` is sender input, and `constructor` or `__proto__` must not find
- * anything on a prototype.
- */
-export const KNOWN_EVENTS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['TOKEN', new Set(['DELETE'])],
-  ['ACCOUNT', new Set(['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
-  ['TRANSACTION', new Set(['INITIAL_UPDATE', 'DEFAULT_UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
-  ['INCOME', new Set(['CREATE', 'UPDATE', 'DELETE', 'WEBHOOK_CANCELLED'])],
-  ['TRANSFER', new Set(['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'])],
-  ['PAYMENT', new Set(['UPDATE', 'RECEIVED', 'WEBHOOK_CANCELLED'])],
-]);
 
 export interface WebhookDispatcherOptions {
   pubsub: PubSub;
@@ -57,12 +44,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   return {
     async route(body) {
       const { webhook_type: type, webhook_code: code, state, ...payload } = body;
-      if (typeof type !== 'string' || typeof code !== 'string' || !KNOWN_EVENTS.get(type)?.has(code)) {
+      if (!isKnownWebhook(type, code)) {
         return { ignored: 'webhook of an unknown type or code: acknowledged and ignored', fields: { type: String(type).slice(0, 64), code: String(code).slice(0, 64) } };
       }
       const userId = typeof state === 'string' ? await options.handles.userFor(state) : undefined;
-      if (!userId) return { ignored: 'webhook for no known user (state unknown or already deleted): ignored', fields: { type, code } };
-      return { userId, event: { type, code, payload, receivedAt: new Date(options.clock()).toISOString() } };
+      // Checked against the table above: a known code of this type.
+      const known = code as string;
+      if (!userId) return { ignored: 'webhook for no known user (state unknown or already deleted): ignored', fields: { type, code: known } };
+      return { userId, event: { type, code: known, payload, receivedAt: new Date(options.clock()).toISOString() } };
     },
 
     async deliver({ userId, event }) {

@@ -3,8 +3,6 @@ import type { Logger } from '../lib/logger.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import type { RoutingHandleStore } from './routing-handles.js';
 
-export const WEBHOOK_TYPES = ['TOKEN', 'ACCOUNT', 'TRANSACTION', 'INCOME', 'TRANSFER', 'PAYMENT'] as const;
-
 export interface WebhookSubscriberOptions {
   core: CoreClient;
   handles: RoutingHandleStore;

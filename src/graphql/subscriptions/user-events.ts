@@ -2,6 +2,7 @@ import { parseInstant } from '../../lib/instant.js';
 import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
 import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
 import { ErrorCode, gatewayError } from '../errors.js';
+import type { WebhookType } from '../../platform/webhook-events.js';
 import type { EventStreamContext } from '../context.js';
 
 /**
@@ -13,7 +14,7 @@ import type { EventStreamContext } from '../context.js';
  * Each event first checks that the session is still live, so an expired session's token is never
  * used. Resolves once live delivery has started.
  */
-export async function userEvents(context: EventStreamContext, type: string, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
+export async function userEvents(context: EventStreamContext, type: WebhookType, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
   const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { sandboxId } from '../data/sandbox-ids.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { WebhookSubscription } from './subscription-routes.js';
+import type { WebhookCode, WebhookPayloads, WebhookType } from '../../platform/webhook-events.js';
 
 export interface WebhookEventRecord {
   _id: string;
@@ -58,7 +59,7 @@ export class DeliveryEngine {
   }
 
   /** Sends one event to every subscription of `userId` for `type`. */
-  emit(userId: string, type: string, code: string, fields: Record<string, unknown> = {}): void {
+  emit<T extends WebhookType>(userId: string, type: T, code: WebhookCode<T>, fields: WebhookPayloads[T] = {}): void {
     for (const hook of this.options.subscriptions.filter((s) => s.userId === userId && s.type === type && !s.cancelled)) {
       const now = new Date(this.options.clock()).toISOString();
       const payload = { webhook_type: type, webhook_code: code, ...(hook.state !== undefined ? { state: hook.state } : {}), ...fields };

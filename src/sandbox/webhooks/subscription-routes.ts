@@ -3,13 +3,13 @@ import { authenticateUser } from '../core/user-auth.js';
 import { sandboxId } from '../data/sandbox-ids.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
+import { isWebhookType, type WebhookType } from '../../platform/webhook-events.js';
 
-export const SANDBOX_WEBHOOK_TYPES = ['TOKEN', 'ACCOUNT', 'TRANSACTION', 'INCOME', 'TRANSFER', 'PAYMENT'];
 
 export interface WebhookSubscription {
   _id: string;
   userId: string;
-  type: string;
+  type: WebhookType;
   state?: string;
   created_at: string;
   updated_at: string;
@@ -27,7 +27,7 @@ export function registerSubscriptionRoutes(router: SandboxRouter, state: Sandbox
     const auth = authenticateUser(request, state, headerPrefix);
     if (!auth) return;
     const body = parseBody(request) as { webhook_type?: unknown; state?: unknown } | undefined;
-    if (typeof body?.webhook_type !== 'string' || !SANDBOX_WEBHOOK_TYPES.includes(body.webhook_type)) return platformError(request, 400, 'Invalid webhook_type');
+    if (!isWebhookType(body?.webhook_type)) return platformError(request, 400, 'Invalid webhook_type');
     if (body.state !== undefined && typeof body.state !== 'string') return platformError(request, 400, 'state must be a string');
     if (!hasWebhookUrl()) return platformError(request, 400, 'App is missing webhook url');
     sequence += 1;
