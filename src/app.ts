@@ -22,6 +22,8 @@ import type { LoaderDependencies } from './loaders/request-loaders.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
 import { createApolloServer } from './server/apollo.js';
 import { registerAdminRoutes } from './server/admin-routes.js';
+import { createMetrics } from './server/metrics.js';
+import { startMetricsServer } from './server/metrics-server.js';
 import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
 import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
 import { createEventStreamContextFactory, createRequestContextFactory } from './server/request-context.js';
@@ -62,6 +64,8 @@ export interface GatewayApp {
   readonly listenUrl: string;
   /** The embedded sandbox, when an upstream URL was left unset. */
   readonly sandbox: Sandbox | undefined;
+  /** Where `GET /metrics` answers without a token (METRICS_PORT); undefined when not set. */
+  readonly metricsUrl: string | undefined;
 }
 
 interface Running {
@@ -92,6 +96,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const clock = options.clock ?? systemClock;
   let lifecycle: Lifecycle = { phase: 'created' };
+  /** The METRICS_PORT listener, when configured; closed last on stop. */
+  let metricsListener: Server | undefined;
 
   async function start(): Promise<void> {
     if (lifecycle.phase !== 'created') throw new Error(`cannot start a gateway that is ${lifecycle.phase}`);
@@ -123,17 +129,20 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
     if (sandbox) logger.warn({ core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl }, 'using the embedded platform sandbox: no real platform is reached for these upstreams');
 
+    const metrics = createMetrics();
+    const scrape = async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
     // Every credential the gateway holds for any upstream: none may echo back through another.
     const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
     const breaker = { failures: config.resilience.breakerFailures, halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs };
-    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, secrets, logger });
-    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, secrets, logger });
+    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('core', path, status, seconds) });
+    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('enrichment', path, status, seconds) });
     const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
     const loaderDeps: LoaderDependencies = {
-      enrichment: createEnrichmentBatcher({ client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger), maxBatch: config.enrichment.maxBatch, windowMs: config.enrichment.batchWindowMs }),
+      enrichment: createEnrichmentBatcher({ client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger), maxBatch: config.enrichment.maxBatch, windowMs: config.enrichment.batchWindowMs, onCall: (size) => metrics.enrichmentBatch(size) }),
       enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries, clock }),
       enrichmentMaxBatch: config.enrichment.maxBatch,
       enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
+      onEnrichmentCacheLookup: (hit) => metrics.enrichmentCache(hit),
     };
 
     const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
@@ -169,14 +178,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const handles = stores.handles;
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
-    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger });
+    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('core-keys', path, status, seconds) });
     undo.push(() => keysHttp.close());
     const webhooksEnabled = config.appKind === 'FULL';
     const deadLetters = stores.deadLetters;
 
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
     const rules = createOperationRules({ graphql: config.graphql, maxListLength: config.enrichment.maxQueriesPerRequest });
-    const apollo = createApolloServer(schema, rules, logger);
+    const apollo = createApolloServer(schema, rules, logger, (type, outcome) => metrics.operation(type, outcome));
     await apollo.start();
     undo.push(() => apollo.stop());
 
@@ -186,13 +195,23 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       const keyClient = createSigningKeyClient(keysHttp, core.appToken, core.appSecret);
       registerWebhookRoute(router, {
         headerPrefix: config.headerPrefix,
-        keys: new SigningKeyCache({ fetchKey: (id) => keyClient.fetchKey(id), clock, unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute }),
+        keys: new SigningKeyCache({
+          fetchKey: (id) =>
+            keyClient.fetchKey(id).then(
+              (key) => (metrics.keyFetch('ok'), key),
+              (error: unknown) => {
+                metrics.keyFetch('failed');
+                throw error;
+              },
+            ),
+          clock, unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute }),
         ledger: stores.ledger,
         deadLetters,
         logger,
         clock,
         accepting: () => lifecycle.phase === 'running' && stores.healthy(),
         bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
+        onOutcome: (outcome) => metrics.webhook(outcome),
         dispatcher: createWebhookDispatcher({
           pubsub,
           handles,
@@ -218,7 +237,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       releaseToken: (userId, token) => releaser.release(userId, token),
       onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });
-    if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters });
+    if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters, metrics: scrape });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const userCalls = createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser });
     const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, clock, logger });
@@ -232,6 +251,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       limits: config.http,
       allowedOrigins: () => allowedOrigins,
       trustRequestIdHeader: config.trustRequestIdHeader,
+      onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
       // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
       readiness: () => (lifecycle.phase === 'draining' ? 'draining' : lifecycle.phase !== 'running' ? 'starting' : stores.healthy() ? 'ready' : 'unavailable'),
     });
@@ -250,7 +270,15 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
       sessionRecheckMs: options.sessionRecheckMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
+      onSubscriptionStarted: () => metrics.subscriptionStarted(),
+      onFrameSent: () => metrics.eventDelivered(),
     });
+    metrics.watch('gateway_websocket_open_sockets', 'Open GraphQL WebSockets.', () => websockets.openSockets);
+    if (config.metricsPort !== undefined) {
+      const metricsServer = await startMetricsServer(config.host, config.metricsPort, scrape);
+      undo.push(() => new Promise((resolve) => metricsServer.close(resolve)));
+      metricsListener = metricsServer;
+    }
 
     undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'), () => pubsub.close(), () => releaser.close());
     await new Promise<void>((resolve, reject) => {
@@ -298,6 +326,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       running.server.closeIdleConnections();
     });
     lifecycle = { phase: 'stopped' };
+    if (metricsListener) await new Promise((resolve) => metricsListener!.close(resolve));
+    metricsListener = undefined;
     await running.pubsub.close();
     await running.apollo.stop();
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
@@ -320,6 +350,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     },
     get sandbox() {
       return lifecycle.phase === 'running' || lifecycle.phase === 'draining' ? lifecycle.sandbox : undefined;
+    },
+    get metricsUrl() {
+      const address = metricsListener?.address();
+      return address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/metrics` : undefined;
     },
   };
 }

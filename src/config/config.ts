@@ -52,6 +52,8 @@ export interface GatewayConfig {
   eventRetentionMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
+  /** `GET /metrics` without a token on this port of its own; undefined: only on the main port, behind ADMIN_TOKEN. */
+  metricsPort: number | undefined;
   /** A proxy in front sets `x-request-id`: use it rather than making a new id per request. */
   trustRequestIdHeader: boolean;
   http: {
@@ -205,6 +207,7 @@ export function loadConfig(env: Env): GatewayConfig {
     redis: undefined,
     eventRetentionMs: read.int('EVENT_RETENTION_SECONDS', 3 * 86_400, 60, 30 * 86_400) * 1000,
     trustRequestIdHeader: read.bool('REQUEST_ID_HEADER_TRUSTED', false),
+    metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),

@@ -24,7 +24,8 @@ function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery 
  * One `/v1/search` call for these lookups. Correlation ids are assigned here, per call, and results
  * matched by them, never by position; no caller ever sees the ids (or the lookups) of another.
  */
-async function searchOnce(client: EnrichmentClient, lookups: readonly EnrichmentLookup[]): Promise<Outcome[]> {
+async function searchOnce(client: EnrichmentClient, lookups: readonly EnrichmentLookup[], onCall?: (size: number) => void): Promise<Outcome[]> {
+  onCall?.(lookups.length);
   let items;
   try {
     items = await client.search(lookups.map((lookup, index) => toQuery(lookup, `q${index}`)));
@@ -43,8 +44,8 @@ async function searchOnce(client: EnrichmentClient, lookups: readonly Enrichment
  * keeps its own budget (the loader's), and a failed call fails only the lookups that were in it.
  * A window of 0 sends each request's batch on its own.
  */
-export function createEnrichmentBatcher(options: { client: EnrichmentClient; maxBatch: number; windowMs: number }): EnrichmentBatcher {
-  if (options.windowMs <= 0) return { search: (lookups) => searchOnce(options.client, lookups) };
+export function createEnrichmentBatcher(options: { client: EnrichmentClient; maxBatch: number; windowMs: number; onCall?: (size: number) => void }): EnrichmentBatcher {
+  if (options.windowMs <= 0) return { search: (lookups) => searchOnce(options.client, lookups, options.onCall) };
 
   /** Lookups waiting for the window, or in flight: by key, the promise of their outcome. */
   const known = new Map<string, Promise<Outcome>>();
@@ -54,7 +55,7 @@ export function createEnrichmentBatcher(options: { client: EnrichmentClient; max
     const call = forming!;
     forming = undefined;
     clearTimeout(call.timer);
-    void searchOnce(options.client, call.lookups).then((outcomes) => {
+    void searchOnce(options.client, call.lookups, options.onCall).then((outcomes) => {
       outcomes.forEach((outcome, index) => {
         known.delete(call.keys[index]!);
         call.settle[index]!(outcome);

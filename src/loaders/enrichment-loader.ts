@@ -29,6 +29,7 @@ export interface EnrichmentLoaderOptions {
   maxLookupsPerRequest: number;
   /** When the request has nothing in flight that could still add lookups (see RequestActivity). */
   whenIdle: (dispatch: () => void) => void;
+  onCacheLookup?: (hit: boolean) => void;
 }
 
 /**
@@ -55,6 +56,7 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
   return {
     load(lookup) {
       const cached = options.cache?.get(enrichmentCacheKey(lookup));
+      if (options.cache) options.onCacheLookup?.(cached !== undefined);
       return cached ? Promise.resolve(cached) : loader.load(lookup);
     },
     reserve(count) {

@@ -13,6 +13,8 @@ export interface LoaderDependencies {
   enrichmentCache: EnrichmentCache | undefined;
   enrichmentMaxBatch: number;
   enrichmentMaxLookupsPerRequest: number;
+  /** Told of each lookup: answered from the cache or not. */
+  onEnrichmentCacheLookup?: (hit: boolean) => void;
 }
 
 export interface RequestLoaders {
@@ -46,6 +48,7 @@ export function createRequestLoaders(deps: LoaderDependencies, platform: UserPla
         maxBatch: deps.enrichmentMaxBatch,
         maxLookupsPerRequest: deps.enrichmentMaxLookupsPerRequest,
         whenIdle: (dispatch) => activity.whenIdle(dispatch),
+        onCacheLookup: deps.onEnrichmentCacheLookup,
       }),
     ),
     me: lazy('me', () => new DataLoader(async (keys) => {

@@ -8,6 +8,8 @@ export interface AdminRoutesOptions {
   /** The operators' bearer token (ADMIN_TOKEN). */
   token: string;
   deadLetters: DeadLetterStore;
+  /** Prometheus text for `GET /metrics` on the main port (behind the same token). */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 /**
@@ -25,4 +27,13 @@ export function registerAdminRoutes(router: Router, options: AdminRoutesOptions)
     if (!authorised(req.headers.authorization)) return sendJson(res, 401, { error: 'admin token required' }, { 'www-authenticate': 'Bearer' });
     sendJson(res, 200, { deadLetters: await options.deadLetters.list() });
   });
+
+  const { metrics } = options;
+  if (metrics) {
+    router.on('GET', '/metrics', async ({ req, res }) => {
+      if (!authorised(req.headers.authorization)) return sendJson(res, 401, { error: 'admin token required' }, { 'www-authenticate': 'Bearer' });
+      const { contentType, body } = await metrics();
+      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
+    });
+  }
 }

@@ -20,8 +20,22 @@ function variableLimitsPlugin(rules: OperationRules): ApolloServerPlugin<Gateway
   };
 }
 
+/** Counts each operation by its type and outcome: OK, or the first error's code. */
+function operationMetricsPlugin(onOperation: (type: string, outcome: string) => void): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operation, response }) {
+          const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
+          onOperation(operation?.operation ?? 'unknown', errors?.length ? String(errors[0]!.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : 'OK');
+        },
+      };
+    },
+  };
+}
+
 /** Apollo Server with this gateway's overrides of its defaults (see README, "Limits"). */
-export function createApolloServer(schema: GraphQLSchema, rules: OperationRules, logger: Logger): ApolloServer<GatewayContext> {
+export function createApolloServer(schema: GraphQLSchema, rules: OperationRules, logger: Logger, onOperation: (type: string, outcome: string) => void = () => undefined): ApolloServer<GatewayContext> {
   return new ApolloServer<GatewayContext>({
     schema,
     // The operation rules carry the introspection switch, for HTTP and the socket alike.
@@ -35,7 +49,7 @@ export function createApolloServer(schema: GraphQLSchema, rules: OperationRules,
     // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off. Signals
     // belong to main.ts, which drains in order; Apollo must not stop itself on SIGTERM.
     // No cache hints are set anywhere: the cache-control plugin would only cost CPU (~10% at 1,000 lookups).
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), variableLimitsPlugin(rules)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), variableLimitsPlugin(rules), operationMetricsPlugin(onOperation)],
     stopOnTerminationSignals: false,
     logger: {
       debug: (message) => logger.debug(message),

@@ -20,6 +20,8 @@ export interface GatewayHttpServerOptions {
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
   /** Take `x-request-id` from the request (a proxy in front sets it) instead of making one. */
   trustRequestIdHeader: boolean;
+  /** Told of every finished request, with its route (a known path, or `unmatched`: never free text). */
+  onRequest?: (method: string, route: string, status: number, seconds: number) => void;
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -32,6 +34,9 @@ export interface GatewayHttpServerOptions {
  * dripping client would be held up to that long past its deadline.
  */
 const DEADLINE_CHECK_INTERVAL_MS = 500;
+
+/** Paths served before the router. */
+const FIXED_PATHS = new Set(['/graphql', '/', '/healthz', '/readyz', '/favicon.ico']);
 
 /**
  * The gateway's HTTP entry point: /graphql (GraphQL or GraphiQL by content negotiation), then the
@@ -60,7 +65,9 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     if (options.readiness() === 'draining') res.setHeader('connection', 'close');
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
-      options.logger.info({ requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'http request');
+      const elapsed = performance.now() - started;
+      options.logger.info({ requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(elapsed) }, 'http request');
+      options.onRequest?.(req.method ?? 'GET', routeLabel(req.method ?? 'GET', url.pathname), res.statusCode, elapsed / 1000);
     });
     dispatch(req, res, url).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) {
@@ -85,6 +92,13 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     options.logger.warn({ maxConnections: options.limits.maxConnections }, 'connections dropped: MAX_CONNECTIONS reached');
   });
   return server;
+
+  /** A path the gateway serves, or `unmatched`: metrics labels stay a small, fixed set. */
+  function routeLabel(method: string, pathname: string): string {
+    if (FIXED_PATHS.has(pathname)) return pathname;
+    const match = options.router.match(method, pathname);
+    return match !== undefined && match !== 'methodNotAllowed' ? pathname : 'unmatched';
+  }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (handleCors(req, res, url.pathname, options.allowedOrigins())) return;

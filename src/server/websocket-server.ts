@@ -41,6 +41,9 @@ export interface WebSocketOptions {
   connectionInitTimeoutMs?: number;
   /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
   maxPayloadBytes?: number;
+  /** Told when a subscription starts and when a frame is sent (metrics). */
+  onSubscriptionStarted?: () => void;
+  onFrameSent?: () => void;
   /** How often peers are pinged; one that missed the previous ping is cut. @default 12000 */
   heartbeatIntervalMs?: number;
   /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
@@ -137,6 +140,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
         const contextValue = options.createEventStreamContext(session);
+        options.onSubscriptionStarted?.();
         // Same user, document, variables and operation: the same result for the same event. The
         // key is built per event, not kept: an idle subscription should hold as little as possible.
         const { document } = prepared;
@@ -157,6 +161,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       },
       onError: (_ctx, _id, _payload, errors) => formatAll(errors),
       onNext: (ctx, _id, _payload, _args, result) => {
+        options.onFrameSent?.();
         watchBuffer(ctx.extra.socket);
         return result.errors ? { ...result, errors: formatAll(result.errors) } : undefined;
       },

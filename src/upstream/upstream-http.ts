@@ -26,6 +26,8 @@ export interface UpstreamHttpOptions {
   /** Circuit breaking per operation group; every attempt (retries too) goes through it. */
   breaker: CircuitBreakerSettings;
   logger: Logger;
+  /** Told of every attempt: the request path, the status (or the error kind) and its duration. */
+  observe?: (path: string, status: number | string, seconds: number) => void;
 }
 
 export interface UpstreamRequest {
@@ -112,6 +114,7 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       headers['content-type'] = 'application/json';
     }
     const started = performance.now();
+    let observed = false;
     try {
       const response = await pool.request({
         method: request.method,
@@ -123,6 +126,8 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
         bodyTimeout: timeoutMs,
       });
       const raw = await readCapped(response.body, options.maxResponseBytes, options.name);
+      options.observe?.(request.path, response.statusCode, (performance.now() - started) / 1000);
+      observed = true;
       options.logger.debug(
         { upstream: options.name, method: request.method, path: request.path, status: response.statusCode, ms: Math.round(performance.now() - started) },
         'upstream call',
@@ -133,8 +138,9 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       // may travel further (to a client message or a log line).
       return { status: response.statusCode, headers: response.headers, body: failed ? scrubErrorBody(parsed, [...(options.secrets ?? []), ...credentialsIn(request)]) : parsed };
     } catch (error) {
-      if (error instanceof UpstreamError) throw error;
-      throw classifyTransportError(error, options.name, request, timeoutMs);
+      const failure = error instanceof UpstreamError ? error : classifyTransportError(error, options.name, request, timeoutMs);
+      if (!observed) options.observe?.(request.path, failure.kind, (performance.now() - started) / 1000);
+      throw failure;
     }
   }
 

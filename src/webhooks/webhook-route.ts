@@ -16,6 +16,8 @@ export interface WebhookRouteOptions {
   ledger: DeliveryLedger;
   deadLetters: DeadLetterStore;
   dispatcher: WebhookDispatcher;
+  /** Told of each webhook's outcome (for metrics): published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable. */
+  onOutcome?: (outcome: string) => void;
   logger: Logger;
   clock: Clock;
   /** False once shutdown began: nothing is acknowledged that could then be lost. */
@@ -40,22 +42,34 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
   const unavailable = (res: Parameters<typeof sendJson>[0], error: string) => sendJson(res, 503, { error }, { 'retry-after': RETRY_AFTER_SECONDS });
 
   router.on('POST', '/webhooks', async ({ req, res }) => {
+    const counted = (outcome: string) => options.onOutcome?.(outcome);
     if (mediaType(req) !== 'application/json') {
+      counted('refused_media_type');
       return sendJson(res, 415, { error: 'content type must be application/json' }, { connection: 'close' });
     }
-    if (!options.accepting()) return unavailable(res, 'shutting down');
+    if (!options.accepting()) {
+      counted('unavailable');
+      return unavailable(res, 'shutting down');
+    }
     let raw: Buffer;
     try {
       raw = await readRawBody(req, options.maxBodyBytes ?? 64 * 1024, options.bodyTimeoutMs ?? 3_000);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { error: 'payload too large' }, { connection: 'close' });
-      if (error instanceof BodyTimeoutError) return sendJson(res, 408, { error: 'body not received in time' }, { connection: 'close' });
+      if (error instanceof BodyTooLargeError) {
+        counted('refused_too_large');
+        return sendJson(res, 413, { error: 'payload too large' }, { connection: 'close' });
+      }
+      if (error instanceof BodyTimeoutError) {
+        counted('refused_body_timeout');
+        return sendJson(res, 408, { error: 'body not received in time' }, { connection: 'close' });
+      }
       throw error;
     }
     const check = await checkSignature(req.headersDistinct as Record<string, string[] | undefined>, raw, options.headerPrefix, options.keys);
     if (!check.ok) {
       const log = check.reason === 'key-weak' ? options.logger.error.bind(options.logger) : options.logger.warn.bind(options.logger);
       log({ reason: check.reason }, 'webhook refused: signature not verified');
+      counted(check.retryable ? 'unavailable' : `refused_${check.reason}`);
       return check.retryable ? unavailable(res, 'signing key unavailable, retry later') : sendJson(res, 401, { error: 'invalid signature' });
     }
 
@@ -65,7 +79,10 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     // The claim and the routing lookup are independent reads: sent together, one round trip.
     const routing = typeof body === 'string' ? undefined : options.dispatcher.route(body);
     routing?.catch(() => undefined); // awaited below; a duplicate never looks at it
-    if (!(await claiming)) return sendJson(res, 200, { status: 'duplicate' });
+    if (!(await claiming)) {
+      counted('duplicate');
+      return sendJson(res, 200, { status: 'duplicate' });
+    }
 
     if (typeof body === 'string') {
       const letter = { receivedAt: new Date(options.clock()).toISOString(), bodyHash: hash, reason: body, bodyBytes: raw.length, bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8') };
@@ -74,6 +91,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
         throw error;
       });
       options.logger.error({ bodyHash: hash, reason: body, bytes: raw.length }, 'verified webhook is not a JSON object: acknowledged and kept as a dead letter');
+      counted('dead-lettered');
       return sendJson(res, 200, { status: 'dead-lettered' });
     }
 
@@ -89,6 +107,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       await options.ledger.release(hash).catch(() => undefined);
       throw error;
     }
+    counted(outcome);
     sendJson(res, 200, { status: outcome });
   });
 }
