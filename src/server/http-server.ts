@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../lib/logger.js';
-import { redirect, sendJson } from '../lib/http/respond.js';
+import { redirect, sendError, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
@@ -125,8 +125,8 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       return void res.end();
     }
     const match = options.router.match(req.method ?? 'GET', url.pathname);
-    if (match === undefined) return sendJson(res, 404, { error: 'Not found' });
-    if (match === 'methodNotAllowed') return sendJson(res, 405, { error: 'Method not allowed' });
+    if (match === undefined) return sendError(res, 404, 'NOT_FOUND', 'Not found.');
+    if (match === 'methodNotAllowed') return sendError(res, 405, 'METHOD_NOT_ALLOWED', 'Method not allowed.');
     await match.handler({ req, res, url, params: match.params });
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { sendError } from '../lib/http/respond.js';
 
 /**
  * `GET /metrics` on a port of its own (METRICS_PORT), for a scraper on the private network: no
@@ -8,7 +9,7 @@ import { once } from 'node:events';
 export async function startMetricsServer(host: string | undefined, port: number, metrics: () => Promise<{ contentType: string; body: string }>): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://metrics.invalid').pathname !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+      sendError(res, 404, 'NOT_FOUND', 'Not found.');
       return;
     }
     metrics().then(

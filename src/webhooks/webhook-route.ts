@@ -2,7 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { BodyTooLargeError, BodyTimeoutError, mediaType, readRawBody } from '../lib/http/read-body.js';
-import { sendJson } from '../lib/http/respond.js';
+import { sendError, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
@@ -39,13 +39,13 @@ const RETRY_AFTER_SECONDS = '60';
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
 export function registerWebhookRoute(router: Router, options: WebhookRouteOptions): void {
-  const unavailable = (res: Parameters<typeof sendJson>[0], error: string) => sendJson(res, 503, { error }, { 'retry-after': RETRY_AFTER_SECONDS });
+  const unavailable = (res: Parameters<typeof sendJson>[0], message: string) => sendError(res, 503, 'SERVICE_UNAVAILABLE', message, { 'retry-after': RETRY_AFTER_SECONDS });
 
   router.on('POST', '/webhooks', async ({ req, res }) => {
     const counted = (outcome: string) => options.onOutcome?.(outcome);
     if (mediaType(req) !== 'application/json') {
       counted('refused_media_type');
-      return sendJson(res, 415, { error: 'content type must be application/json' }, { connection: 'close' });
+      return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The content type must be application/json.', { connection: 'close' });
     }
     if (!options.accepting()) {
       counted('unavailable');
@@ -57,11 +57,11 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
         counted('refused_too_large');
-        return sendJson(res, 413, { error: 'payload too large' }, { connection: 'close' });
+        return sendError(res, 413, 'PAYLOAD_TOO_LARGE', 'The body is too large.', { connection: 'close' });
       }
       if (error instanceof BodyTimeoutError) {
         counted('refused_body_timeout');
-        return sendJson(res, 408, { error: 'body not received in time' }, { connection: 'close' });
+        return sendError(res, 408, 'REQUEST_TIMEOUT', 'The body was not received in time.', { connection: 'close' });
       }
       throw error;
     }
@@ -70,7 +70,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       const log = check.reason === 'key-weak' ? options.logger.error.bind(options.logger) : options.logger.warn.bind(options.logger);
       log({ reason: check.reason }, 'webhook refused: signature not verified');
       counted(check.retryable ? 'unavailable' : `refused_${check.reason}`);
-      return check.retryable ? unavailable(res, 'signing key unavailable, retry later') : sendJson(res, 401, { error: 'invalid signature' });
+      return check.retryable ? unavailable(res, 'signing key unavailable, retry later') : sendError(res, 401, 'INVALID_SIGNATURE', 'The signature could not be verified.');
     }
 
     const hash = sha256Hex(raw);

@@ -2,6 +2,14 @@ import type { ServerResponse } from 'node:http';
 
 export type HeaderValues = Record<string, string | string[]>;
 
+/**
+ * The one error shape of every non-GraphQL route (GraphQL's own): `{ errors: [{ message,
+ * extensions: { code } }] }`, so a client parses one shape whatever it called.
+ */
+export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: HeaderValues = {}): void {
+  sendJson(res, status, { errors: [{ message, extensions: { code } }] }, headers);
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: HeaderValues = {}): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { signInPage } from '../../auth/auth-pages.js';
 import type { SessionManager } from '../../auth/session-manager.js';
-import { sendHtml, sendJson } from '../../lib/http/respond.js';
+import { sendError, sendHtml } from '../../lib/http/respond.js';
 import type { Router } from '../../lib/http/router.js';
 import { createGraphiqlAssets } from './graphiql-assets.js';
 import { GRAPHIQL_CSP, graphiqlPage } from './graphiql-page.js';
@@ -15,7 +15,7 @@ export function registerGraphiqlRoutes(router: Router, sessions: SessionManager)
   const assets = createGraphiqlAssets();
   router.on('GET', '/graphiql/assets/:name', async ({ res, params }) => {
     const asset = assets.get(params.name!);
-    if (!asset) return sendJson(res, 404, { error: 'Not found' });
+    if (!asset) return sendError(res, 404, 'NOT_FOUND', 'Not found.');
     const { body, type } = await asset;
     res.writeHead(200, { 'content-type': `${type}; charset=utf-8`, 'content-length': body.length, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
     res.end(body);
