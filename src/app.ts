@@ -234,6 +234,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       authorizeUrl: core.authorizeUrl,
       publicUrl: () => publicUrl,
       secureCookies,
+      redirectToPublicOrigin: config.publicUrl === undefined,
       releaseToken: (userId, token) => releaser.release(userId, token),
       onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
     });

@@ -21,6 +21,13 @@ export interface AuthRoutesOptions {
   /** Resolved at start: the port may only be known once the server listens. */
   publicUrl: () => string;
   secureCookies: boolean;
+  /**
+   * PUBLIC_URL was not set (the local default `http://localhost:<port>`): a sign-in started at
+   * another address of this machine (127.0.0.1) is first sent to the public origin, where the
+   * callback will land, so its binding cookie is there too. Never with PUBLIC_URL set: behind a
+   * proxy the Host header may legitimately differ, and redirecting could loop.
+   */
+  redirectToPublicOrigin?: boolean;
   /** Revokes the platform token of a session that ended, unless another session holds it. */
   releaseToken(userId: string, token: string): Promise<unknown>;
   /** Called after a successful sign-in (webhook subscriptions hook in here). */
@@ -34,6 +41,10 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
 
   router.on('GET', '/auth/login', async ({ req, res, url }) => {
+    const publicOrigin = new URL(options.publicUrl());
+    if (options.redirectToPublicOrigin && req.headers.host !== undefined && req.headers.host !== publicOrigin.host) {
+      return redirect(res, new URL(`${url.pathname}${url.search}`, publicOrigin).href);
+    }
     let binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
     if (!binding || binding.length < 32) {
       binding = randomToken();
@@ -60,7 +71,7 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
       const messages = {
         missing: 'The sign-in response carried no state parameter, so it cannot be trusted.',
         unknown: 'This sign-in link has expired or was already used.',
-        foreign: 'This sign-in was started in another browser or session.',
+        foreign: `This sign-in was started in another browser or session, or at another address than ${new URL(options.publicUrl()).origin} (such as 127.0.0.1 instead of localhost). Start again from ${options.publicUrl()}/auth/login.`,
       } as const;
       return fail(res, 400, `OAUTH_STATE_${check.reason.toUpperCase()}`, messages[check.reason]);
     }
