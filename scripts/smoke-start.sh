@@ -14,7 +14,8 @@ curl -fsS "http://127.0.0.1:$port/healthz"
 echo
 status=$(curl -s -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -d '{"query":"{ me { id } }"}' "http://127.0.0.1:$port/graphql")
 [ "$status" = "401" ] || { echo "expected 401 without a session, got $status"; cat "$log"; exit 1; }
-login=$(curl -s -o /dev/null -w '%{redirect_url}' "http://127.0.0.1:$port/auth/login")
+# The public address is http://localhost:<port> (no PUBLIC_URL); at another host /auth/login first redirects there.
+login=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/login")
 case "$login" in
   http://127.0.0.1:*/oauth/authorize\?*) echo "smoke: gateway up on the embedded sandbox, sign-in redirects to $login" | sed 's/state=[^&]*/state=…/' ;;
   *) echo "unexpected login redirect: $login"; cat "$log"; exit 1 ;;
