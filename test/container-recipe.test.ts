@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { validate } from 'dockerfile-utils';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+
+const dockerfile = readFileSync('Dockerfile', 'utf8');
+const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+
+describe('the container recipe (no Docker engine here: linted and checked as text)', () => {
+  it('lints clean, is multi-stage, installs production dependencies only, runs as non-root and checks readiness', () => {
+    expect(validate(dockerfile).map((diagnostic) => diagnostic.message)).toEqual([]);
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const runtime = stages.at(-1)!;
+    expect(runtime).toMatch(/^node:20\b/); // the engines this project promises
+    expect(runtime).toMatch(/npm ci --omit=dev/);
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/HEALTHCHECK[\s\S]*\/readyz/);
+    expect(runtime).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+  });
+
+  it('gives every gateway in the compose file a configuration the gateway accepts, on shared Redis', () => {
+    const gateways = Object.entries(compose.services).filter(([name]) => name.startsWith('gateway'));
+    expect(gateways.length).toBeGreaterThanOrEqual(2);
+    for (const [, service] of gateways) {
+      const config = loadConfig(service.environment ?? {});
+      expect(config.redis?.connection.nodes).toEqual([{ host: 'redis', port: 6379 }]);
+    }
+    const sandbox = compose.services.sandbox!;
+    expect(sandbox.command).toEqual(['node', 'dist/sandbox/main.js']);
+    // The sandbox and the gateways agree on the app's credentials.
+    const gateway = gateways[0]![1].environment!;
+    expect(sandbox.environment!.SANDBOX_APP_TOKEN).toBe(gateway.APP_TOKEN);
+    expect(sandbox.environment!.SANDBOX_APP_SECRET).toBe(gateway.APP_SECRET);
+    expect(sandbox.environment!.SANDBOX_ENRICHMENT_KEY).toBe(gateway.ENRICHMENT_API_KEY);
+  });
+});
