@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { createLogger } from '../src/lib/logger.js';
 import { MERCHANTS } from '../src/sandbox/data/merchants.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
-import { freePort, gatewayEnvFor, percentile, signIn, startGatewayProcess, startReferenceBff, type Measured } from './support/processes.js';
+import {
+  freePort,
+  gatewayEnvFor,
+  percentile,
+  signIn,
+  startGatewayProcess,
+  startReferenceBff,
+  type Measured,
+} from './support/processes.js';
 
 /**
  * `npm run bench:enrichment`: enrichment through the gateway against reference BFFs and the direct
@@ -28,9 +36,14 @@ interface Target {
 
 async function graphql(target: Target, query: string, variables: Record<string, unknown> = {}): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${target.process.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${target.process.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await response.json()) as { errors?: unknown; data?: unknown };
-  if (response.status !== 200 || body.errors || !body.data) throw new Error(`${target.name}: ${response.status} ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
+  if (response.status !== 200 || body.errors || !body.data)
+    throw new Error(`${target.name}: ${response.status} ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
   return performance.now() - started;
 }
 
@@ -39,64 +52,117 @@ let searchCount = 0;
 const searches = (_sandbox: Sandbox) => searchCount;
 
 /** `clients` loops of `perClient` requests each; latency, throughput, CPU and searches per request. */
-async function load(sandbox: Sandbox, target: Target, clients: number, perClient: number, request: (client: number, n: number) => Promise<number>) {
+async function load(
+  sandbox: Sandbox,
+  target: Target,
+  clients: number,
+  perClient: number,
+  request: (client: number, n: number) => Promise<number>,
+) {
   const [cpuBefore, searchesBefore] = [(await target.process.measure()).cpuMicros, searches(sandbox)];
   const latencies: number[] = [];
   const started = performance.now();
-  await Promise.all(Array.from({ length: clients }, async (_, client) => {
-    for (let n = 0; n < perClient; n += 1) latencies.push(await request(client, n));
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let n = 0; n < perClient; n += 1) latencies.push(await request(client, n));
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   const requests = clients * perClient;
   const cpuMs = ((await target.process.measure()).cpuMicros - cpuBefore) / 1000 / requests;
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: requests / seconds, cpuMs, searches: (searches(sandbox) - searchesBefore) / requests };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    perSecond: requests / seconds,
+    cpuMs,
+    searches: (searches(sandbox) - searchesBefore) / requests,
+  };
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function main(): Promise<void> {
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600 });
+  const sandbox = createSandbox({
+    logger: createLogger({ level: 'silent' }),
+    headerPrefix: 'X-Service',
+    webhookTimeScale: 3_600,
+  });
   await sandbox.start();
   sandbox.onRequest((request) => {
     if (request.method === 'POST' && request.path === '/v1/search') searchCount += 1;
   });
   const publicUrl = `http://localhost:${await freePort()}`;
   sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
-  const base = { ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')), ENRICHMENT_CACHE_TTL_SECONDS: '0' };
-  const [windowOn, windowOff] = await Promise.all([startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '20' }), startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0' })]);
+  const base = {
+    ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
+    ENRICHMENT_CACHE_TTL_SECONDS: '0',
+  };
+  const [windowOn, windowOff] = await Promise.all([
+    startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '20' }),
+    startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0' }),
+  ]);
   const started: Measured[] = [windowOn, windowOff];
   sandbox.setWebhookUrl(`${windowOn.url}/webhooks`);
   try {
     const cookieOn = (await signIn(publicUrl, windowOn, sandbox)).cookie;
     const cookieOff = (await signIn(publicUrl, windowOff, sandbox)).cookie;
     const token = sandbox.issuedTokens()[0]!;
-    const [naive, dataloader] = await Promise.all([startReferenceBff('naive', sandbox, token), startReferenceBff('dataloader', sandbox, token)]);
+    const [naive, dataloader] = await Promise.all([
+      startReferenceBff('naive', sandbox, token),
+      startReferenceBff('dataloader', sandbox, token),
+    ]);
     started.push(naive, dataloader);
     const gateway: Target = { name: 'gateway', process: windowOff, headers: { cookie: cookieOff } };
     const gatewayWindow: Target = { name: 'gateway (window 20 ms)', process: windowOn, headers: { cookie: cookieOn } };
-    const references: Target[] = [{ name: 'naive BFF', process: naive, headers: {} }, { name: 'DataLoader BFF', process: dataloader, headers: {} }];
+    const references: Target[] = [
+      { name: 'naive BFF', process: naive, headers: {} },
+      { name: 'DataLoader BFF', process: dataloader, headers: {} },
+    ];
     const out: string[] = [];
 
     // 1. A page of 100 enriched transactions, 20 ms per upstream call.
     sandbox.setCoreFault({ delayMs: ROUND_TRIP_MS });
     sandbox.setEnrichmentFault({ delayMs: ROUND_TRIP_MS });
     for (const target of [gateway, ...references]) await graphql(target, PAGE); // warm up
-    const page = await (await fetch(`${sandbox.coreUrl}/v1/transactions`, { headers: { authorization: `Bearer ${token}`, 'x-service-id': sandbox.credentials.appToken } })).json() as { items: Array<{ description: string; amount: number }> };
+    const page = (await (
+      await fetch(`${sandbox.coreUrl}/v1/transactions`, {
+        headers: { authorization: `Bearer ${token}`, 'x-service-id': sandbox.credentials.appToken },
+      })
+    ).json()) as { items: Array<{ description: string; amount: number }> };
     const direct = await load(sandbox, { name: 'direct', process: windowOff, headers: {} }, 1, 10, async () => {
       const begun = performance.now();
-      await (await fetch(`${sandbox.coreUrl}/v1/transactions`, { headers: { authorization: `Bearer ${token}`, 'x-service-id': sandbox.credentials.appToken } })).arrayBuffer();
-      await (await fetch(`${sandbox.enrichmentUrl}/v1/search`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.credentials.enrichmentKey}`, 'content-type': 'application/json' }, body: JSON.stringify(page.items.map((row, index) => ({ id: `q${index}`, description: row.description, amount: row.amount }))) })).arrayBuffer();
+      await (
+        await fetch(`${sandbox.coreUrl}/v1/transactions`, {
+          headers: { authorization: `Bearer ${token}`, 'x-service-id': sandbox.credentials.appToken },
+        })
+      ).arrayBuffer();
+      await (
+        await fetch(`${sandbox.enrichmentUrl}/v1/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sandbox.credentials.enrichmentKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(
+            page.items.map((row, index) => ({ id: `q${index}`, description: row.description, amount: row.amount })),
+          ),
+        })
+      ).arrayBuffer();
       return performance.now() - begun;
     });
-    out.push(`\n1. A page of 100 enriched transactions, ${ROUND_TRIP_MS} ms injected per upstream call (direct: the page read, then one search of its 100 lookups: p50 ${ms(direct.p50)})\n`);
-    out.push('| clients | BFF | searches/request | requests/s | p50 | p99 | CPU/request |', '|---|---|---|---|---|---|---|');
+    out.push(
+      `\n1. A page of 100 enriched transactions, ${ROUND_TRIP_MS} ms injected per upstream call (direct: the page read, then one search of its 100 lookups: p50 ${ms(direct.p50)})\n`,
+    );
+    out.push(
+      '| clients | BFF | searches/request | requests/s | p50 | p99 | CPU/request |',
+      '|---|---|---|---|---|---|---|',
+    );
     const pageFigures = new Map<string, Awaited<ReturnType<typeof load>>>();
     for (const clients of [1, 10]) {
       for (const target of [gateway, ...references]) {
         const figures = await load(sandbox, target, clients, clients === 1 ? 20 : 6, () => graphql(target, PAGE));
         pageFigures.set(`${clients}:${target.name}`, figures);
-        out.push(`| ${clients} | ${target.name} | ${figures.searches.toFixed(1)} | ${figures.perSecond.toFixed(1)} | ${ms(figures.p50)} | ${ms(figures.p99)} | ${ms(figures.cpuMs)} |`);
+        out.push(
+          `| ${clients} | ${target.name} | ${figures.searches.toFixed(1)} | ${figures.perSecond.toFixed(1)} | ${ms(figures.p50)} | ${ms(figures.p99)} | ${ms(figures.cpuMs)} |`,
+        );
       }
     }
     const at = (clients: number, name: string) => pageFigures.get(`${clients}:${name}`)!;
@@ -108,30 +174,66 @@ async function main(): Promise<void> {
     );
 
     // 2. 50 concurrent clients enriching 2 lookups each, window on and off.
-    out.push(`\n2. 50 concurrent clients, 2 distinct lookups per request, 10 requests each, ${ROUND_TRIP_MS} ms per upstream call\n`);
+    out.push(
+      `\n2. 50 concurrent clients, 2 distinct lookups per request, 10 requests each, ${ROUND_TRIP_MS} ms per upstream call\n`,
+    );
     out.push('| window | searches/request | p50 | p99 |', '|---|---|---|---|');
-    const twoLookups = (target: Target) => (client: number, n: number) => graphql(target, ENRICH, { q: [{ id: 'a', description: `${MERCHANTS[client % MERCHANTS.length]!.sample} ${client}-${n}` }, { id: 'b', description: `${MERCHANTS[(client + 7) % MERCHANTS.length]!.sample} ${client}-${n}` }] });
+    const twoLookups = (target: Target) => (client: number, n: number) =>
+      graphql(target, ENRICH, {
+        q: [
+          { id: 'a', description: `${MERCHANTS[client % MERCHANTS.length]!.sample} ${client}-${n}` },
+          { id: 'b', description: `${MERCHANTS[(client + 7) % MERCHANTS.length]!.sample} ${client}-${n}` },
+        ],
+      });
     const off = await load(sandbox, gateway, 50, 10, twoLookups(gateway));
     const on = await load(sandbox, gatewayWindow, 50, 10, twoLookups(gatewayWindow));
-    out.push(`| off | ${off.searches.toFixed(2)} | ${ms(off.p50)} | ${ms(off.p99)} |`, `| 20 ms | ${on.searches.toFixed(2)} | ${ms(on.p50)} | ${ms(on.p99)} |`);
-    out.push('', `upstream calls: ${(off.searches / on.searches).toFixed(1)}× fewer with the window (goal ≥ 3×); p50 with the window ${ms(on.p50 - off.p50)} more (goal ≤ window + 2 ms)`);
+    out.push(
+      `| off | ${off.searches.toFixed(2)} | ${ms(off.p50)} | ${ms(off.p99)} |`,
+      `| 20 ms | ${on.searches.toFixed(2)} | ${ms(on.p50)} | ${ms(on.p99)} |`,
+    );
+    out.push(
+      '',
+      `upstream calls: ${(off.searches / on.searches).toFixed(1)}× fewer with the window (goal ≥ 3×); p50 with the window ${ms(on.p50 - off.p50)} more (goal ≤ window + 2 ms)`,
+    );
 
     // 3. enrich(N) against the direct call, no injected delay.
     sandbox.setCoreFault({});
     sandbox.setEnrichmentFault({});
-    out.push('\n3. enrich(N) against the same searches sent directly (batches of 100 in parallel), no injected delay\n');
-    out.push('| N | gateway p50 | direct p50 | ratio | gateway CPU/request | per lookup |', '|---|---|---|---|---|---|');
+    out.push(
+      '\n3. enrich(N) against the same searches sent directly (batches of 100 in parallel), no injected delay\n',
+    );
+    out.push(
+      '| N | gateway p50 | direct p50 | ratio | gateway CPU/request | per lookup |',
+      '|---|---|---|---|---|---|',
+    );
     for (const size of [1, 10, 100, 1_000]) {
-      const queries = (n: number) => Array.from({ length: size }, (_, j) => ({ id: `${j}`, description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${n}-${j}` }));
+      const queries = (n: number) =>
+        Array.from({ length: size }, (_, j) => ({
+          id: `${j}`,
+          description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${n}-${j}`,
+        }));
       const runs = size === 1_000 ? 20 : 50;
       const through = await load(sandbox, gateway, 1, runs, (_, n) => graphql(gateway, ENRICH, { q: queries(n) }));
       const straight = await load(sandbox, gateway, 1, runs, async (_, n) => {
         const begun = performance.now();
         const all = queries(n + 10_000).map((query, index) => ({ id: `q${index}`, description: query.description }));
-        await Promise.all(Array.from({ length: Math.ceil(size / 100) }, (_, chunk) => fetch(`${sandbox.enrichmentUrl}/v1/search`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.credentials.enrichmentKey}`, 'content-type': 'application/json' }, body: JSON.stringify(all.slice(chunk * 100, chunk * 100 + 100)) }).then((response) => response.arrayBuffer())));
+        await Promise.all(
+          Array.from({ length: Math.ceil(size / 100) }, (_, chunk) =>
+            fetch(`${sandbox.enrichmentUrl}/v1/search`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${sandbox.credentials.enrichmentKey}`,
+                'content-type': 'application/json',
+              },
+              body: JSON.stringify(all.slice(chunk * 100, chunk * 100 + 100)),
+            }).then((response) => response.arrayBuffer()),
+          ),
+        );
         return performance.now() - begun;
       });
-      out.push(`| ${size} | ${ms(through.p50)} | ${ms(straight.p50)} | ${(through.p50 / straight.p50).toFixed(2)}× | ${ms(through.cpuMs)} | ${((through.cpuMs * 1000) / size).toFixed(1)} µs |`);
+      out.push(
+        `| ${size} | ${ms(through.p50)} | ${ms(straight.p50)} | ${(through.p50 / straight.p50).toFixed(2)}× | ${ms(through.cpuMs)} | ${((through.cpuMs * 1000) / size).toFixed(1)} µs |`,
+      );
     }
     out.push('\ngoals: ratio ≤ 1.1× at 100 and ≤ 2× at 1; ≤ 10 µs of gateway CPU per lookup at 1,000');
     console.log(out.join('\n'));

@@ -4,7 +4,16 @@ import WebSocket from 'ws';
 import { createLogger } from '../src/lib/logger.js';
 import { sandboxId } from '../src/sandbox/data/sandbox-ids.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
-import { freePort, gatewayEnvFor, percentile, signedWebhook, signIn, startFloorProcess, startGatewayProcess, type Measured } from './support/processes.js';
+import {
+  freePort,
+  gatewayEnvFor,
+  percentile,
+  signedWebhook,
+  signIn,
+  startFloorProcess,
+  startGatewayProcess,
+  type Measured,
+} from './support/processes.js';
 
 /**
  * `npm run bench:realtime`: the cost of one event to many subscribers, gateway against a floor.
@@ -30,8 +39,15 @@ interface Subscriber {
 }
 
 /** Opens a socket; for the gateway, graphql-ws's handshake and one subscription. */
-async function openSubscriber(target: Measured, kind: 'gateway' | 'floor', origin: string, cookie = ''): Promise<Subscriber> {
-  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/graphql`, 'graphql-transport-ws', { headers: { origin, cookie } });
+async function openSubscriber(
+  target: Measured,
+  kind: 'gateway' | 'floor',
+  origin: string,
+  cookie = '',
+): Promise<Subscriber> {
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/graphql`, 'graphql-transport-ws', {
+    headers: { origin, cookie },
+  });
   await once(socket, 'open');
   if (kind === 'gateway') {
     socket.send(JSON.stringify({ type: 'connection_init' }));
@@ -42,7 +58,9 @@ async function openSubscriber(target: Measured, kind: 'gateway' | 'floor', origi
   const waiting = new Map<number, (at: number) => void>();
   socket.on('message', (data) => {
     const at = performance.now();
-    const fields = (JSON.parse(String(data)) as { payload?: { data?: { accountEvents?: { updatedFields?: string[] } } } }).payload?.data?.accountEvents?.updatedFields ?? [];
+    const fields =
+      (JSON.parse(String(data)) as { payload?: { data?: { accountEvents?: { updatedFields?: string[] } } } }).payload
+        ?.data?.accountEvents?.updatedFields ?? [];
     const tag = fields.find((field) => field.startsWith('seq:'));
     if (tag === undefined) return;
     const sequence = Number(tag.slice(4));
@@ -51,13 +69,17 @@ async function openSubscriber(target: Measured, kind: 'gateway' | 'floor', origi
   });
   return {
     socket,
-    arrival: (sequence) => (arrived.has(sequence) ? Promise.resolve(arrived.get(sequence)!) : new Promise<number>((resolve) => waiting.set(sequence, resolve))),
+    arrival: (sequence) =>
+      arrived.has(sequence)
+        ? Promise.resolve(arrived.get(sequence)!)
+        : new Promise<number>((resolve) => waiting.set(sequence, resolve)),
   };
 }
 
 async function openMany(count: number, open: () => Promise<Subscriber>): Promise<Subscriber[]> {
   const out: Subscriber[] = [];
-  while (out.length < count) out.push(...(await Promise.all(Array.from({ length: Math.min(100, count - out.length) }, open))));
+  while (out.length < count)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(100, count - out.length) }, open))));
   return out;
 }
 
@@ -70,21 +92,43 @@ async function post(target: Measured, sandbox: Sandbox, payload: Record<string, 
 
 /** Each event carries its sequence number in `updated_fields`, which the subscription echoes. */
 let sequence = 0;
-const accountUpdate = (state: string, account: string) => ({ webhook_type: 'ACCOUNT', webhook_code: 'UPDATE', state, item_id: account, updated_fields: ['balance', `seq:${(sequence += 1)}`] });
-const sequenceOf = (payload: Record<string, unknown>) => Number(String((payload.updated_fields as string[])[1]).slice(4));
+const accountUpdate = (state: string, account: string) => ({
+  webhook_type: 'ACCOUNT',
+  webhook_code: 'UPDATE',
+  state,
+  item_id: account,
+  updated_fields: ['balance', `seq:${(sequence += 1)}`],
+});
+const sequenceOf = (payload: Record<string, unknown>) =>
+  Number(String((payload.updated_fields as string[])[1]).slice(4));
 
 /** Subscribing is not acknowledged: probe until one event reaches every socket. */
-async function untilLive(target: Measured, sandbox: Sandbox, payload: () => Record<string, unknown>, receivers: Subscriber[]): Promise<void> {
+async function untilLive(
+  target: Measured,
+  sandbox: Sandbox,
+  payload: () => Record<string, unknown>,
+  receivers: Subscriber[],
+): Promise<void> {
   for (;;) {
     const probe = payload();
     const all = Promise.all(receivers.map((subscriber) => subscriber.arrival(sequenceOf(probe))));
     await post(target, sandbox, probe);
-    if (await Promise.race([all.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 1_000))])) return;
+    if (
+      await Promise.race([
+        all.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 1_000)),
+      ])
+    )
+      return;
   }
 }
 
 /** Sends events one after another; each is timed from POST to its arrival on each socket. */
-async function timeEvents(target: Measured, sandbox: Sandbox, events: Array<{ payload: Record<string, unknown>; receivers: Subscriber[] }>) {
+async function timeEvents(
+  target: Measured,
+  sandbox: Sandbox,
+  events: Array<{ payload: Record<string, unknown>; receivers: Subscriber[] }>,
+) {
   const latencies: number[] = [];
   const cpuBefore = (await target.measure()).cpuMicros;
   for (const { payload, receivers } of events) {
@@ -102,7 +146,12 @@ async function timeEvents(target: Measured, sandbox: Sandbox, events: Array<{ pa
  * The target's event-loop delay p99 while events fan out (measured inside the process): how long
  * any other request could wait behind one event.
  */
-async function loopDelayDuringFanOut(target: Measured, sandbox: Sandbox, payloads: Array<Record<string, unknown>>, receivers: Subscriber[]): Promise<number> {
+async function loopDelayDuringFanOut(
+  target: Measured,
+  sandbox: Sandbox,
+  payloads: Array<Record<string, unknown>>,
+  receivers: Subscriber[],
+): Promise<number> {
   await target.measure(); // resets the histogram
   for (const payload of payloads) {
     const arrivals = receivers.map((subscriber) => subscriber.arrival(sequenceOf(payload)));
@@ -112,7 +161,11 @@ async function loopDelayDuringFanOut(target: Measured, sandbox: Sandbox, payload
   return (await target.measure()).loopDelayP99Ms;
 }
 
-async function ingest(target: Measured, sandbox: Sandbox, payload: (n: number) => Record<string, unknown>): Promise<number> {
+async function ingest(
+  target: Measured,
+  sandbox: Sandbox,
+  payload: (n: number) => Record<string, unknown>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -124,7 +177,13 @@ async function ingest(target: Measured, sandbox: Sandbox, payload: (n: number) =
 }
 
 async function main(): Promise<void> {
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true, loadTestUsers: USERS });
+  const sandbox = createSandbox({
+    logger: createLogger({ level: 'silent' }),
+    headerPrefix: 'X-Service',
+    webhookTimeScale: 3_600,
+    recordRequests: true,
+    loadTestUsers: USERS,
+  });
   await sandbox.start();
   const publicPort = await freePort();
   const publicUrl = `http://localhost:${publicPort}`;
@@ -137,10 +196,12 @@ async function main(): Promise<void> {
   });
   sandbox.setWebhookUrl(`${gateway.url}/webhooks`);
   const floor = await startFloorProcess(sandbox.signingKeys.lookup(sandbox.signingKeys.currentId)!.publicPem);
-  const reads = () => sandbox.requests({ method: 'GET' }).filter((request) => request.path.startsWith('/v1/accounts/')).length;
+  const reads = () =>
+    sandbox.requests({ method: 'GET' }).filter((request) => request.path.startsWith('/v1/accounts/')).length;
   const rows: string[] = [];
   const ms = (value: number) => `${value.toFixed(2)} ms`;
-  const row = (name: string, gatewayFigure: string, floorFigure: string, ratio: string) => rows.push(`| ${name} | ${gatewayFigure} | ${floorFigure} | ${ratio} |`);
+  const row = (name: string, gatewayFigure: string, floorFigure: string, ratio: string) =>
+    rows.push(`| ${name} | ${gatewayFigure} | ${floorFigure} | ${ratio} |`);
 
   try {
     // One user, 1 / 100 / 1,000 sockets.
@@ -153,20 +214,46 @@ async function main(): Promise<void> {
       [100, 100],
       [1_000, 40],
     ] as const) {
-      gatewaySockets.push(...(await openMany(count - gatewaySockets.length, () => openSubscriber(gateway, 'gateway', publicUrl, main.cookie))));
-      floorSockets.push(...(await openMany(count - floorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))));
+      gatewaySockets.push(
+        ...(await openMany(count - gatewaySockets.length, () =>
+          openSubscriber(gateway, 'gateway', publicUrl, main.cookie),
+        )),
+      );
+      floorSockets.push(
+        ...(await openMany(count - floorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))),
+      );
       await untilLive(gateway, sandbox, () => accountUpdate(main.state, account), gatewaySockets);
       const readsBefore = reads();
       const plan = () => ({ payload: accountUpdate(main.state, account), receivers: gatewaySockets });
       const onGateway = await timeEvents(gateway, sandbox, Array.from({ length: events }, plan));
       const rereads = (reads() - readsBefore) / events;
-      const onFloor = await timeEvents(floor, sandbox, Array.from({ length: events }, () => ({ payload: accountUpdate(main.state, account), receivers: floorSockets })));
-      row(`${count} socket(s) of one user: p50 / p99 / max`, `${ms(onGateway.p50)} / ${ms(onGateway.p99)} / ${ms(onGateway.max)}`, `${ms(onFloor.p50)} / ${ms(onFloor.p99)} / ${ms(onFloor.max)}`, `p99 ${(onGateway.p99 / onFloor.p99).toFixed(1)}×`);
-      row(`${count} socket(s): CPU per event`, ms(onGateway.cpuPerEventMs), ms(onFloor.cpuPerEventMs), `${(onGateway.cpuPerEventMs / onFloor.cpuPerEventMs).toFixed(1)}×`);
+      const onFloor = await timeEvents(
+        floor,
+        sandbox,
+        Array.from({ length: events }, () => ({
+          payload: accountUpdate(main.state, account),
+          receivers: floorSockets,
+        })),
+      );
+      row(
+        `${count} socket(s) of one user: p50 / p99 / max`,
+        `${ms(onGateway.p50)} / ${ms(onGateway.p99)} / ${ms(onGateway.max)}`,
+        `${ms(onFloor.p50)} / ${ms(onFloor.p99)} / ${ms(onFloor.max)}`,
+        `p99 ${(onGateway.p99 / onFloor.p99).toFixed(1)}×`,
+      );
+      row(
+        `${count} socket(s): CPU per event`,
+        ms(onGateway.cpuPerEventMs),
+        ms(onFloor.cpuPerEventMs),
+        `${(onGateway.cpuPerEventMs / onFloor.cpuPerEventMs).toFixed(1)}×`,
+      );
       row(`${count} socket(s): upstream re-reads per event`, rereads.toFixed(2), '0', '');
       if (count === 1_000) {
         const payloads = () => Array.from({ length: 20 }, () => accountUpdate(main.state, account));
-        const [gatewayStall, floorStall] = [await loopDelayDuringFanOut(gateway, sandbox, payloads(), gatewaySockets), await loopDelayDuringFanOut(floor, sandbox, payloads(), floorSockets)];
+        const [gatewayStall, floorStall] = [
+          await loopDelayDuringFanOut(gateway, sandbox, payloads(), gatewaySockets),
+          await loopDelayDuringFanOut(floor, sandbox, payloads(), floorSockets),
+        ];
         row('event-loop delay p99 during 1,000-socket fan-outs', ms(gatewayStall), ms(floorStall), 'goal ≤ 20 ms');
       }
     }
@@ -180,22 +267,51 @@ async function main(): Promise<void> {
         ...(await Promise.all(
           batch.map(async (key) => {
             const signedIn = await signIn(publicUrl, gateway, sandbox, sandboxId('user', key));
-            return { state: signedIn.state, account: accountOf(key), subscriber: await openSubscriber(gateway, 'gateway', publicUrl, signedIn.cookie) };
+            return {
+              state: signedIn.state,
+              account: accountOf(key),
+              subscriber: await openSubscriber(gateway, 'gateway', publicUrl, signedIn.cookie),
+            };
           }),
         )),
       );
     }
-    for (const user of users) await untilLive(gateway, sandbox, () => accountUpdate(user.state, user.account), [user.subscriber]);
+    for (const user of users)
+      await untilLive(gateway, sandbox, () => accountUpdate(user.state, user.account), [user.subscriber]);
     const oneFloorSocket = await openSubscriber(floor, 'floor', publicUrl);
     const pick = (n: number) => users[(n * 7919) % users.length]!;
-    const manyUsers = await timeEvents(gateway, sandbox, Array.from({ length: 300 }, (_, n) => ({ payload: accountUpdate(pick(n).state, pick(n).account), receivers: [pick(n).subscriber] })));
-    const floorOne = await timeEvents(floor, sandbox, Array.from({ length: 300 }, (_, n) => ({ payload: accountUpdate(pick(n).state, pick(n).account), receivers: [oneFloorSocket] })));
-    row(`${users.length} users, one socket each: p50 / p99 / max`, `${ms(manyUsers.p50)} / ${ms(manyUsers.p99)} / ${ms(manyUsers.max)}`, `${ms(floorOne.p50)} / ${ms(floorOne.p99)} / ${ms(floorOne.max)} (1 socket)`, `p99 ${(manyUsers.p99 / floorOne.p99).toFixed(1)}×`);
+    const manyUsers = await timeEvents(
+      gateway,
+      sandbox,
+      Array.from({ length: 300 }, (_, n) => ({
+        payload: accountUpdate(pick(n).state, pick(n).account),
+        receivers: [pick(n).subscriber],
+      })),
+    );
+    const floorOne = await timeEvents(
+      floor,
+      sandbox,
+      Array.from({ length: 300 }, (_, n) => ({
+        payload: accountUpdate(pick(n).state, pick(n).account),
+        receivers: [oneFloorSocket],
+      })),
+    );
+    row(
+      `${users.length} users, one socket each: p50 / p99 / max`,
+      `${ms(manyUsers.p50)} / ${ms(manyUsers.p99)} / ${ms(manyUsers.max)}`,
+      `${ms(floorOne.p50)} / ${ms(floorOne.p99)} / ${ms(floorOne.max)} (1 socket)`,
+      `p99 ${(manyUsers.p99 / floorOne.p99).toFixed(1)}×`,
+    );
 
     // Verified ingest, one subscriber listening.
     const gatewayIngest = await ingest(gateway, sandbox, (n) => accountUpdate(pick(n).state, pick(n).account));
     const floorIngest = await ingest(floor, sandbox, (n) => accountUpdate(pick(n).state, pick(n).account));
-    row('verified webhook ingest', `${gatewayIngest.toFixed(0)}/s`, `${floorIngest.toFixed(0)}/s`, `${((gatewayIngest / floorIngest) * 100).toFixed(0)}% (goal ≥ 60%)`);
+    row(
+      'verified webhook ingest',
+      `${gatewayIngest.toFixed(0)}/s`,
+      `${floorIngest.toFixed(0)}/s`,
+      `${((gatewayIngest / floorIngest) * 100).toFixed(0)}% (goal ≥ 60%)`,
+    );
     for (const user of users) user.subscriber.socket.terminate();
     oneFloorSocket.socket.terminate();
 
@@ -207,15 +323,24 @@ async function main(): Promise<void> {
     const idleFloorSockets: Subscriber[] = [];
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     for (const count of [1_000, BIG]) {
-      idleSockets.push(...(await openMany(count - idleSockets.length, () => openSubscriber(gateway, 'gateway', publicUrl, idle.cookie))));
+      idleSockets.push(
+        ...(await openMany(count - idleSockets.length, () =>
+          openSubscriber(gateway, 'gateway', publicUrl, idle.cookie),
+        )),
+      );
       // The floor's figure at 1k is enough to compare; 10k more sockets here would pass this process's file limit.
-      if (count === 1_000) idleFloorSockets.push(...(await openMany(count - idleFloorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))));
+      if (count === 1_000)
+        idleFloorSockets.push(
+          ...(await openMany(count - idleFloorSockets.length, () => openSubscriber(floor, 'floor', publicUrl))),
+        );
       await untilLive(gateway, sandbox, () => accountUpdate(idle.state, accountOf('load_1')), idleSockets);
       const [now, floorNow] = [await gateway.measure(), await floor.measure()];
       row(
         `idle sockets: heap / RSS per socket at ${count}`,
         `${kb((now.heapUsed - baseline.heapUsed) / count)} / ${kb((now.rss - baseline.rss) / count)}`,
-        count === 1_000 ? `${kb((floorNow.heapUsed - floorBaseline.heapUsed) / count)} / ${kb((floorNow.rss - floorBaseline.rss) / count)}` : '',
+        count === 1_000
+          ? `${kb((floorNow.heapUsed - floorBaseline.heapUsed) / count)} / ${kb((floorNow.rss - floorBaseline.rss) / count)}`
+          : '',
         'heap goal ≤ 12 KB',
       );
     }

@@ -4,7 +4,15 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createLogger } from '../src/lib/logger.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
-import { freePort, gatewayEnvFor, percentile, signedWebhook, signIn, startGatewayProcess, type Measured } from './support/processes.js';
+import {
+  freePort,
+  gatewayEnvFor,
+  percentile,
+  signedWebhook,
+  signIn,
+  startGatewayProcess,
+  type Measured,
+} from './support/processes.js';
 
 /**
  * `npm run bench:scale`: the cost of sharing state on Redis, measured side by side in one run.
@@ -21,15 +29,22 @@ const CONCURRENCY = 16;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function subscriber(gateway: Measured, publicUrl: string, cookie: string) {
-  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/graphql`, 'graphql-transport-ws', { headers: { origin: publicUrl, cookie } });
+  const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/graphql`, 'graphql-transport-ws', {
+    headers: { origin: publicUrl, cookie },
+  });
   await once(socket, 'open');
   socket.send(JSON.stringify({ type: 'connection_init' }));
   await once(socket, 'message');
-  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { incomeEvents { incomeId } }' } }));
+  socket.send(
+    JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { incomeEvents { incomeId } }' } }),
+  );
   const waiting = new Map<string, () => void>();
   let anything: (() => void) | undefined;
   socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as { type: string; payload?: { data?: { incomeEvents?: { incomeId: string } } } };
+    const message = JSON.parse(String(data)) as {
+      type: string;
+      payload?: { data?: { incomeEvents?: { incomeId: string } } };
+    };
     const id = message.payload?.data?.incomeEvents?.incomeId;
     if (id) waiting.get(id)?.();
     if (id) anything?.();
@@ -43,13 +58,23 @@ async function subscriber(gateway: Measured, publicUrl: string, cookie: string) 
 }
 
 async function post(sandbox: Sandbox, gateway: Measured, state: string, id: string): Promise<Response> {
-  const { body, headers } = signedWebhook(sandbox, { webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: id });
+  const { body, headers } = signedWebhook(sandbox, {
+    webhook_type: 'INCOME',
+    webhook_code: 'UPDATE',
+    state,
+    item_id: id,
+  });
   return fetch(`${gateway.url}/webhooks`, { method: 'POST', headers, body });
 }
 
 async function scenario(name: string, shared: Record<string, string>, instances: 1 | 2) {
   // A sandbox per scenario: webhook subscriptions of an earlier deployment must not be picked up.
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true });
+  const sandbox = createSandbox({
+    logger: createLogger({ level: 'silent' }),
+    headerPrefix: 'X-Service',
+    webhookTimeScale: 3_600,
+    recordRequests: true,
+  });
   await sandbox.start();
   const publicPort = await freePort();
   const publicUrl = `http://localhost:${publicPort}`;
@@ -64,7 +89,13 @@ async function scenario(name: string, shared: Record<string, string>, instances:
   for (let probe = 0; ; probe += 1) {
     const arrived = listener.any();
     await post(sandbox, ingress, state, `probe_${name}_${probe}`);
-    if (await Promise.race([arrived.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 200))])) break;
+    if (
+      await Promise.race([
+        arrived.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 200)),
+      ])
+    )
+      break;
   }
 
   const latencies: number[] = [];
@@ -98,7 +129,11 @@ async function scenario(name: string, shared: Record<string, string>, instances:
 
 async function main(): Promise<void> {
   const prefix = `ofg-bench-${randomBytes(4).toString('hex')}:`;
-  const redisEnv = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+  const redisEnv = {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  };
   try {
     // Interleaved twice, so neither side always runs on a warmer machine.
     type Figures = Awaited<ReturnType<typeof scenario>>;
@@ -110,12 +145,20 @@ async function main(): Promise<void> {
     const memory = best((run) => run.memory);
     const redis = best((run) => run.redis);
     const ms = (value: number) => `${value.toFixed(2)} ms`;
-    console.log(`\nwebhook → subscriber over ${EVENTS} events (best of ${runs.length} interleaved runs), ingest of ${INGEST} webhooks at concurrency ${CONCURRENCY}\n`);
+    console.log(
+      `\nwebhook → subscriber over ${EVENTS} events (best of ${runs.length} interleaved runs), ingest of ${INGEST} webhooks at concurrency ${CONCURRENCY}\n`,
+    );
     console.log('| | p50 | p99 | max | ingest/s |');
     console.log('|---|---|---|---|---|');
-    console.log(`| one instance, in memory | ${ms(memory.p50)} | ${ms(memory.p99)} | ${ms(memory.max)} | ${memory.perSecond.toFixed(0)} |`);
-    console.log(`| across instances, Redis | ${ms(redis.p50)} | ${ms(redis.p99)} | ${ms(redis.max)} | ${redis.perSecond.toFixed(0)} |`);
-    console.log(`\np99 difference: ${ms(redis.p99 - memory.p99)} (goal ≤ 2 ms); ingest ratio: ${((redis.perSecond / memory.perSecond) * 100).toFixed(0)}% (goal ≥ 70%)`);
+    console.log(
+      `| one instance, in memory | ${ms(memory.p50)} | ${ms(memory.p99)} | ${ms(memory.max)} | ${memory.perSecond.toFixed(0)} |`,
+    );
+    console.log(
+      `| across instances, Redis | ${ms(redis.p50)} | ${ms(redis.p99)} | ${ms(redis.max)} | ${redis.perSecond.toFixed(0)} |`,
+    );
+    console.log(
+      `\np99 difference: ${ms(redis.p99 - memory.p99)} (goal ≤ 2 ms); ingest ratio: ${((redis.perSecond / memory.perSecond) * 100).toFixed(0)}% (goal ≥ 70%)`,
+    );
   } finally {
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);

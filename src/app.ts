@@ -107,7 +107,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     try {
       await startSteps(undo);
     } catch (error) {
-      for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => undefined);
+      for (const step of undo.reverse())
+        await Promise.resolve()
+          .then(step)
+          .catch(() => undefined);
       lifecycle = { phase: 'stopped' };
       throw error;
     }
@@ -116,37 +119,96 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
   async function startSteps(undo: Array<() => unknown>): Promise<void> {
     const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
     const sandbox = needsSandbox
-      ? createSandbox({ logger: logger.child({ component: 'sandbox' }), headerPrefix: config.headerPrefix, clock, webhookTimeScale: config.sandboxWebhookTimeScale, ...options.sandbox })
+      ? createSandbox({
+          logger: logger.child({ component: 'sandbox' }),
+          headerPrefix: config.headerPrefix,
+          clock,
+          webhookTimeScale: config.sandboxWebhookTimeScale,
+          ...options.sandbox,
+        })
       : undefined;
     await sandbox?.start();
     if (sandbox) undo.push(() => sandbox.stop());
 
     const core = config.core.baseUrl
-      ? { baseUrl: config.core.baseUrl, appToken: config.core.appToken!, appSecret: config.core.appSecret!, authorizeUrl: config.core.oauthAuthorizeUrl! }
-      : { baseUrl: sandbox!.coreUrl, appToken: sandbox!.credentials.appToken, appSecret: sandbox!.credentials.appSecret, authorizeUrl: config.core.oauthAuthorizeUrl ?? sandbox!.authorizeUrl };
+      ? {
+          baseUrl: config.core.baseUrl,
+          appToken: config.core.appToken!,
+          appSecret: config.core.appSecret!,
+          authorizeUrl: config.core.oauthAuthorizeUrl!,
+        }
+      : {
+          baseUrl: sandbox!.coreUrl,
+          appToken: sandbox!.credentials.appToken,
+          appSecret: sandbox!.credentials.appSecret,
+          authorizeUrl: config.core.oauthAuthorizeUrl ?? sandbox!.authorizeUrl,
+        };
     const enrichment = config.enrichment.baseUrl
       ? { baseUrl: config.enrichment.baseUrl, apiKey: config.enrichment.apiKey! }
       : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
-    if (sandbox) logger.warn({ core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl }, 'using the embedded platform sandbox: no real platform is reached for these upstreams');
+    if (sandbox)
+      logger.warn(
+        { core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl },
+        'using the embedded platform sandbox: no real platform is reached for these upstreams',
+      );
 
     const metrics = createMetrics();
     const scrape = async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
     // Every credential the gateway holds for any upstream: none may echo back through another.
     const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
-    const breaker = { failures: config.resilience.breakerFailures, halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs };
-    const coreHttp = createUpstreamHttp({ name: 'core', baseUrl: core.baseUrl, timeoutMs: config.core.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_CORE_RESPONSE_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('core', path, status, seconds) });
-    const enrichmentHttp = createUpstreamHttp({ name: 'enrichment', baseUrl: enrichment.baseUrl, timeoutMs: config.enrichment.timeoutMs, maxConnections: config.upstreamMaxConnections, maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('enrichment', path, status, seconds) });
-    const coreClient = createCoreClient(coreHttp, { appToken: core.appToken, appSecret: core.appSecret, headerPrefix: config.headerPrefix });
+    const breaker = {
+      failures: config.resilience.breakerFailures,
+      halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs,
+    };
+    const coreHttp = createUpstreamHttp({
+      name: 'core',
+      baseUrl: core.baseUrl,
+      timeoutMs: config.core.timeoutMs,
+      maxConnections: config.upstreamMaxConnections,
+      maxResponseBytes: MAX_CORE_RESPONSE_BYTES,
+      breaker,
+      secrets,
+      logger,
+      observe: (path, status, seconds) => metrics.upstream('core', path, status, seconds),
+    });
+    const enrichmentHttp = createUpstreamHttp({
+      name: 'enrichment',
+      baseUrl: enrichment.baseUrl,
+      timeoutMs: config.enrichment.timeoutMs,
+      maxConnections: config.upstreamMaxConnections,
+      maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES,
+      breaker,
+      secrets,
+      logger,
+      observe: (path, status, seconds) => metrics.upstream('enrichment', path, status, seconds),
+    });
+    const coreClient = createCoreClient(coreHttp, {
+      appToken: core.appToken,
+      appSecret: core.appSecret,
+      headerPrefix: config.headerPrefix,
+    });
     const loaderDeps: LoaderDependencies = {
-      enrichment: createEnrichmentBatcher({ client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger), maxBatch: config.enrichment.maxBatch, windowMs: config.enrichment.batchWindowMs, onCall: (size) => metrics.enrichmentBatch(size) }),
-      enrichmentCache: createEnrichmentCache({ ttlMs: config.enrichment.cacheTtlMs, maxEntries: config.enrichment.cacheMaxEntries, clock }),
+      enrichment: createEnrichmentBatcher({
+        client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
+        maxBatch: config.enrichment.maxBatch,
+        windowMs: config.enrichment.batchWindowMs,
+        onCall: (size) => metrics.enrichmentBatch(size),
+      }),
+      enrichmentCache: createEnrichmentCache({
+        ttlMs: config.enrichment.cacheTtlMs,
+        maxEntries: config.enrichment.cacheMaxEntries,
+        clock,
+      }),
       enrichmentMaxBatch: config.enrichment.maxBatch,
       enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
       onEnrichmentCacheLookup: (hit) => metrics.enrichmentCache(hit),
     };
 
     const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
-    undo.push(() => coreHttp.close(), () => enrichmentHttp.close());
+    undo.push(
+      () => coreHttp.close(),
+      () => enrichmentHttp.close(),
+    );
     const stores = await createStores({
       config,
       clock,
@@ -178,13 +240,28 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const handles = stores.handles;
     eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
     // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
-    const keysHttp = createUpstreamHttp({ name: 'core-keys', baseUrl: core.baseUrl, timeoutMs: 1_500, maxConnections: 4, maxResponseBytes: MAX_SIGNING_KEY_BYTES, breaker, secrets, logger, observe: (path, status, seconds) => metrics.upstream('core-keys', path, status, seconds) });
+    const keysHttp = createUpstreamHttp({
+      name: 'core-keys',
+      baseUrl: core.baseUrl,
+      timeoutMs: 1_500,
+      maxConnections: 4,
+      maxResponseBytes: MAX_SIGNING_KEY_BYTES,
+      breaker,
+      secrets,
+      logger,
+      observe: (path, status, seconds) => metrics.upstream('core-keys', path, status, seconds),
+    });
     undo.push(() => keysHttp.close());
     const webhooksEnabled = config.appKind === 'FULL';
     const deadLetters = stores.deadLetters;
 
-    const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest } });
-    const rules = createOperationRules({ graphql: config.graphql, maxListLength: config.enrichment.maxQueriesPerRequest });
+    const schema = await buildGatewaySchema({
+      enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest },
+    });
+    const rules = createOperationRules({
+      graphql: config.graphql,
+      maxListLength: config.enrichment.maxQueriesPerRequest,
+    });
     const apollo = createApolloServer(schema, rules, logger, (type, outcome) => metrics.operation(type, outcome));
     await apollo.start();
     undo.push(() => apollo.stop());
@@ -204,7 +281,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
                 throw error;
               },
             ),
-          clock, unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute }),
+          clock,
+          unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute,
+        }),
         ledger: stores.ledger,
         deadLetters,
         logger,
@@ -241,7 +320,18 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters, metrics: scrape });
     const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
     const userCalls = createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser });
-    const createContext = createRequestContextFactory({ core: coreClient, sessions, loaders: loaderDeps, eraser, appKind: config.appKind, pubsub, publicUrl: () => publicUrl, userCalls, clock, logger });
+    const createContext = createRequestContextFactory({
+      core: coreClient,
+      sessions,
+      loaders: loaderDeps,
+      eraser,
+      appKind: config.appKind,
+      pubsub,
+      publicUrl: () => publicUrl,
+      userCalls,
+      clock,
+      logger,
+    });
     const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
     let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
     const server = createGatewayHttpServer({
@@ -254,7 +344,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       trustRequestIdHeader: config.trustRequestIdHeader,
       onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
       // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
-      readiness: () => (lifecycle.phase === 'draining' ? 'draining' : lifecycle.phase !== 'running' ? 'starting' : stores.healthy() ? 'ready' : 'unavailable'),
+      readiness: () =>
+        lifecycle.phase === 'draining'
+          ? 'draining'
+          : lifecycle.phase !== 'running'
+            ? 'starting'
+            : stores.healthy()
+              ? 'ready'
+              : 'unavailable',
     });
     const websockets = attachGraphQLWebSocket({
       server,
@@ -281,7 +378,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       metricsListener = metricsServer;
     }
 
-    undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'), () => pubsub.close(), () => releaser.close());
+    undo.push(
+      () => websockets.close(CloseCode.GOING_AWAY, 'Going away'),
+      () => pubsub.close(),
+      () => releaser.close(),
+    );
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -291,10 +392,28 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
     allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
     const address = server.address() as AddressInfo;
-    const listenHost = address.family === 'IPv6' ? `[${address.address === '::' ? '::1' : address.address}]` : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+    const listenHost =
+      address.family === 'IPv6'
+        ? `[${address.address === '::' ? '::1' : address.address}]`
+        : address.address === '0.0.0.0'
+          ? '127.0.0.1'
+          : address.address;
     // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
-    if (sandbox && !config.core.baseUrl && webhooksEnabled) sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
-    lifecycle = { phase: 'running', url: publicUrl, listenUrl: `http://${listenHost}:${port}`, server, apollo, upstreams: [coreHttp, enrichmentHttp, keysHttp], stores, releaser, pubsub, websockets, sandbox };
+    if (sandbox && !config.core.baseUrl && webhooksEnabled)
+      sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
+    lifecycle = {
+      phase: 'running',
+      url: publicUrl,
+      listenUrl: `http://${listenHost}:${port}`,
+      server,
+      apollo,
+      upstreams: [coreHttp, enrichmentHttp, keysHttp],
+      stores,
+      releaser,
+      pubsub,
+      websockets,
+      sandbox,
+    };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   }
 
@@ -311,7 +430,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     }
     const running: Running = { ...lifecycle, phase: 'draining' };
     lifecycle = running;
-    logger.info({ delayMs: config.shutdown.delayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness now fails');
+    logger.info(
+      { delayMs: config.shutdown.delayMs, graceMs: config.shutdown.graceMs },
+      'draining: readiness now fails',
+    );
     await delay(config.shutdown.delayMs);
     await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
     await new Promise<void>((resolve) => {
@@ -342,11 +464,13 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     start,
     stop,
     get url() {
-      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining') throw new Error('the gateway is not running');
+      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining')
+        throw new Error('the gateway is not running');
       return lifecycle.url;
     },
     get listenUrl() {
-      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining') throw new Error('the gateway is not running');
+      if (lifecycle.phase !== 'running' && lifecycle.phase !== 'draining')
+        throw new Error('the gateway is not running');
       return lifecycle.listenUrl;
     },
     get sandbox() {

@@ -20,7 +20,9 @@ async function main(): Promise<void> {
   const app = createApp(config, { logger });
   await app.start();
   if (app.sandbox) {
-    process.stdout.write(`\n  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.\n\n`);
+    process.stdout.write(
+      `\n  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.\n\n`,
+    );
   }
 
   // The one owner of signals (Apollo's own handler is off): drain in order, then exit.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { AccountDocument, AccountsDocument, MeDocument, RefreshDocument, RevokeAccountDocument, RevokeAllAccessDocument, TransactionsDocument } from './__generated__/graphql.js';
+import {
+  AccountDocument,
+  AccountsDocument,
+  MeDocument,
+  RefreshDocument,
+  RevokeAccountDocument,
+  RevokeAllAccessDocument,
+  TransactionsDocument,
+} from './__generated__/graphql.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 
 function tokenOf(gateway: TestGateway): string {
@@ -7,7 +15,9 @@ function tokenOf(gateway: TestGateway): string {
 }
 
 async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, { headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken } });
+  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, {
+    headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken },
+  });
   return response.status;
 }
 
@@ -41,7 +51,12 @@ describe('revocation', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked signedOut tokensRevoked tokensFailed } }' }),
     });
-    expect(JSON.parse(response.text).data.revokeAllAccess).toEqual({ revoked: true, signedOut: true, tokensRevoked: 2, tokensFailed: 0 });
+    expect(JSON.parse(response.text).data.revokeAllAccess).toEqual({
+      revoked: true,
+      signedOut: true,
+      tokensRevoked: 2,
+      tokensFailed: 0,
+    });
     expect(response.headers.getSetCookie().join()).toMatch(/gw_session=;.*Max-Age=0/);
     expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' })).toHaveLength(2);
     expect(await platformStatus(gateway, token!)).toBe(403);
@@ -90,10 +105,17 @@ describe('refresh', () => {
     expect(first.errors).toBeUndefined();
     expect(first.data!.refresh.accountId).toBe(accountId);
     const [call] = gateway.sandbox.requests({ method: 'POST', path: `/v1/refresh/${accountId}` });
-    expect(call!.headers).toMatchObject({ authorization: expect.stringMatching(/^Bearer user_token_/), 'x-service-id': gateway.sandbox.credentials.appToken, accept: 'application/json' });
+    expect(call!.headers).toMatchObject({
+      authorization: expect.stringMatching(/^Bearer user_token_/),
+      'x-service-id': gateway.sandbox.credentials.appToken,
+      accept: 'application/json',
+    });
 
     const second = await execute(gateway, browser, RefreshDocument, {});
-    expect(second.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    expect(second.errors![0]!.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: expect.any(Number),
+    });
     expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/refresh' })).toHaveLength(1);
   });
 
@@ -101,7 +123,10 @@ describe('refresh', () => {
     const gateway = await startGateway();
     const james = await signIn(gateway, 1);
     const response = await execute(gateway, james, RefreshDocument, {});
-    expect(response.errors![0]).toMatchObject({ message: 'Manual data refresh is not enabled for this user', extensions: { code: 'FORBIDDEN', reason: 'REFRESH_FORBIDDEN' } });
+    expect(response.errors![0]).toMatchObject({
+      message: 'Manual data refresh is not enabled for this user',
+      extensions: { code: 'FORBIDDEN', reason: 'REFRESH_FORBIDDEN' },
+    });
     expect((await execute(gateway, james, MeDocument)).status).toBe(200);
   });
 

@@ -21,11 +21,19 @@ describe('accounts', () => {
 
     const inactive = accounts.filter((a) => a.status === 'INACTIVE');
     expect(inactive).toHaveLength(1);
-    expect(inactive[0]).toMatchObject({ needsReconnection: true, reconnectUrl: `${gateway.url}/auth/login?returnTo=%2Fgraphql` });
-    for (const active of accounts.filter((a) => a.status === 'ACTIVE')) expect(active).toMatchObject({ needsReconnection: false, reconnectUrl: null });
+    expect(inactive[0]).toMatchObject({
+      needsReconnection: true,
+      reconnectUrl: `${gateway.url}/auth/login?returnTo=%2Fgraphql`,
+    });
+    for (const active of accounts.filter((a) => a.status === 'ACTIVE'))
+      expect(active).toMatchObject({ needsReconnection: false, reconnectUrl: null });
 
     const joint = accounts.find((a) => a.name === 'Joint Bills')!;
-    expect(joint).toMatchObject({ holder: 'A M NGATA & J R WILSON', formattedAccount: '38-9012-0345678-01', connection: { name: 'Kiwibank', id: expect.stringMatching(/^conn_/) } });
+    expect(joint).toMatchObject({
+      holder: 'A M NGATA & J R WILSON',
+      formattedAccount: '38-9012-0345678-01',
+      connection: { name: 'Kiwibank', id: expect.stringMatching(/^conn_/) },
+    });
     expect(joint.attributes).toContain('PAYMENT_FROM');
     const card = accounts.find((a) => a.type === 'CREDITCARD')!;
     expect(card.balance).toMatchObject({ currency: 'NZD', current: -842.1, limit: 8000 });
@@ -45,21 +53,39 @@ describe('accounts', () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const everyday = arohaAccounts(gateway).find((account) => account.name === 'Everyday')!;
-    expect((await execute(gateway, browser, AccountDocument, { id: everyday._id })).data!.account).toMatchObject({ status: 'ACTIVE', needsReconnection: false });
+    expect((await execute(gateway, browser, AccountDocument, { id: everyday._id })).data!.account).toMatchObject({
+      status: 'ACTIVE',
+      needsReconnection: false,
+    });
 
     gateway.sandbox.setAccountStatus(everyday._id, 'INACTIVE');
     const after = await execute(gateway, browser, AccountDocument, { id: everyday._id });
-    expect(after.data!.account).toMatchObject({ status: 'INACTIVE', needsReconnection: true, reconnectUrl: expect.stringContaining('/auth/login') });
+    expect(after.data!.account).toMatchObject({
+      status: 'INACTIVE',
+      needsReconnection: true,
+      reconnectUrl: expect.stringContaining('/auth/login'),
+    });
   });
 
-  it('lets a demo break a connection through the sandbox\'s HTTP control', async () => {
+  it("lets a demo break a connection through the sandbox's HTTP control", async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const visa = arohaAccounts(gateway).find((account) => account.name === 'Visa Platinum')!;
-    const control = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'INACTIVE' }) });
+    const control = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'INACTIVE' }),
+    });
     expect(control.status).toBe(200);
-    expect((await execute(gateway, browser, AccountDocument, { id: visa._id })).data!.account).toMatchObject({ status: 'INACTIVE', needsReconnection: true });
-    const bad = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'BROKEN' }) });
+    expect((await execute(gateway, browser, AccountDocument, { id: visa._id })).data!.account).toMatchObject({
+      status: 'INACTIVE',
+      needsReconnection: true,
+    });
+    const bad = await fetch(`${gateway.sandbox.coreUrl}/sandbox/accounts/${visa._id}/status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'BROKEN' }),
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -70,7 +96,9 @@ describe('accounts', () => {
     const response = await browser.request(`${gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ a: account(id: "${id}") { id } b: account(id: "${id}") { name } list: accounts { id } again: accounts { name } }` }),
+      body: JSON.stringify({
+        query: `{ a: account(id: "${id}") { id } b: account(id: "${id}") { name } list: accounts { id } again: accounts { name } }`,
+      }),
     });
     expect(response.status).toBe(200);
     expect(gateway.sandbox.requests({ method: 'GET', path: `/v1/accounts/${id}` })).toHaveLength(1);

@@ -23,19 +23,27 @@ describe('configuration', () => {
   });
 
   it('names every bad key in one error', () => {
-    const env = { PORT: 'eighty', ENRICHMENT_MAX_BATCH: '0', PUBLIC_URL: 'ftp://x', PLATFORM_HEADER_PREFIX: 'Service', GRAPHIQL_ENABLED: 'maybe' };
-    expect(issuesOf(env).sort()).toEqual(['ENRICHMENT_MAX_BATCH', 'GRAPHIQL_ENABLED', 'PLATFORM_HEADER_PREFIX', 'PORT', 'PUBLIC_URL']);
+    const env = {
+      PORT: 'eighty',
+      ENRICHMENT_MAX_BATCH: '0',
+      PUBLIC_URL: 'ftp://x',
+      PLATFORM_HEADER_PREFIX: 'Service',
+      GRAPHIQL_ENABLED: 'maybe',
+    };
+    expect(issuesOf(env).sort()).toEqual([
+      'ENRICHMENT_MAX_BATCH',
+      'GRAPHIQL_ENABLED',
+      'PLATFORM_HEADER_PREFIX',
+      'PORT',
+      'PUBLIC_URL',
+    ]);
     expect(() => loadConfig(env)).toThrow(/PORT must be a whole number.*\n.*ENRICHMENT_MAX_BATCH/s);
   });
 
   it('requires every credential once real upstream URLs are set', () => {
-    expect(issuesOf({ CORE_API_URL: 'https://api.example.test', ENRICHMENT_API_URL: 'https://genie.example.test' }).sort()).toEqual([
-      'APP_SECRET',
-      'APP_TOKEN',
-      'ENRICHMENT_API_KEY',
-      'OAUTH_AUTHORIZE_URL',
-      'SESSION_SECRET',
-    ]);
+    expect(
+      issuesOf({ CORE_API_URL: 'https://api.example.test', ENRICHMENT_API_URL: 'https://genie.example.test' }).sort(),
+    ).toEqual(['APP_SECRET', 'APP_TOKEN', 'ENRICHMENT_API_KEY', 'OAUTH_AUTHORIZE_URL', 'SESSION_SECRET']);
   });
 
   it('checks the form of the enrichment key without echoing it', () => {
@@ -46,7 +54,9 @@ describe('configuration', () => {
       expect((error as ConfigError).issues.map((i) => i.key)).toEqual(['ENRICHMENT_API_KEY']);
       expect((error as Error).message).not.toContain('app_secret_value_should_not_print');
     }
-    expect(loadConfig({ ENRICHMENT_API_KEY: 'genie_token_abcdefgh1234' }).enrichment.apiKey).toBe('genie_token_abcdefgh1234');
+    expect(loadConfig({ ENRICHMENT_API_KEY: 'genie_token_abcdefgh1234' }).enrichment.apiKey).toBe(
+      'genie_token_abcdefgh1234',
+    );
   });
 
   it('accepts a complete live configuration and turns introspection off by default', () => {
@@ -70,24 +80,75 @@ describe('configuration', () => {
     const keys = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 
     it('reads a single server, a Sentinel group and a Cluster from REDIS_URL and REDIS_MODE', () => {
-      expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({ mode: 'standalone', nodes: [{ host: 'cache.internal', port: 6380 }], password: 'pw', tls: true, db: 2 });
-      expect(loadConfig({ REDIS_MODE: 'sentinel', REDIS_URL: 'redis://s1,redis://s2:26380', REDIS_SENTINEL_MASTER: 'main', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({
+      expect(
+        loadConfig({ REDIS_URL: 'rediss://:pw@cache.internal:6380/2', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection,
+      ).toMatchObject({
+        mode: 'standalone',
+        nodes: [{ host: 'cache.internal', port: 6380 }],
+        password: 'pw',
+        tls: true,
+        db: 2,
+      });
+      expect(
+        loadConfig({
+          REDIS_MODE: 'sentinel',
+          REDIS_URL: 'redis://s1,redis://s2:26380',
+          REDIS_SENTINEL_MASTER: 'main',
+          TOKEN_ENCRYPTION_KEYS: keys,
+        }).redis!.connection,
+      ).toMatchObject({
         mode: 'sentinel',
-        nodes: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }],
+        nodes: [
+          { host: 's1', port: 26379 },
+          { host: 's2', port: 26380 },
+        ],
         sentinelMaster: 'main',
       });
-      expect(loadConfig({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://n1:7000, redis://n2:7001', TOKEN_ENCRYPTION_KEYS: keys }).redis!.connection).toMatchObject({ mode: 'cluster', nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }] });
+      expect(
+        loadConfig({
+          REDIS_MODE: 'cluster',
+          REDIS_URL: 'redis://n1:7000, redis://n2:7001',
+          TOKEN_ENCRYPTION_KEYS: keys,
+        }).redis!.connection,
+      ).toMatchObject({
+        mode: 'cluster',
+        nodes: [
+          { host: 'n1', port: 7000 },
+          { host: 'n2', port: 7001 },
+        ],
+      });
     });
 
     it('refuses settings that do not fit the topology, naming the key and never the password', () => {
       expect(issuesOf({ REDIS_URL: 'redis://a,redis://b', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_URL']);
-      expect(issuesOf({ REDIS_MODE: 'sentinel', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_SENTINEL_MASTER']);
-      expect(issuesOf({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://a/3', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_URL']);
-      expect(issuesOf({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://a', REDIS_SENTINEL_MASTER: 'main', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_SENTINEL_MASTER']);
-      expect(issuesOf({ REDIS_MODE: 'ring', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual(['REDIS_MODE']);
+      expect(issuesOf({ REDIS_MODE: 'sentinel', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual([
+        'REDIS_SENTINEL_MASTER',
+      ]);
+      expect(issuesOf({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://a/3', TOKEN_ENCRYPTION_KEYS: keys })).toEqual([
+        'REDIS_URL',
+      ]);
+      expect(
+        issuesOf({
+          REDIS_MODE: 'cluster',
+          REDIS_URL: 'redis://a',
+          REDIS_SENTINEL_MASTER: 'main',
+          TOKEN_ENCRYPTION_KEYS: keys,
+        }),
+      ).toEqual(['REDIS_SENTINEL_MASTER']);
+      expect(issuesOf({ REDIS_MODE: 'ring', REDIS_URL: 'redis://a', TOKEN_ENCRYPTION_KEYS: keys })).toEqual([
+        'REDIS_MODE',
+      ]);
       expect(issuesOf({ REDIS_MODE: 'cluster' })).toEqual(['REDIS_MODE']);
-      expect(() => loadConfig({ REDIS_MODE: 'cluster', REDIS_URL: 'redis://:hunter2-secret@a,redis://:other@b', TOKEN_ENCRYPTION_KEYS: keys })).toThrow(/REDIS_URL entries must share/);
-      expect(() => loadConfig({ REDIS_URL: 'redis://:hunter2-secret@a,redis://b', TOKEN_ENCRYPTION_KEYS: keys })).not.toThrow(/hunter2/);
+      expect(() =>
+        loadConfig({
+          REDIS_MODE: 'cluster',
+          REDIS_URL: 'redis://:hunter2-secret@a,redis://:other@b',
+          TOKEN_ENCRYPTION_KEYS: keys,
+        }),
+      ).toThrow(/REDIS_URL entries must share/);
+      expect(() =>
+        loadConfig({ REDIS_URL: 'redis://:hunter2-secret@a,redis://b', TOKEN_ENCRYPTION_KEYS: keys }),
+      ).not.toThrow(/hunter2/);
     });
   });
 });

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 
 const dockerfile = readFileSync('Dockerfile', 'utf8');
-const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[] }> };
+const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as {
+  services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+};
 
 describe('the container recipe (no Docker engine here: linted and checked as text)', () => {
   it('lints clean, is multi-stage, installs production dependencies only, runs as non-root and checks readiness', () => {

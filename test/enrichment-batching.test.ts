@@ -6,13 +6,22 @@ function searches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'enrichment', method: 'POST', path: '/v1/search' });
 }
 
-const SAMPLES = ['WOOLWORTHS NZ/1234 PONSONBY AUCKLAND', "PAK'NSAVE WAIRAU ROAD AUCKLAND", 'Z ENERGY KILLARNEY ST HAMILTON', 'NETFLIX.COM AUCKLAND', 'BUNNINGS 9482 MT WELLINGTON'];
+const SAMPLES = [
+  'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND',
+  "PAK'NSAVE WAIRAU ROAD AUCKLAND",
+  'Z ENERGY KILLARNEY ST HAMILTON',
+  'NETFLIX.COM AUCKLAND',
+  'BUNNINGS 9482 MT WELLINGTON',
+];
 
 describe('enrichment batching', () => {
   it('sends 250 distinct queries with a batch limit of 100 in exactly 3 upstream calls', async () => {
     const gateway = await startGateway({ ENRICHMENT_MAX_BATCH: '100', ENRICHMENT_CACHE_TTL_SECONDS: '0' });
     const browser = await signIn(gateway);
-    const queries = Array.from({ length: 250 }, (_, i) => ({ id: `tx-${i}`, description: `${SAMPLES[i % SAMPLES.length]} REF${i}` }));
+    const queries = Array.from({ length: 250 }, (_, i) => ({
+      id: `tx-${i}`,
+      description: `${SAMPLES[i % SAMPLES.length]} REF${i}`,
+    }));
 
     const response = await execute(gateway, browser, EnrichDocument, { queries });
 
@@ -100,7 +109,9 @@ describe('enrichment batching', () => {
     expect(search!.headers['x-service-id']).toBeUndefined();
     expect(JSON.stringify(search!.headers)).not.toContain(credentials.appToken);
     expect(JSON.stringify(search!.headers)).not.toContain(credentials.appSecret);
-    expect(search!.body).toEqual([{ id: 'q0', description: SAMPLES[0], _connection: 'conn_abc123', amount: -12.5, direction: 'DEBIT' }]);
+    expect(search!.body).toEqual([
+      { id: 'q0', description: SAMPLES[0], _connection: 'conn_abc123', amount: -12.5, direction: 'DEBIT' },
+    ]);
 
     const core = gateway.sandbox.requests({ service: 'core' });
     expect(core.map((r) => `${r.method} ${r.path}`)).toEqual(expect.arrayContaining(['POST /v1/token', 'GET /v1/me']));

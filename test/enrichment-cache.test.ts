@@ -13,11 +13,16 @@ describe('enrichment cache', () => {
     const james = await signIn(gateway, 1);
 
     const first = await execute(gateway, aroha, EnrichDocument, { queries: [WOOLWORTHS] });
-    const second = await execute(gateway, james, EnrichDocument, { queries: [{ id: 'mine', ...WOOLWORTHS }, BUNNINGS] });
+    const second = await execute(gateway, james, EnrichDocument, {
+      queries: [{ id: 'mine', ...WOOLWORTHS }, BUNNINGS],
+    });
 
     expect(second.data!.enrich![0]).toEqual({ ...first.data!.enrich![0], id: 'mine' });
     const calls = gateway.sandbox.requests({ path: '/v1/search' });
-    expect(calls.map((call) => (call.body as Array<{ description: string }>).map((q) => q.description))).toEqual([[WOOLWORTHS.description], [BUNNINGS.description]]);
+    expect(calls.map((call) => (call.body as Array<{ description: string }>).map((q) => q.description))).toEqual([
+      [WOOLWORTHS.description],
+      [BUNNINGS.description],
+    ]);
   });
 
   it('forgets entries after the TTL', async () => {
@@ -43,7 +48,9 @@ describe('enrichment cache', () => {
     await execute(gateway, browser, EnrichDocument, { queries: [BUNNINGS, KFC] }); // both cached
     await execute(gateway, browser, EnrichDocument, { queries: [WOOLWORTHS] }); // fetched again
 
-    const sent = gateway.sandbox.requests({ path: '/v1/search' }).map((call) => (call.body as Array<{ description: string }>).map((q) => q.description));
+    const sent = gateway.sandbox
+      .requests({ path: '/v1/search' })
+      .map((call) => (call.body as Array<{ description: string }>).map((q) => q.description));
     expect(sent).toEqual([[WOOLWORTHS.description, BUNNINGS.description], [KFC.description], [WOOLWORTHS.description]]);
   });
 
@@ -51,7 +58,9 @@ describe('enrichment cache', () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     gateway.sandbox.setEnrichmentFault({ status: 503 });
-    expect((await execute(gateway, browser, EnrichDocument, { queries: [WOOLWORTHS] })).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(
+      (await execute(gateway, browser, EnrichDocument, { queries: [WOOLWORTHS] })).errors?.[0]?.extensions?.code,
+    ).toBe('UPSTREAM_UNAVAILABLE');
     gateway.sandbox.setEnrichmentFault({});
     const retry = await execute(gateway, browser, EnrichDocument, { queries: [WOOLWORTHS] });
     expect(retry.data!.enrich![0]!.merchant?.name).toBe('Woolworths');

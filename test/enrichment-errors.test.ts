@@ -8,13 +8,17 @@ describe('enrichment errors', () => {
   it('refuses an empty description with BAD_USER_INPUT naming the query, sending nothing', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
-    const response = await execute(gateway, browser, EnrichDocument, { queries: [GOOD, { id: 'blank', description: '   ' }] });
+    const response = await execute(gateway, browser, EnrichDocument, {
+      queries: [GOOD, { id: 'blank', description: '   ' }],
+    });
 
     expect(response.data?.enrich).toBeNull();
     const [error] = response.errors!;
     expect(error!.extensions?.code).toBe('BAD_USER_INPUT');
     expect(error!.message).toContain('queries[1] (id "blank").description must not be empty');
-    expect(error!.extensions?.invalidQueries).toEqual([{ index: 1, id: 'blank', field: 'description', problem: 'must not be empty' }]);
+    expect(error!.extensions?.invalidQueries).toEqual([
+      { index: 1, id: 'blank', field: 'description', problem: 'must not be empty' },
+    ]);
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(0);
   });
 
@@ -39,7 +43,9 @@ describe('enrichment errors', () => {
   it('refuses more queries in one request than the configured limit', async () => {
     const gateway = await startGateway({ ENRICHMENT_MAX_QUERIES_PER_REQUEST: '10' });
     const browser = await signIn(gateway);
-    const response = await execute(gateway, browser, EnrichDocument, { queries: Array.from({ length: 11 }, (_, i) => ({ description: `KFC ${i}` })) });
+    const response = await execute(gateway, browser, EnrichDocument, {
+      queries: Array.from({ length: 11 }, (_, i) => ({ description: `KFC ${i}` })),
+    });
     expect(response.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 10, requested: 11 });
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(0);
   });
@@ -54,7 +60,10 @@ describe('enrichment errors', () => {
     expect(response.data?.me.id).toMatch(/^user_/);
     expect(response.data?.enrich).toBeNull();
     expect(response.errors).toHaveLength(1);
-    expect(response.errors![0]).toMatchObject({ path: ['enrich'], extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'enrichment' } });
+    expect(response.errors![0]).toMatchObject({
+      path: ['enrich'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'enrichment' },
+    });
     expect(response.errors![0]!.message).not.toContain('sandbox fault'); // upstream bodies stay inside
   });
 
@@ -63,7 +72,10 @@ describe('enrichment errors', () => {
     const browser = await signIn(gateway);
     gateway.sandbox.setEnrichmentFault({ status: 429 });
     const response = await execute(gateway, browser, EnrichDocument, { queries: [GOOD] });
-    expect(response.errors![0]!.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    expect(response.errors![0]!.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: expect.any(Number),
+    });
   });
 
   it('reports an upstream that hangs as UPSTREAM_TIMEOUT within the deadline', async () => {
@@ -82,8 +94,16 @@ describe('enrichment errors', () => {
   it('returns an empty match list, not an error, when nothing matches', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
-    const response = await execute(gateway, browser, EnrichDocument, { queries: [{ id: 'z', description: 'XQZW 9981 UNKNOWN' }] });
+    const response = await execute(gateway, browser, EnrichDocument, {
+      queries: [{ id: 'z', description: 'XQZW 9981 UNKNOWN' }],
+    });
     expect(response.errors).toBeUndefined();
-    expect(response.data!.enrich![0]).toMatchObject({ id: 'z', confidence: null, merchant: null, category: null, matches: [] });
+    expect(response.data!.enrich![0]).toMatchObject({
+      id: 'z',
+      confidence: null,
+      merchant: null,
+      category: null,
+      matches: [],
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { EnrichAndTransactionsDocument, EnrichDocument, ThreeTransactionPagesDocument, TransactionsDocument, TwoTransactionPagesDocument } from './__generated__/graphql.js';
+import {
+  EnrichAndTransactionsDocument,
+  EnrichDocument,
+  ThreeTransactionPagesDocument,
+  TransactionsDocument,
+  TwoTransactionPagesDocument,
+} from './__generated__/graphql.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 import type { Browser } from './support/browser.js';
 
@@ -8,13 +14,17 @@ function searches(gateway: TestGateway) {
 }
 
 /** What the gateway would send for a transaction row (the loader's key). */
-const lookupKey = (row: { description: string; amount: number; direction: string; connectionId: string }) => JSON.stringify([row.description, row.amount, row.direction, row.connectionId]);
+const lookupKey = (row: { description: string; amount: number; direction: string; connectionId: string }) =>
+  JSON.stringify([row.description, row.amount, row.direction, row.connectionId]);
 
 async function pages(gateway: TestGateway, browser: Browser, size: number, count: number) {
   const rows = [];
   const cursors: Array<string | null> = [null];
   for (let page = 0; page < count; page += 1) {
-    const answer = await execute(gateway, browser, TransactionsDocument, { first: size, after: cursors[page] ?? undefined });
+    const answer = await execute(gateway, browser, TransactionsDocument, {
+      first: size,
+      after: cursors[page] ?? undefined,
+    });
     rows.push(...answer.data!.transactions.edges.map((edge) => edge.node));
     cursors.push(answer.data!.transactions.pageInfo.endCursor);
   }
@@ -30,7 +40,13 @@ describe('one enrichment batch per request, whatever its shape', () => {
     const browser = await signIn(gateway);
     const before = searches(gateway).length;
     gateway.sandbox.setCoreFault({ delayMs: 60, pathPrefix: '/v1/transactions', times: 1 });
-    const response = await execute(gateway, browser, EnrichAndTransactionsDocument, { queries: [{ id: 'a', description: 'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND' }, { id: 'b', description: 'Z ENERGY KILLARNEY ST HAMILTON' }], first: 20 });
+    const response = await execute(gateway, browser, EnrichAndTransactionsDocument, {
+      queries: [
+        { id: 'a', description: 'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND' },
+        { id: 'b', description: 'Z ENERGY KILLARNEY ST HAMILTON' },
+      ],
+      first: 20,
+    });
     expect(response.errors).toBeUndefined();
     expect(response.data!.enrich!.map((result) => result.merchant?.name)).toEqual(['Woolworths', 'Z Energy']);
     expect(response.data!.transactions.nodes).toHaveLength(20);
@@ -59,7 +75,11 @@ describe('one enrichment batch per request, whatever its shape', () => {
     const distinct = new Set(rows.map(lookupKey)).size;
     const before = searches(gateway).length;
     gateway.sandbox.setCoreFault({ delayMs: 60, pathPrefix: '/v1/transactions', times: 1 });
-    const response = await execute(gateway, browser, ThreeTransactionPagesDocument, { first: 100, second: cursors[1]!, third: cursors[2]! });
+    const response = await execute(gateway, browser, ThreeTransactionPagesDocument, {
+      first: 100,
+      second: cursors[1]!,
+      third: cursors[2]!,
+    });
     expect(response.errors).toBeUndefined();
     const calls = searches(gateway).slice(before);
     expect(calls).toHaveLength(Math.ceil(distinct / 100));
@@ -73,17 +93,35 @@ describe('a window shared by concurrent requests', () => {
     const gateway = await startGateway({ ENRICHMENT_CACHE_TTL_SECONDS: '0', ENRICHMENT_BATCH_WINDOW_MS: '20' });
     const browser = await signIn(gateway);
     const before = searches(gateway).length;
-    const descriptions = ['WOOLWORTHS NZ/1234 PONSONBY AUCKLAND', "PAK'NSAVE WAIRAU ROAD AUCKLAND", 'Z ENERGY KILLARNEY ST HAMILTON', 'NETFLIX.COM AUCKLAND'];
-    const answers = await Promise.all(descriptions.map((description, index) => execute(gateway, browser, EnrichDocument, { queries: [{ id: `mine-${index}`, description }] })));
+    const descriptions = [
+      'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND',
+      "PAK'NSAVE WAIRAU ROAD AUCKLAND",
+      'Z ENERGY KILLARNEY ST HAMILTON',
+      'NETFLIX.COM AUCKLAND',
+    ];
+    const answers = await Promise.all(
+      descriptions.map((description, index) =>
+        execute(gateway, browser, EnrichDocument, { queries: [{ id: `mine-${index}`, description }] }),
+      ),
+    );
     expect(answers.map((answer) => answer.data!.enrich![0]!.id)).toEqual(['mine-0', 'mine-1', 'mine-2', 'mine-3']);
-    expect(answers.map((answer) => answer.data!.enrich![0]!.merchant?.name)).toEqual(['Woolworths', "PAK'nSAVE", 'Z Energy', 'Netflix']);
+    expect(answers.map((answer) => answer.data!.enrich![0]!.merchant?.name)).toEqual([
+      'Woolworths',
+      "PAK'nSAVE",
+      'Z Energy',
+      'Netflix',
+    ]);
     expect(searches(gateway).length - before).toBe(1);
   });
 
   it('makes at most ⌈100 / limit⌉ + 1 calls for 50 concurrent requests of 2 lookups, each with its own results', async () => {
     // A wide window, so the test is about merging (full calls go out at once), not about how fast
     // this machine parses 50 requests; bench:enrichment measures the default window.
-    const gateway = await startGateway({ ENRICHMENT_CACHE_TTL_SECONDS: '0', ENRICHMENT_BATCH_WINDOW_MS: '100', ENRICHMENT_MAX_BATCH: '40' });
+    const gateway = await startGateway({
+      ENRICHMENT_CACHE_TTL_SECONDS: '0',
+      ENRICHMENT_BATCH_WINDOW_MS: '100',
+      ENRICHMENT_MAX_BATCH: '40',
+    });
     const browser = await signIn(gateway);
     const before = searches(gateway).length;
     const answers = await Promise.all(
@@ -109,13 +147,20 @@ describe('a window shared by concurrent requests', () => {
   });
 
   it('fails only the lookups of a failed shared call', async () => {
-    const gateway = await startGateway({ ENRICHMENT_CACHE_TTL_SECONDS: '0', ENRICHMENT_BATCH_WINDOW_MS: '20', ENRICHMENT_MAX_BATCH: '2' });
+    const gateway = await startGateway({
+      ENRICHMENT_CACHE_TTL_SECONDS: '0',
+      ENRICHMENT_BATCH_WINDOW_MS: '20',
+      ENRICHMENT_MAX_BATCH: '2',
+    });
     const browser = await signIn(gateway);
     gateway.sandbox.setEnrichmentFault({ status: 500, times: 1 });
     const answers = await Promise.all(
-      ['WOOLWORTHS NZ/1 PONSONBY AUCKLAND', 'WOOLWORTHS NZ/2 PONSONBY AUCKLAND', 'Z ENERGY 3 KILLARNEY ST HAMILTON', 'Z ENERGY 4 KILLARNEY ST HAMILTON'].map((description, n) =>
-        execute(gateway, browser, EnrichDocument, { queries: [{ id: `q${n}`, description }] }),
-      ),
+      [
+        'WOOLWORTHS NZ/1 PONSONBY AUCKLAND',
+        'WOOLWORTHS NZ/2 PONSONBY AUCKLAND',
+        'Z ENERGY 3 KILLARNEY ST HAMILTON',
+        'Z ENERGY 4 KILLARNEY ST HAMILTON',
+      ].map((description, n) => execute(gateway, browser, EnrichDocument, { queries: [{ id: `q${n}`, description }] })),
     );
     const failed = answers.filter((answer) => answer.errors !== undefined);
     const succeeded = answers.filter((answer) => answer.errors === undefined);

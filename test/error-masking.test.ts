@@ -20,14 +20,29 @@ function wrapped(original: Error): GraphQLError {
 describe('error masking', () => {
   it('masks an unexpected error and logs it in full', () => {
     const { format, lines } = capturingFormatter();
-    const formatted = format({ message: 'db password is hunter2', path: ['enrich'], extensions: { code: 'INTERNAL_SERVER_ERROR', stacktrace: ['x'] } }, wrapped(new Error('db password is hunter2')));
-    expect(formatted).toEqual({ message: 'Internal server error', path: ['enrich'], locations: undefined, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    const formatted = format(
+      {
+        message: 'db password is hunter2',
+        path: ['enrich'],
+        extensions: { code: 'INTERNAL_SERVER_ERROR', stacktrace: ['x'] },
+      },
+      wrapped(new Error('db password is hunter2')),
+    );
+    expect(formatted).toEqual({
+      message: 'Internal server error',
+      path: ['enrich'],
+      locations: undefined,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
     expect(lines.join()).toContain('hunter2');
   });
 
   it('maps an upstream failure to its code without the upstream message', () => {
     const { format } = capturingFormatter();
-    const error = new UpstreamError('core', 'http', 'core GET /v1/me answered 503', { status: 503, platformMessage: 'internal detail' });
+    const error = new UpstreamError('core', 'http', 'core GET /v1/me answered 503', {
+      status: 503,
+      platformMessage: 'internal detail',
+    });
     const formatted = format({ message: error.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, wrapped(error));
     expect(formatted.extensions).toEqual({ code: 'UPSTREAM_UNAVAILABLE', upstream: 'core' });
     expect(JSON.stringify(formatted)).not.toContain('internal detail');
@@ -36,14 +51,26 @@ describe('error masking', () => {
   it('passes coded errors through without stack traces', () => {
     const { format } = capturingFormatter();
     const coded = new GraphQLError('bad', { extensions: { code: 'BAD_USER_INPUT', argumentName: 'queries' } });
-    expect(format({ message: 'bad', extensions: { code: 'BAD_USER_INPUT', argumentName: 'queries', stacktrace: ['x'] } }, wrapped(coded)).extensions).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'queries' });
+    expect(
+      format(
+        { message: 'bad', extensions: { code: 'BAD_USER_INPUT', argumentName: 'queries', stacktrace: ['x'] } },
+        wrapped(coded),
+      ).extensions,
+    ).toEqual({ code: 'BAD_USER_INPUT', argumentName: 'queries' });
   });
 });
 
 describe('request limits', () => {
   async function post(url: string, browser: Browser, query: string) {
-    const response = await browser.request(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-    return { status: response.status, body: JSON.parse(response.text) as { errors?: Array<{ message: string; extensions?: { code?: string } }> } };
+    const response = await browser.request(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    return {
+      status: response.status,
+      body: JSON.parse(response.text) as { errors?: Array<{ message: string; extensions?: { code?: string } }> },
+    };
   }
 
   it('refuses documents with too many aliases', async () => {
@@ -52,19 +79,26 @@ describe('request limits', () => {
     const query = `{ ${Array.from({ length: 4 }, (_, i) => `a${i}: me { id }`).join(' ')} }`;
     const response = await post(gateway.url, browser, query);
     expect(response.status).toBe(400);
-    expect(response.body.errors![0]).toMatchObject({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' }, message: expect.stringContaining('4 aliases') });
+    expect(response.body.errors![0]).toMatchObject({
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      message: expect.stringContaining('4 aliases'),
+    });
     expect(gateway.sandbox.requests({ path: '/v1/me' }).length).toBe(1); // only the sign-in's own call
   });
 
   it('refuses documents nested deeper than the limit', async () => {
     const gateway = await startGateway({ GRAPHQL_MAX_DEPTH: '3' });
     const browser = await signIn(gateway);
-    const response = await post(gateway.url, browser, '{ enrich(queries: [{description: "KFC"}]) { category { personalFinance { name } } } }');
+    const response = await post(
+      gateway.url,
+      browser,
+      '{ enrich(queries: [{description: "KFC"}]) { category { personalFinance { name } } } }',
+    );
     expect(response.body.errors![0]!.message).toContain('depth 4 exceeds the limit of 3');
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(0);
   });
 
-  it('lets the standard introspection query (GraphiQL\'s) through the depth limit when introspection is on', async () => {
+  it("lets the standard introspection query (GraphiQL's) through the depth limit when introspection is on", async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const response = await post(gateway.url, browser, getIntrospectionQuery());

@@ -12,8 +12,12 @@ describe('errors outside GraphQL', () => {
     };
     expect(await answer('/no/such/route')).toEqual({ status: 404, body: shape('NOT_FOUND') });
     expect(await answer('/webhooks')).toEqual({ status: 405, body: shape('METHOD_NOT_ALLOWED') });
-    expect(await answer('/webhooks', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })).toEqual({ status: 415, body: shape('UNSUPPORTED_MEDIA_TYPE') });
-    expect(await answer('/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).toEqual({ status: 401, body: shape('INVALID_SIGNATURE') });
+    expect(await answer('/webhooks', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })).toEqual(
+      { status: 415, body: shape('UNSUPPORTED_MEDIA_TYPE') },
+    );
+    expect(
+      await answer('/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    ).toEqual({ status: 401, body: shape('INVALID_SIGNATURE') });
     expect(await answer('/admin/webhooks/dead-letters')).toEqual({ status: 401, body: shape('UNAUTHENTICATED') });
   });
 });

@@ -5,7 +5,18 @@ import { startGateway } from './support/gateway.js';
 import { socketClient } from './support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
-const STATUSES = ['READY', 'PENDING_APPROVAL', 'PAUSED', 'READY', 'PENDING_APPROVAL', 'PAUSED', 'READY', 'PENDING_APPROVAL', 'PAUSED', 'SENT'];
+const STATUSES = [
+  'READY',
+  'PENDING_APPROVAL',
+  'PAUSED',
+  'READY',
+  'PENDING_APPROVAL',
+  'PAUSED',
+  'READY',
+  'PENDING_APPROVAL',
+  'PAUSED',
+  'SENT',
+];
 
 function logged(n: number, type: string, code: string, payload: Record<string, unknown>): LoggedEvent {
   return { type, code, payload, receivedAt: new Date().toISOString(), cursor: `1700000000000-${n}` };
@@ -15,7 +26,8 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
   it('keeps only the newest pending event per payment, transfer or account, never folding transaction events', async () => {
     const queue = new SubscriberQueue(100, () => undefined);
     let n = 0;
-    for (const status of STATUSES) for (let p = 0; p < 25; p += 1) queue.push(logged(n++, 'PAYMENT', 'UPDATE', { item_id: `payment_${p}`, status }));
+    for (const status of STATUSES)
+      for (let p = 0; p < 25; p += 1) queue.push(logged(n++, 'PAYMENT', 'UPDATE', { item_id: `payment_${p}`, status }));
     queue.push(logged(n++, 'ACCOUNT', 'UPDATE', { item_id: 'acc_1', updated_fields: ['balance'] }));
     queue.push(logged(n++, 'ACCOUNT', 'UPDATE', { item_id: 'acc_1', updated_fields: ['status'] }));
     queue.push(logged(n++, 'TRANSACTION', 'DEFAULT_UPDATE', { item_id: 'acc_1', new_transaction_ids: ['trans_a'] }));
@@ -23,9 +35,15 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
     queue.end();
     const out: LoggedEvent[] = [];
     for await (const event of queue) out.push(event);
-    expect(out.filter((event) => event.type === 'PAYMENT').map((event) => event.payload.status)).toEqual(Array(25).fill('SENT'));
-    expect(out.filter((event) => event.type === 'ACCOUNT').map((event) => event.payload.updated_fields)).toEqual([['balance', 'status']]);
-    expect(out.filter((event) => event.type === 'TRANSACTION').map((event) => event.payload.new_transaction_ids)).toEqual([['trans_a'], ['trans_b']]);
+    expect(out.filter((event) => event.type === 'PAYMENT').map((event) => event.payload.status)).toEqual(
+      Array(25).fill('SENT'),
+    );
+    expect(out.filter((event) => event.type === 'ACCOUNT').map((event) => event.payload.updated_fields)).toEqual([
+      ['balance', 'status'],
+    ]);
+    expect(
+      out.filter((event) => event.type === 'TRANSACTION').map((event) => event.payload.new_transaction_ids),
+    ).toEqual([['trans_a'], ['trans_b']]);
     expect(queue.merged).toEqual(225 + 1);
   });
 
@@ -83,12 +101,25 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
     await Promise.all(
       Array.from({ length: 25 }, async (_, p) => {
         for (const [index, status] of STATUSES.entries()) {
-          const body = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: `payment_${p}`, status, sequence: index });
+          const body = JSON.stringify({
+            webhook_type: 'PAYMENT',
+            webhook_code: 'UPDATE',
+            state,
+            item_id: `payment_${p}`,
+            status,
+            sequence: index,
+          });
           expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
         }
       }),
     );
-    const end = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_end', status: 'SENT' });
+    const end = JSON.stringify({
+      webhook_type: 'PAYMENT',
+      webhook_code: 'UPDATE',
+      state,
+      item_id: 'payment_end',
+      status: 'SENT',
+    });
     expect((await deliver(gateway, end, signedHeaders(gateway, end))).status).toBe(200);
     await Promise.all(finished);
 

@@ -4,7 +4,13 @@ import { FanOut } from '../src/pubsub/fan-out.js';
 import type { LoggedEvent } from '../src/pubsub/pubsub.js';
 import { createSharedExecutions } from '../src/server/shared-executions.js';
 
-const event = (n: number): LoggedEvent => ({ type: 'PAYMENT', code: 'UPDATE', payload: {}, receivedAt: '', cursor: `1-${n}` });
+const event = (n: number): LoggedEvent => ({
+  type: 'PAYMENT',
+  code: 'UPDATE',
+  payload: {},
+  receivedAt: '',
+  cursor: `1-${n}`,
+});
 
 describe('fan-out to many subscribers', () => {
   it('hands an event to a slice of subscribers per turn of the event loop, and every subscriber gets events in order', async () => {
@@ -53,6 +59,8 @@ describe('shared executions', () => {
     const all = await Promise.all(waiting);
     expect(executions).toBe(1);
     expect(all.every((value) => value === result)).toBe(true);
-    expect(await shared.run('user|doc|1-2', async () => ({ data: { other: true } }))).toEqual({ data: { other: true } });
+    expect(await shared.run('user|doc|1-2', async () => ({ data: { other: true } }))).toEqual({
+      data: { other: true },
+    });
   });
 });

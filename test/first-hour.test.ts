@@ -5,11 +5,17 @@ describe('a frontend developer\u2019s first hour', () => {
   it('answers 401 with UNAUTHENTICATED in the media type the client asked for', async () => {
     const gateway = await startGateway();
     const ask = (accept?: string) =>
-      fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body: JSON.stringify({ query: '{ me { id } }' }) });
+      fetch(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) },
+        body: JSON.stringify({ query: '{ me { id } }' }),
+      });
     const graphqlResponse = await ask('application/graphql-response+json, application/json;q=0.9');
     expect(graphqlResponse.status).toBe(401);
     expect(graphqlResponse.headers.get('content-type')).toContain('application/graphql-response+json');
-    expect(await graphqlResponse.json()).toEqual({ errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(await graphqlResponse.json()).toEqual({
+      errors: [{ message: expect.any(String), extensions: { code: 'UNAUTHENTICATED' } }],
+    });
     const plain = await ask();
     expect(plain.headers.get('content-type')).toContain('application/json');
   });

@@ -10,9 +10,21 @@ describe('Prometheus metrics', () => {
     const gateway = await startGateway({ METRICS_PORT: '0', ADMIN_TOKEN });
     const { browser, userId, state } = await signedInUser(gateway);
     expect((await execute(gateway, browser, AccountsDocument)).errors).toBeUndefined();
-    expect((await execute(gateway, browser, EnrichDocument, { queries: [{ id: 'a', description: 'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND' }] })).errors).toBeUndefined();
+    expect(
+      (
+        await execute(gateway, browser, EnrichDocument, {
+          queries: [{ id: 'a', description: 'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND' }],
+        })
+      ).errors,
+    ).toBeUndefined();
     const accountId = gateway.sandbox.world().accounts.find((account) => account.sandboxUserId === userId)!._id;
-    const body = JSON.stringify({ webhook_type: 'ACCOUNT', webhook_code: 'UPDATE', state, item_id: accountId, updated_fields: ['balance'] });
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state,
+      item_id: accountId,
+      updated_fields: ['balance'],
+    });
     expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
     expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200); // duplicate
 
@@ -23,7 +35,9 @@ describe('Prometheus metrics', () => {
     expect(text).toMatch(/gateway_http_requests_total\{method="POST",route="\/graphql",status="2xx"\} \d+/);
     expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK"\} \d+/);
     expect(text).toMatch(/gateway_upstream_requests_total\{upstream="core",route="\/v1\/accounts",status="2xx"\} \d+/);
-    expect(text).toMatch(/gateway_upstream_requests_total\{upstream="enrichment",route="\/v1\/search",status="2xx"\} 1/);
+    expect(text).toMatch(
+      /gateway_upstream_requests_total\{upstream="enrichment",route="\/v1\/search",status="2xx"\} 1/,
+    );
     expect(text).toMatch(/gateway_enrichment_batch_size_count 1/);
     expect(text).toMatch(/gateway_webhooks_total\{outcome="published"\} 1/);
     expect(text).toMatch(/gateway_webhooks_total\{outcome="duplicate"\} 1/);
@@ -31,7 +45,14 @@ describe('Prometheus metrics', () => {
     expect(text).toMatch(/gateway_websocket_open_sockets 0/);
     expect(text).toMatch(/process_cpu_user_seconds_total/);
     // Ids become :id; no user, account, token or cookie value appears anywhere.
-    for (const secret of [userId, accountId, state, ...gateway.sandbox.issuedTokens(), browser.cookie(new URL(gateway.url).host, 'gw_session')!]) expect(text).not.toContain(secret);
+    for (const secret of [
+      userId,
+      accountId,
+      state,
+      ...gateway.sandbox.issuedTokens(),
+      browser.cookie(new URL(gateway.url).host, 'gw_session')!,
+    ])
+      expect(text).not.toContain(secret);
   });
 
   it('answers on the main port only with the admin token', async () => {

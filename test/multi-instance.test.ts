@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { deployment, graphql, paymentEvents, paymentWebhook, postWebhook, routingState, signInVia, socketOn } from './support/deployment.js';
+import {
+  deployment,
+  graphql,
+  paymentEvents,
+  paymentWebhook,
+  postWebhook,
+  routingState,
+  signInVia,
+  socketOn,
+} from './support/deployment.js';
 import { startInstance, type Instance } from './support/instances.js';
 import { dumpKeys } from './support/redis.js';
 
@@ -16,13 +25,21 @@ describe('several gateway processes, one Redis', () => {
     const { client, closed } = socketOn(deployed, c);
     const events = await paymentEvents(c, client);
     const state = routingState(deployed.sandbox, userId);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({ status: 'published' });
+    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({
+      status: 'published',
+    });
     expect((await events.next()).paymentId).toBe('payment_1');
 
     // The same signed body raced to B and C is processed exactly once.
     const raced = paymentWebhook(state, 'payment_2');
-    const answers = await Promise.all([postWebhook(deployed.sandbox, b, raced), postWebhook(deployed.sandbox, c, raced)]);
-    expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual(['duplicate', 'published']);
+    const answers = await Promise.all([
+      postWebhook(deployed.sandbox, b, raced),
+      postWebhook(deployed.sandbox, c, raced),
+    ]);
+    expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual([
+      'duplicate',
+      'published',
+    ]);
     expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_3'))).status).toBe(200);
     expect([(await events.next()).paymentId, (await events.next()).paymentId]).toEqual(['payment_2', 'payment_3']);
 
@@ -51,7 +68,8 @@ describe('several gateway processes, one Redis', () => {
     await first.client.dispose();
 
     // Three events while the subscriber is away, acknowledged only once stored.
-    for (const id of ['payment_1', 'payment_2', 'payment_3']) expect((await postWebhook(deployed.sandbox, b, paymentWebhook(state, id))).body).toEqual({ status: 'published' });
+    for (const id of ['payment_1', 'payment_2', 'payment_3'])
+      expect((await postWebhook(deployed.sandbox, b, paymentWebhook(state, id))).body).toEqual({ status: 'published' });
 
     const second = socketOn(deployed, a);
     const resumed = await paymentEvents(a, second.client, seen.cursor);

@@ -11,7 +11,9 @@ describe('HTML pages', () => {
     const failed = await fetch(`${gateway.url}/auth/callback?code=x&state=unknown`, { headers: html });
     const login = await fetch(`${gateway.url}/auth/login`, { redirect: 'manual' });
     const consent = await fetch(login.headers.get('location')!, { headers: html });
-    const sandboxError = await fetch(`${gateway.sandbox.authorizeUrl}?client_id=nobody&response_type=code`, { headers: html });
+    const sandboxError = await fetch(`${gateway.sandbox.authorizeUrl}?client_id=nobody&response_type=code`, {
+      headers: html,
+    });
     for (const [name, response] of Object.entries({ signIn, failed, consent, sandboxError })) {
       expect(response.headers.get('content-type'), name).toContain('text/html');
       expect(await response.text(), name).toContain(VIEWPORT);

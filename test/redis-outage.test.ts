@@ -14,7 +14,11 @@ import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
 /** A Redis of this test's own (append-only file in a temp dir, so a restart keeps the data). */
 async function ownRedis(port: number, dir: string) {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -44,10 +48,19 @@ describe('when Redis fails', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ofg-redis-'));
     track(() => rmSync(dir, { recursive: true, force: true }));
     let redis = await ownRedis(port, dir);
-    const gateway = await startGateway({ REDIS_URL: `redis://127.0.0.1:${port}`, TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(), REDIS_COMMAND_TIMEOUT_MS: '500' });
+    const gateway = await startGateway({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+    });
     const { browser, state } = await signedInUser(gateway);
     const { client, closed } = socketClient(gateway, browser);
-    const events = await subscribe<{ incomeEvents: { code: string; incomeId: string } }>(gateway, client, 'subscription { incomeEvents { code incomeId } }', 'INCOME');
+    const events = await subscribe<{ incomeEvents: { code: string; incomeId: string } }>(
+      gateway,
+      client,
+      'subscription { incomeEvents { code incomeId } }',
+      'INCOME',
+    );
     let socketClosed = false;
     void closed.then(() => (socketClosed = true));
 

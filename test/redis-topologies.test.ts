@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { deployment, graphql, paymentEvents, paymentWebhook, postWebhook, routingState, signInVia, socketOn } from './support/deployment.js';
+import {
+  deployment,
+  graphql,
+  paymentEvents,
+  paymentWebhook,
+  postWebhook,
+  routingState,
+  signInVia,
+  socketOn,
+} from './support/deployment.js';
 import type { Instance } from './support/instances.js';
 import { ownTopologies } from './support/redis-topologies.js';
 
@@ -23,12 +32,20 @@ describe('gateway processes on other Redis topologies, with the same code', () =
     const { client } = socketOn(deployed, b);
     const events = await paymentEvents(b, client);
     const state = routingState(deployed.sandbox, userId);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({ status: 'published' });
+    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({
+      status: 'published',
+    });
     expect((await events.next()).paymentId).toBe('payment_1');
 
     const raced = paymentWebhook(state, 'payment_2');
-    const answers = await Promise.all([postWebhook(deployed.sandbox, a, raced), postWebhook(deployed.sandbox, b, raced)]);
-    expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual(['duplicate', 'published']);
+    const answers = await Promise.all([
+      postWebhook(deployed.sandbox, a, raced),
+      postWebhook(deployed.sandbox, b, raced),
+    ]);
+    expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual([
+      'duplicate',
+      'published',
+    ]);
     const second = await events.next();
     expect(second.paymentId).toBe('payment_2');
 

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { startGateway } from './support/gateway.js';
 import { signedInUser } from './support/webhooks.js';
 
-async function me(gateway: Awaited<ReturnType<typeof startGateway>>, cookie: string, headers: Record<string, string> = {}) {
-  return fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ me { id } }' }) });
+async function me(
+  gateway: Awaited<ReturnType<typeof startGateway>>,
+  cookie: string,
+  headers: Record<string, string> = {},
+) {
+  return fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query: '{ me { id } }' }),
+  });
 }
 
 describe('request ids', () => {
@@ -26,8 +34,14 @@ describe('request ids', () => {
     const gateway = await startGateway({ REQUEST_ID_HEADER_TRUSTED: 'true' });
     const { browser } = await signedInUser(gateway);
     const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
-    expect((await me(gateway, cookie, { 'x-request-id': 'proxy-id-12345678' })).headers.get('x-request-id')).toBe('proxy-id-12345678');
-    expect(gateway.sandbox.requests({ method: 'GET', path: '/v1/me' }).at(-1)!.headers['x-request-id']).toBe('proxy-id-12345678');
-    expect((await me(gateway, cookie, { 'x-request-id': 'bad id\twith spaces' })).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await me(gateway, cookie, { 'x-request-id': 'proxy-id-12345678' })).headers.get('x-request-id')).toBe(
+      'proxy-id-12345678',
+    );
+    expect(gateway.sandbox.requests({ method: 'GET', path: '/v1/me' }).at(-1)!.headers['x-request-id']).toBe(
+      'proxy-id-12345678',
+    );
+    expect((await me(gateway, cookie, { 'x-request-id': 'bad id\twith spaces' })).headers.get('x-request-id')).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
   });
 });

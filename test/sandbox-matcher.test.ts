@@ -23,9 +23,20 @@ describe('the sandbox enrichment matcher', () => {
     const indexed = createMerchantMatcher(categories, 'http://sandbox.invalid', known);
     const simple = createMerchantMatcher(categories, 'http://sandbox.invalid', known, { indexed: false });
 
-    const queries: SearchQuery[] = world.transactions.map((row) => ({ description: row.description, amount: row.amount, direction: row.amount > 0 ? 'CREDIT' : 'DEBIT', connectionId: row._connection }));
+    const queries: SearchQuery[] = world.transactions.map((row) => ({
+      description: row.description,
+      amount: row.amount,
+      direction: row.amount > 0 ? 'CREDIT' : 'DEBIT',
+      connectionId: row._connection,
+    }));
     for (const merchant of MERCHANTS) {
-      queries.push({ description: merchant.sample }, { description: swapped(merchant.sample) }, { description: `${merchant.sample} USD` }, { description: merchant.sample.replaceAll(' ', '') }, { description: `PAYMENT TO ${merchant.sample}` });
+      queries.push(
+        { description: merchant.sample },
+        { description: swapped(merchant.sample) },
+        { description: `${merchant.sample} USD` },
+        { description: merchant.sample.replaceAll(' ', '') },
+        { description: `PAYMENT TO ${merchant.sample}` },
+      );
     }
     expect(queries.length).toBeGreaterThan(500);
     let matched = 0;

@@ -18,7 +18,11 @@ describe('the sandbox request log', () => {
   it('is bounded in bytes, oldest dropped first', () => {
     const state = new SandboxState(credentials, Date.now);
     state.recordRequests = true;
-    for (let n = 0; n < 100; n += 1) state.record({ service: 'enrichment', method: 'POST', path: `/v1/search/${n}`, headers: {}, body: undefined, at: n }, 256 * 1024);
+    for (let n = 0; n < 100; n += 1)
+      state.record(
+        { service: 'enrichment', method: 'POST', path: `/v1/search/${n}`, headers: {}, body: undefined, at: n },
+        256 * 1024,
+      );
     // 8 MiB of 256 KiB bodies (plus the header allowance) hold 31 requests: the newest ones.
     expect(state.requests.length).toBe(31);
     expect(state.requests[0]!.path).toBe('/v1/search/69');

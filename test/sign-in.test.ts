@@ -57,7 +57,11 @@ describe('sign-in', () => {
 
     const me = await execute(gateway, browser, MeDocument);
     expect(me.status).toBe(200);
-    expect(me.data?.me).toMatchObject({ id: expect.stringMatching(/^user_/), email: expect.stringContaining('@'), preferredName: expect.any(String) });
+    expect(me.data?.me).toMatchObject({
+      id: expect.stringMatching(/^user_/),
+      email: expect.stringContaining('@'),
+      preferredName: expect.any(String),
+    });
     expect(Date.parse(me.data!.me.accessGrantedAt!)).not.toBeNaN();
   });
 
@@ -66,14 +70,18 @@ describe('sign-in', () => {
     const listen = gateway.app.listenUrl;
     const browser = new Browser();
     const login = await browser.request(`${listen}/auth/login`);
-    expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe('https://gateway.example.test/auth/callback');
+    expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe(
+      'https://gateway.example.test/auth/callback',
+    );
     expect(login.headers.getSetCookie()[0]).toMatch(/^__Host-gw_oauth=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
 
     const approved = await approveConsent(browser, login.location!);
     // The proxy in front of the gateway would forward this; the test goes to the listener directly.
     const landed = await browser.request(`${listen}${approved.pathname}${approved.search}`);
     expect(landed.status).toBe(303);
-    expect(landed.headers.getSetCookie().find((c) => c.includes('gw_session'))).toMatch(/^__Host-gw_session=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    expect(landed.headers.getSetCookie().find((c) => c.includes('gw_session'))).toMatch(
+      /^__Host-gw_session=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+    );
   });
 
   it('refuses a callback without state, with a coded page and no token exchange', async () => {
@@ -173,7 +181,10 @@ describe('sign-in', () => {
   it('refuses a cross-site sign-out', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
-    const logout = await browser.request(`${gateway.url}/auth/logout`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    const logout = await browser.request(`${gateway.url}/auth/logout`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example' },
+    });
     expect(logout.status).toBe(403);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
   });

@@ -19,7 +19,11 @@ const ME = gql`
 
 /** What a browser's `credentials: 'include'` does for these requests: send the session cookie. */
 function withCookie(cookie: string | undefined): typeof fetch {
-  return (input, init = {}) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers).entries()), ...(cookie ? { cookie } : {}) } });
+  return (input, init = {}) =>
+    fetch(input, {
+      ...init,
+      headers: { ...Object.fromEntries(new Headers(init.headers).entries()), ...(cookie ? { cookie } : {}) },
+    });
 }
 
 async function sessionCookie(gateway: TestGateway) {
@@ -31,11 +35,17 @@ describe('standard clients, out of the box', () => {
   it('Apollo Client 4: HttpLink with credentials reads data; without a session the error is UNAUTHENTICATED, not a bare 401', async () => {
     const gateway = await startGateway();
     const { cookie } = await sessionCookie(gateway);
-    const client = new ApolloClient({ link: new HttpLink({ uri: `${gateway.url}/graphql`, credentials: 'include', fetch: withCookie(cookie) }), cache: new InMemoryCache() });
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: `${gateway.url}/graphql`, credentials: 'include', fetch: withCookie(cookie) }),
+      cache: new InMemoryCache(),
+    });
     const { data } = await client.query<{ me: { id: string } }>({ query: ME });
     expect(data?.me.id).toMatch(/^user_/);
 
-    const anonymous = new ApolloClient({ link: new HttpLink({ uri: `${gateway.url}/graphql`, credentials: 'include', fetch: withCookie(undefined) }), cache: new InMemoryCache() });
+    const anonymous = new ApolloClient({
+      link: new HttpLink({ uri: `${gateway.url}/graphql`, credentials: 'include', fetch: withCookie(undefined) }),
+      cache: new InMemoryCache(),
+    });
     const failure = await anonymous.query({ query: ME }).catch((error: unknown) => error);
     expect(CombinedGraphQLErrors.is(failure)).toBe(true);
     expect((failure as CombinedGraphQLErrors).errors[0]!.extensions?.code).toBe('UNAUTHENTICATED');
@@ -56,12 +66,22 @@ describe('standard clients, out of the box', () => {
     const client = new ApolloClient({ link: new GraphQLWsLink(wsClient), cache: new InMemoryCache() });
     const started = gateway.logs.filter((line) => line.msg === 'subscription started').length;
     const received = new Promise<string>((resolve, reject) => {
-      const subscription = client.subscribe<{ incomeEvents: { incomeId: string } }>({ query: gql`subscription { incomeEvents { incomeId } }` }).subscribe({
-        next: (result) => {
-          if (result.data) resolve(result.data.incomeEvents.incomeId);
-        },
-        error: reject,
-      });
+      const subscription = client
+        .subscribe<{ incomeEvents: { incomeId: string } }>({
+          query: gql`
+            subscription {
+              incomeEvents {
+                incomeId
+              }
+            }
+          `,
+        })
+        .subscribe({
+          next: (result) => {
+            if (result.data) resolve(result.data.incomeEvents.incomeId);
+          },
+          error: reject,
+        });
       track(() => subscription.unsubscribe());
     });
     await gateway.waitForLog(() => gateway.logs.filter((line) => line.msg === 'subscription started').length > started);
@@ -74,13 +94,21 @@ describe('standard clients, out of the box', () => {
     const gateway = await startGateway();
     const { cookie } = await sessionCookie(gateway);
     const urql = (options: { get: boolean; headers?: Record<string, string> }) =>
-      new UrqlClient({ url: `${gateway.url}/graphql`, exchanges: [fetchExchange], fetch: withCookie(cookie), preferGetMethod: options.get, fetchOptions: { headers: options.headers ?? {} } });
+      new UrqlClient({
+        url: `${gateway.url}/graphql`,
+        exchanges: [fetchExchange],
+        fetch: withCookie(cookie),
+        preferGetMethod: options.get,
+        fetchOptions: { headers: options.headers ?? {} },
+      });
     const posted = await urql({ get: false }).query(ME, {}).toPromise();
     expect(posted.error).toBeUndefined();
     expect((posted.data as { me: { id: string } }).me.id).toMatch(/^user_/);
     const refused = await urql({ get: true }).query(ME, {}).toPromise();
     expect(refused.error?.message).toMatch(/CSRF|preflight/i);
-    const answered = await urql({ get: true, headers: { 'apollo-require-preflight': 'true' } }).query(ME, {}).toPromise();
+    const answered = await urql({ get: true, headers: { 'apollo-require-preflight': 'true' } })
+      .query(ME, {})
+      .toPromise();
     expect(answered.error).toBeUndefined();
     expect((answered.data as { me: { id: string } }).me.id).toMatch(/^user_/);
   });

@@ -8,7 +8,10 @@ import { tokenKeysSetting } from './support/redis.js';
 /** Runs the gateway's entry point and returns its exit code and stderr. */
 async function run(env: Record<string, string>): Promise<{ code: number | null; stderr: string; elapsed: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [GATEWAY_ENTRY], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY_ENTRY], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -18,9 +21,17 @@ async function run(env: Record<string, string>): Promise<{ code: number | null; 
 describe('a start that fails', () => {
   it('exits with one clear line when Redis is unreachable, leaving nothing running', async () => {
     const port = await freePort();
-    const result = await run({ PORT: '0', REDIS_URL: `redis://127.0.0.1:${port}`, TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() });
+    const result = await run({
+      PORT: '0',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gateway failed to start: could not reach Redis \(standalone redis:\/\/127\.0\.0\.1:\d+, REDIS_URL\)/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^gateway failed to start: could not reach Redis \(standalone redis:\/\/127\.0\.0\.1:\d+, REDIS_URL\)/,
+      ),
+    ]);
     expect(result.elapsed).toBeLessThan(15_000); // it exited: the embedded sandbox it had started was stopped
   }, 20_000);
 
@@ -31,7 +42,9 @@ describe('a start that fails', () => {
     try {
       const result = await run({ PORT: String(port), HOST: '127.0.0.1' });
       expect(result.code).toBe(1);
-      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gateway failed to start: .*EADDRINUSE/)]);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^gateway failed to start: .*EADDRINUSE/),
+      ]);
     } finally {
       blocker.close();
     }

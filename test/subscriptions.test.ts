@@ -7,17 +7,25 @@ import { track } from './support/leftovers.js';
 import { socketClient, subscribe, wsUrl } from './support/sockets.js';
 import { signedInUser } from './support/webhooks.js';
 
-
 const PAYMENT_UPDATED = `subscription ($id: ID) { paymentUpdated(paymentId: $id) { code paymentId reportedStatus payment { id status final amount } } }`;
 
-type PaymentEvent = { paymentUpdated: { code: string; paymentId: string; reportedStatus: string; payment: { id: string; status: string; final: boolean } } };
+type PaymentEvent = {
+  paymentUpdated: {
+    code: string;
+    paymentId: string;
+    reportedStatus: string;
+    payment: { id: string; status: string; final: boolean };
+  };
+};
 
 /** A raw socket, for protocol-level checks. */
 function rawSocket(gateway: TestGateway, headers: Record<string, string>) {
   const socket = new WebSocket(wsUrl(gateway), 'graphql-transport-ws', { headers });
   track(() => socket.terminate());
   const closed = new Promise<{ code: number }>((resolve) => socket.once('close', (code) => resolve({ code })));
-  const refused = new Promise<number>((resolve) => socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+  const refused = new Promise<number>((resolve) =>
+    socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+  );
   const opened = new Promise<void>((resolve) => socket.once('open', () => resolve()));
   socket.on('error', () => undefined);
   return { socket, closed, refused, opened };
@@ -40,16 +48,28 @@ describe('subscriptions end to end through the sandbox', () => {
     while (seen.at(-1)!.reportedStatus !== 'READY') seen.push((await events.next()).data!.paymentUpdated);
     expect(seen.length).toBeLessThanOrEqual(2);
     for (const event of seen) expect(event.payment).toMatchObject({ status: 'SENT', final: true });
-    expect(gateway.sandbox.requests({ method: 'GET', path: `/v1/payments/${seen[0]!.paymentId}` })).toHaveLength(seen.length); // one fresh read per event
+    expect(gateway.sandbox.requests({ method: 'GET', path: `/v1/payments/${seen[0]!.paymentId}` })).toHaveLength(
+      seen.length,
+    ); // one fresh read per event
   });
 
   it('gives each user only their own events', async () => {
     const gateway = await startGateway();
     const aroha = await signedInUser(gateway, 0);
     const james = await signedInUser(gateway, 1);
-    const arohaEvents = await subscribe<PaymentEvent>(gateway, socketClient(gateway, aroha.browser).client, PAYMENT_UPDATED, 'PAYMENT');
+    const arohaEvents = await subscribe<PaymentEvent>(
+      gateway,
+      socketClient(gateway, aroha.browser).client,
+      PAYMENT_UPDATED,
+      'PAYMENT',
+    );
     const jamesPayment = gateway.sandbox.payments.createPayment(james.userId, { amount: 5 });
-    const jamesEvents = await subscribe<PaymentEvent>(gateway, socketClient(gateway, james.browser).client, PAYMENT_UPDATED, 'PAYMENT');
+    const jamesEvents = await subscribe<PaymentEvent>(
+      gateway,
+      socketClient(gateway, james.browser).client,
+      PAYMENT_UPDATED,
+      'PAYMENT',
+    );
 
     gateway.sandbox.payments.advancePayment(jamesPayment._id, { status: 'SENT' });
     const arohaPayment = gateway.sandbox.payments.createPayment(aroha.userId, { amount: 7 });
@@ -64,7 +84,12 @@ describe('subscriptions end to end through the sandbox', () => {
     const gateway = await startGateway();
     const { browser, userId } = await signedInUser(gateway);
     const { client, closed } = socketClient(gateway, browser);
-    const events = await subscribe<{ accessRevoked: { reason: string } }>(gateway, client, 'subscription { accessRevoked { reason receivedAt } }', 'TOKEN');
+    const events = await subscribe<{ accessRevoked: { reason: string } }>(
+      gateway,
+      client,
+      'subscription { accessRevoked { reason receivedAt } }',
+      'TOKEN',
+    );
 
     gateway.sandbox.revokeUserTokens(userId);
     expect((await events.next()).data!.accessRevoked.reason).toBe('TOKEN_REVOKED');
@@ -85,7 +110,14 @@ describe('subscriptions end to end through the sandbox', () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
     const everyday = gateway.sandbox.world().accounts.find((account) => account.name === 'Everyday')!;
-    const events = await subscribe<{ transactionEvents: { code: string; accountId: string; newTransactionCount: number; newTransactions: Array<{ id: string; accountId: string; description: string }> } }>(
+    const events = await subscribe<{
+      transactionEvents: {
+        code: string;
+        accountId: string;
+        newTransactionCount: number;
+        newTransactions: Array<{ id: string; accountId: string; description: string }>;
+      };
+    }>(
       gateway,
       socketClient(gateway, browser).client,
       'subscription ($id: ID) { transactionEvents(accountId: $id) { code accountId newTransactionCount newTransactions { id accountId description } } }',
@@ -95,14 +127,23 @@ describe('subscriptions end to end through the sandbox', () => {
     await execute(gateway, browser, RefreshDocument, {});
     const event = (await events.next()).data!.transactionEvents;
     expect(event).toMatchObject({ code: 'DEFAULT_UPDATE', accountId: everyday._id, newTransactionCount: 1 });
-    expect(event.newTransactions).toEqual([expect.objectContaining({ accountId: everyday._id, id: expect.stringMatching(/^trans_/) })]);
+    expect(event.newTransactions).toEqual([
+      expect.objectContaining({ accountId: everyday._id, id: expect.stringMatching(/^trans_/) }),
+    ]);
     expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transactions/ids' })).toHaveLength(1);
   });
 
   it('follows a transfer to RECEIVED', async () => {
     const gateway = await startGateway();
     const { browser, userId } = await signedInUser(gateway);
-    const events = await subscribe<{ transferUpdated: { code: string; reportedStatus: string | null; fundsReceivedAt: string | null; transfer: { status: string } } }>(
+    const events = await subscribe<{
+      transferUpdated: {
+        code: string;
+        reportedStatus: string | null;
+        fundsReceivedAt: string | null;
+        transfer: { status: string };
+      };
+    }>(
       gateway,
       socketClient(gateway, browser).client,
       'subscription { transferUpdated { code reportedStatus fundsReceivedAt transfer { status } } }',
@@ -113,7 +154,8 @@ describe('subscriptions end to end through the sandbox', () => {
     gateway.sandbox.payments.markTransferReceived(transfer._id);
     // Two UPDATEs and a RECEIVED; the UPDATEs may be coalesced if they arrive while the subscriber is busy.
     const seen = [(await events.next()).data!.transferUpdated];
-    while (!seen.some((e) => e.code === 'RECEIVED') || seen.filter((e) => e.code === 'UPDATE').length === 0) seen.push((await events.next()).data!.transferUpdated);
+    while (!seen.some((e) => e.code === 'RECEIVED') || seen.filter((e) => e.code === 'UPDATE').length === 0)
+      seen.push((await events.next()).data!.transferUpdated);
     expect(new Set(seen.map((e) => e.code))).toEqual(new Set(['RECEIVED', 'UPDATE']));
     expect(seen.find((e) => e.code === 'RECEIVED')!.fundsReceivedAt).not.toBeNull();
     for (const event of seen) expect(event.transfer.status).toBe('SENT');
@@ -122,7 +164,14 @@ describe('subscriptions end to end through the sandbox', () => {
   it('alerts when an account becomes INACTIVE, with the current account', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
-    const events = await subscribe<{ accountEvents: { code: string; becameInactive: boolean; updatedFields: string[]; account: { status: string; reconnectUrl: string } } }>(
+    const events = await subscribe<{
+      accountEvents: {
+        code: string;
+        becameInactive: boolean;
+        updatedFields: string[];
+        account: { status: string; reconnectUrl: string };
+      };
+    }>(
       gateway,
       socketClient(gateway, browser).client,
       'subscription { accountEvents { code becameInactive updatedFields account { status reconnectUrl } } }',
@@ -130,7 +179,12 @@ describe('subscriptions end to end through the sandbox', () => {
     );
     const everyday = gateway.sandbox.world().accounts.find((account) => account.name === 'Everyday')!;
     gateway.sandbox.setAccountStatus(everyday._id, 'INACTIVE');
-    expect((await events.next()).data!.accountEvents).toMatchObject({ code: 'UPDATE', becameInactive: true, updatedFields: ['status'], account: { status: 'INACTIVE', reconnectUrl: expect.stringContaining('/auth/login') } });
+    expect((await events.next()).data!.accountEvents).toMatchObject({
+      code: 'UPDATE',
+      becameInactive: true,
+      updatedFields: ['status'],
+      account: { status: 'INACTIVE', reconnectUrl: expect.stringContaining('/auth/login') },
+    });
   });
 });
 
@@ -174,7 +228,9 @@ describe('graphql-ws protocol rules', () => {
     const { browser } = await signedInUser(gateway);
     const { client } = socketClient(gateway, browser);
     const run = (query: string) => client.iterate({ query }).next();
-    const deep = await run('subscription { accountEvents { account { connection { name } } } }').catch((errors: unknown) => errors);
+    const deep = await run('subscription { accountEvents { account { connection { name } } } }').catch(
+      (errors: unknown) => errors,
+    );
     expect(JSON.stringify(deep)).toContain('exceeds the limit of 3');
     const introspection = await run('{ __schema { types { name } } }').catch((errors: unknown) => errors);
     expect(JSON.stringify(introspection)).toContain('GraphQL introspection');

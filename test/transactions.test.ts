@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PendingTransactionsDocument, TransactionsDocument, TransactionsWithEnrichmentDocument } from './__generated__/graphql.js';
+import {
+  PendingTransactionsDocument,
+  TransactionsDocument,
+  TransactionsWithEnrichmentDocument,
+} from './__generated__/graphql.js';
 import type { Browser } from './support/browser.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 
@@ -24,7 +28,9 @@ async function pageThrough(gateway: TestGateway, browser: Browser, variables: Va
 function arohaRows(gateway: TestGateway) {
   const world = gateway.sandbox.world();
   const aroha = world.users[0]!;
-  const visible = new Set(world.accounts.filter((a) => a.sandboxUserId === aroha._id && a.sandboxShared).map((a) => a._id));
+  const visible = new Set(
+    world.accounts.filter((a) => a.sandboxUserId === aroha._id && a.sandboxShared).map((a) => a._id),
+  );
   return world.transactions.filter((t) => t._user === aroha._id && visible.has(t._account));
 }
 
@@ -73,7 +79,11 @@ describe('transactions', () => {
     const everyday = gateway.sandbox.world().accounts.find((a) => a.name === 'Everyday')!;
     const { ids, pages } = await pageThrough(gateway, browser, { accountId: everyday._id, first: 30 });
     expect(pages).toBeGreaterThan(2);
-    expect(ids).toEqual(arohaRows(gateway).filter((t) => t._account === everyday._id).map((t) => t._id));
+    expect(ids).toEqual(
+      arohaRows(gateway)
+        .filter((t) => t._account === everyday._id)
+        .map((t) => t._id),
+    );
     expect(gateway.sandbox.requests({ path: `/v1/accounts/${everyday._id}/transactions` }).length).toBeGreaterThan(1);
   });
 
@@ -86,7 +96,12 @@ describe('transactions', () => {
     const start = rows[100]!.date;
     const first = await execute(gateway, browser, TransactionsDocument, { start, end, first: 100 });
     expect(first.data!.transactions.edges).toHaveLength(100);
-    const second = await execute(gateway, browser, TransactionsDocument, { start, end, first: 100, after: first.data!.transactions.pageInfo.endCursor });
+    const second = await execute(gateway, browser, TransactionsDocument, {
+      start,
+      end,
+      first: 100,
+      after: first.data!.transactions.pageInfo.endCursor,
+    });
     expect(second.errors).toBeUndefined();
     expect(second.data!.transactions.edges).toHaveLength(0);
     expect(second.data!.transactions.pageInfo.hasNextPage).toBe(false);
@@ -103,7 +118,11 @@ describe('transactions', () => {
     const cursor = page.data!.transactions.pageInfo.endCursor!;
     const account = gateway.sandbox.world().accounts[0]!._id;
 
-    const foreign = await execute(gateway, browser, TransactionsDocument, { first: 10, after: cursor, accountId: account });
+    const foreign = await execute(gateway, browser, TransactionsDocument, {
+      first: 10,
+      after: cursor,
+      accountId: account,
+    });
     expect(foreign.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'after' });
     const tooMany = await execute(gateway, browser, TransactionsDocument, { first: 101 });
     expect(tooMany.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'first' });
@@ -119,9 +138,17 @@ describe('transactions', () => {
     expect(nodes).toHaveLength(100);
     const searches = gateway.sandbox.requests({ path: '/v1/search' });
     expect(searches).toHaveLength(1);
-    const sent = searches[0]!.body as Array<{ description: string; amount: number; direction: string; _connection: string }>;
+    const sent = searches[0]!.body as Array<{
+      description: string;
+      amount: number;
+      direction: string;
+      _connection: string;
+    }>;
     expect(sent.length).toBe(new Set(nodes.map((n) => JSON.stringify([n.description, n.amount]))).size);
-    expect(sent[0]).toMatchObject({ direction: expect.stringMatching(/^(DEBIT|CREDIT)$/), _connection: expect.stringMatching(/^conn_/) });
+    expect(sent[0]).toMatchObject({
+      direction: expect.stringMatching(/^(DEBIT|CREDIT)$/),
+      _connection: expect.stringMatching(/^conn_/),
+    });
     const enriched = nodes.filter((n) => n.enrichment?.merchant);
     expect(enriched.length).toBeGreaterThan(60);
     for (const node of nodes) expect(node.enrichment!.id).toBe(node.id);

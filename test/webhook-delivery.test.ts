@@ -4,14 +4,15 @@ import { MeDocument, RefreshDocument } from './__generated__/graphql.js';
 import { execute, startGateway, type TestGateway } from './support/gateway.js';
 import { signedInUser } from './support/webhooks.js';
 
-
 function republishedFor(gateway: TestGateway, type: string, code: string) {
   return gateway.waitForLog((line) => line.msg === 'webhook republished' && line.type === type && line.code === code);
 }
 
 async function appEvents(gateway: TestGateway, status?: string) {
   const { appToken, appSecret } = gateway.sandbox.credentials;
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/webhook-events${status ? `?status=${status}` : ''}`, { headers: { authorization: `Basic ${Buffer.from(`${appToken}:${appSecret}`).toString('base64')}` } });
+  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/webhook-events${status ? `?status=${status}` : ''}`, {
+    headers: { authorization: `Basic ${Buffer.from(`${appToken}:${appSecret}`).toString('base64')}` },
+  });
   return ((await response.json()) as { items: Array<{ status: string; payload: Record<string, unknown> }> }).items;
 }
 
@@ -31,7 +32,14 @@ describe('sandbox webhook delivery', () => {
     const payment = gateway.sandbox.payments.createPayment(userId, { amount: 42 });
     await republishedFor(gateway, 'PAYMENT', 'UPDATE');
     const events = await appEvents(gateway, 'SENT');
-    expect(events.map((event) => event.payload)).toEqual([expect.objectContaining({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', item_id: payment._id, status: 'READY' })]);
+    expect(events.map((event) => event.payload)).toEqual([
+      expect.objectContaining({
+        webhook_type: 'PAYMENT',
+        webhook_code: 'UPDATE',
+        item_id: payment._id,
+        status: 'READY',
+      }),
+    ]);
   });
 
   it('retries while the gateway is unreachable, then delivers', async () => {
@@ -58,7 +66,10 @@ describe('sandbox webhook delivery', () => {
     gateway.sandbox.payments.createPayment(userId, { amount: 10 });
     const record = gateway.sandbox.deliveries.events.at(-1)!;
     const token = gateway.sandbox.issuedTokens().at(-1)!;
-    const deleted = await fetch(`${gateway.sandbox.coreUrl}/v1/webhooks/${record._hook}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken } });
+    const deleted = await fetch(`${gateway.sandbox.coreUrl}/v1/webhooks/${record._hook}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken },
+    });
     expect(deleted.status).toBe(200);
     await gateway.sandbox.deliveries.waitFor((r) => r === record && r.status === 'FAILED');
     expect(record.attempts).toBe(1);
@@ -73,13 +84,25 @@ describe('sandbox webhook delivery', () => {
     await republishedFor(gateway, 'ACCOUNT', 'UPDATE');
 
     gateway.sandbox.setAccountStatus(everyday._id, 'INACTIVE');
-    const statusChange = await gateway.sandbox.deliveries.waitFor((r) => r.status === 'SENT' && JSON.stringify(r.payload.updated_fields) === '["status"]');
-    expect(statusChange.payload).toMatchObject({ webhook_type: 'ACCOUNT', webhook_code: 'UPDATE', item_id: everyday._id });
+    const statusChange = await gateway.sandbox.deliveries.waitFor(
+      (r) => r.status === 'SENT' && JSON.stringify(r.payload.updated_fields) === '["status"]',
+    );
+    expect(statusChange.payload).toMatchObject({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      item_id: everyday._id,
+    });
 
     gateway.sandbox.revokeUserTokens(userId);
     await gateway.waitForLog((line) => line.msg === 'user data deleted' && line.userId === userId);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
     const cancelled = (await appEvents(gateway)).filter((event) => event.payload.webhook_code === 'WEBHOOK_CANCELLED');
-    expect(cancelled.map((event) => event.payload.webhook_type).sort()).toEqual(['ACCOUNT', 'INCOME', 'PAYMENT', 'TRANSACTION', 'TRANSFER']);
+    expect(cancelled.map((event) => event.payload.webhook_type).sort()).toEqual([
+      'ACCOUNT',
+      'INCOME',
+      'PAYMENT',
+      'TRANSACTION',
+      'TRANSFER',
+    ]);
   });
 });

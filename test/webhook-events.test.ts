@@ -14,12 +14,23 @@ describe('the webhook event registry', () => {
     });
     for (const type of WEBHOOK_TYPES) {
       for (const code of WEBHOOK_EVENTS[type].codes) {
-        expect(await dispatcher.route({ webhook_type: type, webhook_code: code, state: 'rh_x', item_id: 'x' }), `${type} ${code}`).toMatchObject({ userId: 'user_1', event: { type, code } });
+        expect(
+          await dispatcher.route({ webhook_type: type, webhook_code: code, state: 'rh_x', item_id: 'x' }),
+          `${type} ${code}`,
+        ).toMatchObject({ userId: 'user_1', event: { type, code } });
       }
     }
-    for (const [type, code] of [['TOKEN', 'WEBHOOK_CANCELLED'], ['USER', 'UPDATE'], ['constructor', 'UPDATE'], ['__proto__', 'DELETE'], ['PAYMENT', 'toString']]) {
+    for (const [type, code] of [
+      ['TOKEN', 'WEBHOOK_CANCELLED'],
+      ['USER', 'UPDATE'],
+      ['constructor', 'UPDATE'],
+      ['__proto__', 'DELETE'],
+      ['PAYMENT', 'toString'],
+    ]) {
       expect(isKnownWebhook(type, code)).toBe(false);
-      expect(await dispatcher.route({ webhook_type: type, webhook_code: code, state: 'rh_x' })).toHaveProperty('ignored');
+      expect(await dispatcher.route({ webhook_type: type, webhook_code: code, state: 'rh_x' })).toHaveProperty(
+        'ignored',
+      );
     }
   });
 });

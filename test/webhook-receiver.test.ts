@@ -5,7 +5,6 @@ import { SigningKeys } from '../src/sandbox/webhooks/signing-keys.js';
 import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
-
 function keyFetches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core' }).filter((request) => request.path.startsWith('/v1/keys'));
 }
@@ -14,21 +13,34 @@ function republished(gateway: TestGateway) {
   return gateway.logs.filter((line) => line.msg === 'webhook republished');
 }
 
-const paymentUpdate = (state: string, status = 'SENT') => JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_abc', status });
+const paymentUpdate = (state: string, status = 'SENT') =>
+  JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_abc', status });
 
 describe('webhook subscriptions at sign-in', () => {
   it('subscribes the user to every webhook type with an opaque routing handle', async () => {
     const gateway = await startGateway();
     const { userId, state } = await signedInUser(gateway);
     const hooks = gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId);
-    expect(hooks.map((hook) => hook.type).sort()).toEqual(['ACCOUNT', 'INCOME', 'PAYMENT', 'TOKEN', 'TRANSACTION', 'TRANSFER']);
+    expect(hooks.map((hook) => hook.type).sort()).toEqual([
+      'ACCOUNT',
+      'INCOME',
+      'PAYMENT',
+      'TOKEN',
+      'TRANSACTION',
+      'TRANSFER',
+    ]);
     expect(new Set(hooks.map((hook) => hook.state))).toEqual(new Set([state]));
     expect(state).not.toContain(userId.replace('user_', ''));
     expect(state.length).toBeGreaterThanOrEqual(32);
 
     // Signing in again does not add another set at the platform.
     await signIn(gateway);
-    await gateway.waitForLog((line) => line.msg === 'webhook subscriptions set up' && Array.isArray(line.alreadySubscribed) && line.alreadySubscribed.length === 6);
+    await gateway.waitForLog(
+      (line) =>
+        line.msg === 'webhook subscriptions set up' &&
+        Array.isArray(line.alreadySubscribed) &&
+        line.alreadySubscribed.length === 6,
+    );
     expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });
 
@@ -61,10 +73,27 @@ describe('webhook signatures', () => {
     expect((await deliver(gateway, tampered, headers)).status).toBe(401);
 
     const foreign = sign('sha256', body, SigningKeys.foreignKey()).toString('base64');
-    expect((await deliver(gateway, body, [['X-Service-Signature', foreign], ['X-Service-Signing-Key', '1']])).status).toBe(401);
+    expect(
+      (
+        await deliver(gateway, body, [
+          ['X-Service-Signature', foreign],
+          ['X-Service-Signing-Key', '1'],
+        ])
+      ).status,
+    ).toBe(401);
 
-    const pss = sign('sha256', body, { key: gateway.sandbox.signingKeys.privateKey(), padding: constants.RSA_PKCS1_PSS_PADDING }).toString('base64');
-    expect((await deliver(gateway, body, [['X-Service-Signature', pss], ['X-Service-Signing-Key', '1']])).status).toBe(401);
+    const pss = sign('sha256', body, {
+      key: gateway.sandbox.signingKeys.privateKey(),
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+    }).toString('base64');
+    expect(
+      (
+        await deliver(gateway, body, [
+          ['X-Service-Signature', pss],
+          ['X-Service-Signing-Key', '1'],
+        ])
+      ).status,
+    ).toBe(401);
     expect(republished(gateway)).toHaveLength(0);
   });
 
@@ -83,7 +112,8 @@ describe('webhook signatures', () => {
       [signature!, signature!, keyId!],
       [signature!, keyId!, keyId!],
     ];
-    for (const headers of cases) expect((await deliver(gateway, body, headers)).status, JSON.stringify(headers.map(([n]) => n))).toBe(401);
+    for (const headers of cases)
+      expect((await deliver(gateway, body, headers)).status, JSON.stringify(headers.map(([n]) => n))).toBe(401);
     expect(republished(gateway)).toHaveLength(0);
   });
 
@@ -109,7 +139,9 @@ describe('signing key cache', () => {
     const fetches = keyFetches(gateway);
     expect(fetches).toHaveLength(1);
     const { appToken, appSecret } = gateway.sandbox.credentials;
-    expect(fetches[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`${appToken}:${appSecret}`).toString('base64')}`);
+    expect(fetches[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${appToken}:${appSecret}`).toString('base64')}`,
+    );
   });
 
   it('refetches a key after 24 hours', async () => {
@@ -138,7 +170,9 @@ describe('signing key cache', () => {
     // An id that is well-formed but far from the current one is refused without a fetch, and does
     // not evict the good key.
     const probe = paymentUpdate(state, 'P');
-    expect((await deliver(gateway, probe, [signedHeaders(gateway, probe)[0]!, ['X-Service-Signing-Key', '42']])).status).toBe(401);
+    expect(
+      (await deliver(gateway, probe, [signedHeaders(gateway, probe)[0]!, ['X-Service-Signing-Key', '42']])).status,
+    ).toBe(401);
     const again = paymentUpdate(state, 'A2');
     expect((await deliver(gateway, again, signedHeaders(gateway, again))).status).toBe(200);
     expect(keyFetches(gateway).map((r) => r.path)).toEqual(['/v1/keys/1']);
@@ -169,7 +203,10 @@ describe('webhook delivery handling', () => {
     const gateway = await startGateway();
     const { state } = await signedInUser(gateway);
     const unknown = JSON.stringify({ webhook_type: 'USER', webhook_code: 'UPDATE', state });
-    expect(await deliver(gateway, unknown, signedHeaders(gateway, unknown))).toEqual({ status: 200, body: { status: 'ignored' } });
+    expect(await deliver(gateway, unknown, signedHeaders(gateway, unknown))).toEqual({
+      status: 200,
+      body: { status: 'ignored' },
+    });
     expect(republished(gateway)).toHaveLength(0);
   });
 

@@ -26,7 +26,19 @@ const server = createServer((req, res) => {
       return;
     }
     const event = JSON.parse(body.toString()) as { webhook_code: string; item_id: string; updated_fields?: string[] };
-    const frame = JSON.stringify({ id: '1', type: 'next', payload: { data: { accountEvents: { code: event.webhook_code, accountId: event.item_id, updatedFields: event.updated_fields ?? [] } } } });
+    const frame = JSON.stringify({
+      id: '1',
+      type: 'next',
+      payload: {
+        data: {
+          accountEvents: {
+            code: event.webhook_code,
+            accountId: event.item_id,
+            updatedFields: event.updated_fields ?? [],
+          },
+        },
+      },
+    });
     for (const socket of sockets) socket.send(frame);
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"published"}');
   });

@@ -29,7 +29,10 @@ const PROBE = 'bench/support/probe.cjs';
 /** Starts `args` under node with the measuring probe; resolves once its stdout shows `ready`. */
 export async function startMeasured(args: string[], env: Record<string, string>, ready: string): Promise<Measured> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--expose-gc', '--require', `./${PROBE}`, ...args], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--expose-gc', '--require', `./${PROBE}`, ...args], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   let tail = '';
   let stopping = false;
   await new Promise<void>((resolve, reject) => {
@@ -41,7 +44,10 @@ export async function startMeasured(args: string[], env: Record<string, string>,
   });
   child.removeAllListeners('exit');
   // BENCH_LOG_DIR keeps each measured process's whole output, for when a run goes wrong.
-  if (process.env.BENCH_LOG_DIR) child.stdout!.pipe(createWriteStream(join(process.env.BENCH_LOG_DIR, `${args.at(-1)!.replaceAll('/', '_')}-${port}.log`)));
+  if (process.env.BENCH_LOG_DIR)
+    child.stdout!.pipe(
+      createWriteStream(join(process.env.BENCH_LOG_DIR, `${args.at(-1)!.replaceAll('/', '_')}-${port}.log`)),
+    );
   child.once('exit', (code, signal) => {
     if (!stopping) console.error(`${args.join(' ')} exited unexpectedly (${code ?? signal}); last output: ${tail}`);
   });
@@ -57,8 +63,15 @@ export async function startMeasured(args: string[], env: Record<string, string>,
     child,
     async measure() {
       child.send('measure');
-      const [reply] = (await once(child, 'message')) as [{ heapUsed: number; rss: number; cpu: { user: number; system: number }; loopDelayP99Ms: number }];
-      return { heapUsed: reply.heapUsed, rss: reply.rss, cpuMicros: reply.cpu.user + reply.cpu.system, loopDelayP99Ms: reply.loopDelayP99Ms };
+      const [reply] = (await once(child, 'message')) as [
+        { heapUsed: number; rss: number; cpu: { user: number; system: number }; loopDelayP99Ms: number },
+      ];
+      return {
+        heapUsed: reply.heapUsed,
+        rss: reply.rss,
+        cpuMicros: reply.cpu.user + reply.cpu.system,
+        loopDelayP99Ms: reply.loopDelayP99Ms,
+      };
     },
     async stop() {
       stopping = true;
@@ -71,17 +84,41 @@ export async function startMeasured(args: string[], env: Record<string, string>,
 
 /** The built gateway (`node dist/main.js`), at LOG_LEVEL info as in production. */
 export function startGatewayProcess(env: Record<string, string>): Promise<Measured> {
-  return startMeasured(['dist/main.js'], { HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SHUTDOWN_DELAY_MS: '0', ...env }, '"gateway listening"');
+  return startMeasured(
+    ['dist/main.js'],
+    { HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SHUTDOWN_DELAY_MS: '0', ...env },
+    '"gateway listening"',
+  );
 }
 
 /** The floor: node:http + ws that verifies the signature and broadcasts one prepared frame. */
 export function startFloorProcess(publicKeyPem: string): Promise<Measured> {
-  return startMeasured(['--import', 'tsx', 'bench/support/floor-server.ts'], { FLOOR_PUBLIC_KEY: publicKeyPem }, 'floor listening');
+  return startMeasured(
+    ['--import', 'tsx', 'bench/support/floor-server.ts'],
+    { FLOOR_PUBLIC_KEY: publicKeyPem },
+    'floor listening',
+  );
 }
 
 /** A reference BFF (bench/support/reference-bff.ts) in `mode`, against the sandbox, for one user's token. */
-export function startReferenceBff(mode: 'naive' | 'dataloader', sandbox: Sandbox, userToken: string): Promise<Measured> {
-  return startMeasured(['--import', 'tsx', 'bench/support/reference-bff.ts'], { NODE_ENV: 'production', MODE: mode, CORE_URL: sandbox.coreUrl, ENRICHMENT_URL: sandbox.enrichmentUrl, APP_TOKEN: sandbox.credentials.appToken, ENRICHMENT_KEY: sandbox.credentials.enrichmentKey, USER_TOKEN: userToken }, 'reference bff listening');
+export function startReferenceBff(
+  mode: 'naive' | 'dataloader',
+  sandbox: Sandbox,
+  userToken: string,
+): Promise<Measured> {
+  return startMeasured(
+    ['--import', 'tsx', 'bench/support/reference-bff.ts'],
+    {
+      NODE_ENV: 'production',
+      MODE: mode,
+      CORE_URL: sandbox.coreUrl,
+      ENRICHMENT_URL: sandbox.enrichmentUrl,
+      APP_TOKEN: sandbox.credentials.appToken,
+      ENRICHMENT_KEY: sandbox.credentials.enrichmentKey,
+      USER_TOKEN: userToken,
+    },
+    'reference bff listening',
+  );
 }
 
 /** Everything the gateway needs to use a sandbox running in the benchmark's process. */
@@ -102,12 +139,24 @@ export function gatewayEnvFor(sandbox: Sandbox, publicUrl: string, sessionSecret
  * Signs a sandbox user in through `via` as a browser would (login, consent, callback), and
  * returns the session cookie and the user's webhook routing state.
  */
-export async function signIn(publicUrl: string, via: { url: string }, sandbox: Sandbox, userId?: string): Promise<{ cookie: string; state: string; userId: string }> {
+export async function signIn(
+  publicUrl: string,
+  via: { url: string },
+  sandbox: Sandbox,
+  userId?: string,
+): Promise<{ cookie: string; state: string; userId: string }> {
   const cookies = new Map<string, string>();
   const go = async (target: string, init: RequestInit = {}) => {
     const url = new URL(target);
     const real = url.origin === publicUrl ? `${via.url}${url.pathname}${url.search}` : target;
-    const response = await fetch(real, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const response = await fetch(real, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
     for (const header of response.headers.getSetCookie()) {
       const [name, value] = header.split(';')[0]!.split('=');
       cookies.set(name!, value!);
@@ -131,10 +180,21 @@ export async function signIn(publicUrl: string, via: { url: string }, sandbox: S
 }
 
 /** A webhook body signed with the sandbox's current key, as the platform would send it. */
-export function signedWebhook(sandbox: Sandbox, payload: Record<string, unknown>): { body: string; headers: Record<string, string> } {
+export function signedWebhook(
+  sandbox: Sandbox,
+  payload: Record<string, unknown>,
+): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(payload);
   const signed = sandbox.signingKeys.sign(Buffer.from(body));
-  return { body, headers: { 'content-type': 'application/json', 'x-service-signature': signed.signature, 'x-service-signing-key': String(signed.keyId) } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signed.signature,
+      'x-service-signing-key': String(signed.keyId),
+    },
+  };
 }
 
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

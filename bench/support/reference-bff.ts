@@ -2,7 +2,20 @@ import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import DataLoader from 'dataloader';
-import { Arg, Ctx, Field, FieldResolver, Float, ID, Int, ObjectType, Query, Resolver, Root, buildSchema } from 'type-graphql';
+import {
+  Arg,
+  Ctx,
+  Field,
+  FieldResolver,
+  Float,
+  ID,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+  buildSchema,
+} from 'type-graphql';
 import { Agent, request } from 'undici';
 
 /**
@@ -12,14 +25,29 @@ import { Agent, request } from 'undici';
  * (default tick), one search per batch of up to 100. No sessions: the user token comes from the
  * environment. Bench-only.
  */
-const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is required`); })();
+const env = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is required`);
+  })();
 const MODE = env('MODE') as 'naive' | 'dataloader';
 const agent = new Agent({ connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 32) });
 
-interface Row { _id: string; description: string; amount: number; _connection: string }
-interface Item { id?: string; results: Array<{ merchant?: { name: string } }> }
+interface Row {
+  _id: string;
+  description: string;
+  amount: number;
+  _connection: string;
+}
+interface Item {
+  id?: string;
+  results: Array<{ merchant?: { name: string } }>;
+}
 
-async function call<T>(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<T> {
+async function call<T>(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<T> {
   const response = await request(url, { ...init, dispatcher: agent });
   const body = (await response.body.json()) as T;
   if (response.statusCode >= 300) throw new Error(`${init.method} ${url}: ${response.statusCode}`);
@@ -27,8 +55,16 @@ async function call<T>(url: string, init: { method: string; headers: Record<stri
 }
 
 async function search(descriptions: Array<Pick<Row, 'description' | 'amount'>>): Promise<Item[]> {
-  const queries = descriptions.map((row, index) => ({ id: `q${index}`, description: row.description, amount: row.amount }));
-  const answer = await call<{ items: Item[] }>(`${env('ENRICHMENT_URL')}/v1/search`, { method: 'POST', headers: { authorization: `Bearer ${env('ENRICHMENT_KEY')}`, 'content-type': 'application/json' }, body: JSON.stringify(queries) });
+  const queries = descriptions.map((row, index) => ({
+    id: `q${index}`,
+    description: row.description,
+    amount: row.amount,
+  }));
+  const answer = await call<{ items: Item[] }>(`${env('ENRICHMENT_URL')}/v1/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env('ENRICHMENT_KEY')}`, 'content-type': 'application/json' },
+    body: JSON.stringify(queries),
+  });
   return queries.map((query) => answer.items.find((item) => item.id === query.id) ?? { results: [] });
 }
 
@@ -54,14 +90,25 @@ class TransactionPage {
   @Field(() => [Transaction]) nodes!: Transaction[];
 }
 
-interface Context { enrichment: DataLoader<Row, Item> | undefined }
+interface Context {
+  enrichment: DataLoader<Row, Item> | undefined;
+}
 
 @Resolver(() => Transaction)
 class TransactionResolver {
   @Query(() => TransactionPage)
   async transactions(@Arg('first', () => Int) first: number): Promise<TransactionPage> {
-    const page = await call<{ items: Row[] }>(`${env('CORE_URL')}/v1/transactions`, { method: 'GET', headers: { authorization: `Bearer ${env('USER_TOKEN')}`, 'x-service-id': env('APP_TOKEN') } });
-    return { nodes: page.items.slice(0, first).map((row) => Object.assign(new Transaction(), { id: row._id, description: row.description, amount: row.amount })) };
+    const page = await call<{ items: Row[] }>(`${env('CORE_URL')}/v1/transactions`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${env('USER_TOKEN')}`, 'x-service-id': env('APP_TOKEN') },
+    });
+    return {
+      nodes: page.items
+        .slice(0, first)
+        .map((row) =>
+          Object.assign(new Transaction(), { id: row._id, description: row.description, amount: row.amount }),
+        ),
+    };
   }
 
   @FieldResolver(() => Enrichment, { nullable: true })
@@ -77,7 +124,15 @@ async function main(): Promise<void> {
   const server = new ApolloServer<Context>({ schema });
   const { url } = await startStandaloneServer(server, {
     listen: { port: Number(env('PORT')), host: '127.0.0.1' },
-    context: async () => ({ enrichment: MODE === 'dataloader' ? new DataLoader<Row, Item, string>((rows) => search([...rows]), { maxBatchSize: 100, cacheKeyFn: (row) => `${row.description}|${row.amount}` }) : undefined }),
+    context: async () => ({
+      enrichment:
+        MODE === 'dataloader'
+          ? new DataLoader<Row, Item, string>((rows) => search([...rows]), {
+              maxBatchSize: 100,
+              cacheKeyFn: (row) => `${row.description}|${row.amount}`,
+            })
+          : undefined,
+    }),
   });
   console.log(`reference bff listening ${url}`);
 }

@@ -50,10 +50,19 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
       binding = randomToken();
       appendSetCookie(
         res,
-        serializeCookie(bindingCookie, binding, { httpOnly: true, sameSite: 'lax', secure: options.secureCookies, path: '/', maxAge: STATE_TTL_SECONDS }),
+        serializeCookie(bindingCookie, binding, {
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: options.secureCookies,
+          path: '/',
+          maxAge: STATE_TTL_SECONDS,
+        }),
       );
     }
-    const state = await options.states.issue(binding, safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin));
+    const state = await options.states.issue(
+      binding,
+      safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin),
+    );
     const target = new URL(options.authorizeUrl);
     target.searchParams.set('response_type', 'code');
     target.searchParams.set('client_id', options.appToken);
@@ -89,17 +98,32 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
       options.logger.info({ userId: me._id }, 'user signed in');
       if (options.onSignedIn) {
         // Follow-up work (webhook subscriptions) must not break sign-in; it reports its own failures.
-        options.onSignedIn(me._id, grant.access_token).catch((error: unknown) => options.logger.error({ err: error, userId: me._id }, 'post sign-in step failed'));
+        options
+          .onSignedIn(me._id, grant.access_token)
+          .catch((error: unknown) => options.logger.error({ err: error, userId: me._id }, 'post sign-in step failed'));
       }
       redirect(res, check.returnTo, {}, 303);
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
-      options.logger.warn({ upstream: error.upstream, kind: error.kind, status: error.status, oauthError: error.details.oauthError }, 'token exchange failed');
+      options.logger.warn(
+        { upstream: error.upstream, kind: error.kind, status: error.status, oauthError: error.details.oauthError },
+        'token exchange failed',
+      );
       if (error.kind === 'http' && error.status !== undefined && error.status < 500) {
-        return fail(res, 400, 'OAUTH_EXCHANGE_REFUSED', `The platform refused the authorization code (${error.details.oauthError ?? error.status}).`);
+        return fail(
+          res,
+          400,
+          'OAUTH_EXCHANGE_REFUSED',
+          `The platform refused the authorization code (${error.details.oauthError ?? error.status}).`,
+        );
       }
       const timeout = error.kind === 'timeout';
-      return fail(res, timeout ? 504 : 502, timeout ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', 'The platform could not complete the sign-in. Try again shortly.');
+      return fail(
+        res,
+        timeout ? 504 : 502,
+        timeout ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+        'The platform could not complete the sign-in. Try again shortly.',
+      );
     }
   });
 

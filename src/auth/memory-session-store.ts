@@ -63,7 +63,9 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       remove(sessionId);
     },
     async listByUser(userId) {
-      return [...(byUser.get(userId) ?? [])].map((sessionId) => ({ sessionId, record: sessions.get(sessionId)! })).filter(({ record }) => isLive(record));
+      return [...(byUser.get(userId) ?? [])]
+        .map((sessionId) => ({ sessionId, record: sessions.get(sessionId)! }))
+        .filter(({ record }) => isLive(record));
     },
     async deleteByUser(userId) {
       const ids = [...(byUser.get(userId) ?? [])];

@@ -7,9 +7,7 @@ export interface PendingSignIn {
   returnTo: string;
 }
 
-export type StateCheck =
-  | { ok: true; returnTo: string }
-  | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
+export type StateCheck = { ok: true; returnTo: string } | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
 
 /**
  * OAuth `state` values: unguessable, single use, short-lived, and bound to the browser that
@@ -33,7 +31,11 @@ export function checkPending(entry: PendingSignIn | undefined, browserBinding: s
 
 /** In process memory, bounded, so a flood of /auth/login calls cannot grow memory without limit. */
 export function createMemoryOAuthStates(options: { ttlMs?: number; maxPending: number }): OAuthStateStore {
-  const pending = new LRUCache<string, PendingSignIn>({ max: options.maxPending, ttl: options.ttlMs ?? OAUTH_STATE_TTL_MS, ttlAutopurge: false });
+  const pending = new LRUCache<string, PendingSignIn>({
+    max: options.maxPending,
+    ttl: options.ttlMs ?? OAUTH_STATE_TTL_MS,
+    ttlAutopurge: false,
+  });
   return {
     async issue(browserBinding, returnTo) {
       const state = randomToken();

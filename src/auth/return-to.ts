@@ -8,7 +8,9 @@ const MAX_DECODING_LAYERS = 3;
 
 function isSafeLayer(text: string): boolean {
   // NFKC too: some routers and proxies fold full-width solidus and reverse solidus into / and \.
-  return [text, text.normalize('NFKC')].every((form) => !UNSAFE_CHARACTERS.test(form) && form.startsWith('/') && !form.startsWith('//'));
+  return [text, text.normalize('NFKC')].every(
+    (form) => !UNSAFE_CHARACTERS.test(form) && form.startsWith('/') && !form.startsWith('//'),
+  );
 }
 
 /**

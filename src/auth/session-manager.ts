@@ -48,7 +48,13 @@ export class SessionManager {
     const tag = userTag(userId);
     const id = `${tag}.${randomToken()}`;
     const now = this.options.clock();
-    await this.options.store.set(`${tag}.${sha256Hex(id)}`, { userId, accessToken, createdAt: now, expiresAt: now + this.options.maxAgeMs, lastSeenAt: now });
+    await this.options.store.set(`${tag}.${sha256Hex(id)}`, {
+      userId,
+      accessToken,
+      createdAt: now,
+      expiresAt: now + this.options.maxAgeMs,
+      lastSeenAt: now,
+    });
     appendSetCookie(
       res,
       serializeCookie(this.cookieName, signValue(id, this.options.secret), {
@@ -121,7 +127,16 @@ export class SessionManager {
 
   /** Tells the browser to drop its session cookie (the session itself is already gone). */
   clearCookie(res: ServerResponse): void {
-    appendSetCookie(res, serializeCookie(this.cookieName, '', { httpOnly: true, sameSite: 'lax', secure: this.options.secure, path: '/', maxAge: 0 }));
+    appendSetCookie(
+      res,
+      serializeCookie(this.cookieName, '', {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: this.options.secure,
+        path: '/',
+        maxAge: 0,
+      }),
+    );
   }
 
   /** The distinct platform tokens held in a user's live sessions. */

@@ -48,7 +48,10 @@ export function createTokenCipher(keys: readonly TokenKey[]) {
       decipher.setAAD(Buffer.from(binding, 'utf8'));
       decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
       try {
-        return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+        return Buffer.concat([
+          decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)),
+          decipher.final(),
+        ]).toString('utf8');
       } catch {
         throw new TokenDecryptionError('authentication failed (wrong key, or moved between records)');
       }

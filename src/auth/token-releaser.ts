@@ -27,15 +27,26 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
       await options.core.revokeToken(token);
       return true;
     } catch (error) {
-      if (error instanceof UpstreamError && error.kind === 'http' && (error.status === 403 || error.status === 401)) return true;
-      options.logger.warn({ userId, kind: error instanceof UpstreamError ? error.kind : 'unexpected', status: error instanceof UpstreamError ? error.status : undefined }, 'revoking a released token failed');
+      if (error instanceof UpstreamError && error.kind === 'http' && (error.status === 403 || error.status === 401))
+        return true;
+      options.logger.warn(
+        {
+          userId,
+          kind: error instanceof UpstreamError ? error.kind : 'unexpected',
+          status: error instanceof UpstreamError ? error.status : undefined,
+        },
+        'revoking a released token failed',
+      );
       return false;
     }
   }
 
   function retry(userId: string, token: string, round: number): void {
     if (round >= delays.length) {
-      options.logger.error({ userId }, 'gave up revoking a released platform token: the consent stays live until the user revokes it');
+      options.logger.error(
+        { userId },
+        'gave up revoking a released platform token: the consent stays live until the user revokes it',
+      );
       return;
     }
     const timer = setTimeout(() => {

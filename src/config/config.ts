@@ -142,12 +142,20 @@ export function loadConfig(env: Env): GatewayConfig {
   const appSecret = read.secret('APP_SECRET', NO_WHITESPACE, 'at least 8 characters, no spaces');
   const oauthAuthorizeUrl = read.url('OAUTH_AUTHORIZE_URL');
   if (liveCore) {
-    for (const [key, value] of [['APP_TOKEN', appToken], ['APP_SECRET', appSecret], ['OAUTH_AUTHORIZE_URL', oauthAuthorizeUrl]] as const) {
+    for (const [key, value] of [
+      ['APP_TOKEN', appToken],
+      ['APP_SECRET', appSecret],
+      ['OAUTH_AUTHORIZE_URL', oauthAuthorizeUrl],
+    ] as const) {
       if (value === undefined && read.raw(key) === undefined) read.fail(key, 'is required when CORE_API_URL is set');
     }
   }
 
-  const apiKey = read.secret('ENRICHMENT_API_KEY', ENRICHMENT_KEY_FORM, "the platform's key prefix ending in token_ (e.g. genie_token_…)");
+  const apiKey = read.secret(
+    'ENRICHMENT_API_KEY',
+    ENRICHMENT_KEY_FORM,
+    "the platform's key prefix ending in token_ (e.g. genie_token_…)",
+  );
   if (liveEnrichment && read.raw('ENRICHMENT_API_KEY') === undefined) {
     read.fail('ENRICHMENT_API_KEY', 'is required when ENRICHMENT_API_URL is set');
   }
@@ -249,7 +257,8 @@ export function loadConfig(env: Env): GatewayConfig {
   };
 
   config.redis = readRedis(read);
-  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs)
+    read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);
   return config;
 }
@@ -263,23 +272,32 @@ function readRedis(read: EnvReader): GatewayConfig['redis'] {
   const rawUrl = read.raw('REDIS_URL');
   const mode = read.oneOf('REDIS_MODE', REDIS_MODES, 'standalone');
   const keyPrefix = read.raw('REDIS_KEY_PREFIX') ?? 'ofg:';
-  if (!KEY_PREFIX_FORM.test(keyPrefix)) read.fail('REDIS_KEY_PREFIX', 'must be 1-32 letters, digits, _ . - followed by a colon (ofg:)');
+  if (!KEY_PREFIX_FORM.test(keyPrefix))
+    read.fail('REDIS_KEY_PREFIX', 'must be 1-32 letters, digits, _ . - followed by a colon (ofg:)');
   const commandTimeoutMs = read.int('REDIS_COMMAND_TIMEOUT_MS', 1_000, 50, 60_000);
   const sentinelMaster = read.raw('REDIS_SENTINEL_MASTER');
   const sentinelPassword = read.raw('REDIS_SENTINEL_PASSWORD');
   const rawKeys = read.raw('TOKEN_ENCRYPTION_KEYS');
   const tokenKeys = readTokenKeys(read, rawKeys);
   if (rawUrl === undefined) {
-    for (const [key, value] of [['TOKEN_ENCRYPTION_KEYS', rawKeys], ['REDIS_MODE', read.raw('REDIS_MODE')], ['REDIS_SENTINEL_MASTER', sentinelMaster], ['REDIS_SENTINEL_PASSWORD', sentinelPassword]] as const) {
+    for (const [key, value] of [
+      ['TOKEN_ENCRYPTION_KEYS', rawKeys],
+      ['REDIS_MODE', read.raw('REDIS_MODE')],
+      ['REDIS_SENTINEL_MASTER', sentinelMaster],
+      ['REDIS_SENTINEL_PASSWORD', sentinelPassword],
+    ] as const) {
       if (value !== undefined) read.fail(key, 'is only used with REDIS_URL');
     }
     return undefined;
   }
-  if (tokenKeys.length === 0 && rawKeys === undefined) read.fail('TOKEN_ENCRYPTION_KEYS', 'is required when REDIS_URL is set (tokens are encrypted at rest)');
-  if (mode === 'sentinel' && sentinelMaster === undefined) read.fail('REDIS_SENTINEL_MASTER', 'is required when REDIS_MODE is sentinel (the name of the monitored primary)');
+  if (tokenKeys.length === 0 && rawKeys === undefined)
+    read.fail('TOKEN_ENCRYPTION_KEYS', 'is required when REDIS_URL is set (tokens are encrypted at rest)');
+  if (mode === 'sentinel' && sentinelMaster === undefined)
+    read.fail('REDIS_SENTINEL_MASTER', 'is required when REDIS_MODE is sentinel (the name of the monitored primary)');
   if (mode !== 'sentinel') {
     if (sentinelMaster !== undefined) read.fail('REDIS_SENTINEL_MASTER', 'is only used when REDIS_MODE is sentinel');
-    if (sentinelPassword !== undefined) read.fail('REDIS_SENTINEL_PASSWORD', 'is only used when REDIS_MODE is sentinel');
+    if (sentinelPassword !== undefined)
+      read.fail('REDIS_SENTINEL_PASSWORD', 'is only used when REDIS_MODE is sentinel');
   }
   const connection = parseRedisUrls(rawUrl, mode, sentinelMaster, sentinelPassword);
   if (typeof connection === 'string') read.fail('REDIS_URL', connection);
@@ -288,14 +306,21 @@ function readRedis(read: EnvReader): GatewayConfig['redis'] {
 
 function readTokenKeys(read: EnvReader, rawKeys: string | undefined): Array<{ id: string; key: Buffer }> {
   const tokenKeys: Array<{ id: string; key: Buffer }> = [];
-  for (const entry of (rawKeys ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of (rawKeys ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const match = TOKEN_KEY_FORM.exec(entry);
     if (!match) {
       // Never echo the value: it is key material.
-      read.fail('TOKEN_ENCRYPTION_KEYS', 'must be a comma-separated list of id:base64 entries, each key 32 bytes (openssl rand -base64 32)');
+      read.fail(
+        'TOKEN_ENCRYPTION_KEYS',
+        'must be a comma-separated list of id:base64 entries, each key 32 bytes (openssl rand -base64 32)',
+      );
       break;
     }
-    if (tokenKeys.some((existing) => existing.id === match[1])) read.fail('TOKEN_ENCRYPTION_KEYS', `has the key id ${match[1]} twice`);
+    if (tokenKeys.some((existing) => existing.id === match[1]))
+      read.fail('TOKEN_ENCRYPTION_KEYS', `has the key id ${match[1]} twice`);
     tokenKeys.push({ id: match[1]!, key: Buffer.from(match[2]!, 'base64') });
   }
   return tokenKeys;

@@ -22,7 +22,12 @@ export interface RedisConnectionSettings {
  * list of them (the sentinels, or seed nodes), all with the same scheme and credentials. Returns
  * the settings, or the problem (never quoting the value: it may hold a password).
  */
-export function parseRedisUrls(raw: string, mode: RedisMode, sentinelMaster: string | undefined, sentinelPassword: string | undefined): RedisConnectionSettings | string {
+export function parseRedisUrls(
+  raw: string,
+  mode: RedisMode,
+  sentinelMaster: string | undefined,
+  sentinelPassword: string | undefined,
+): RedisConnectionSettings | string {
   const urls: URL[] = [];
   for (const part of raw.split(',').map((item) => item.trim())) {
     let url: URL;
@@ -31,14 +36,24 @@ export function parseRedisUrls(raw: string, mode: RedisMode, sentinelMaster: str
     } catch {
       return 'must be a redis:// or rediss:// URL (a comma-separated list of them with REDIS_MODE sentinel or cluster)';
     }
-    if (!['redis:', 'rediss:'].includes(url.protocol) || !url.hostname) return 'must be a redis:// or rediss:// URL (a comma-separated list of them with REDIS_MODE sentinel or cluster)';
+    if (!['redis:', 'rediss:'].includes(url.protocol) || !url.hostname)
+      return 'must be a redis:// or rediss:// URL (a comma-separated list of them with REDIS_MODE sentinel or cluster)';
     if (url.search || url.hash) return 'must not have a query or fragment';
     urls.push(url);
   }
   const [first] = urls;
   if (!first) return 'must name at least one server';
-  if (mode === 'standalone' && urls.length > 1) return 'lists several servers: set REDIS_MODE to sentinel or cluster, or give one URL';
-  if (urls.some((url) => url.protocol !== first.protocol || url.username !== first.username || url.password !== first.password || url.pathname !== first.pathname)) {
+  if (mode === 'standalone' && urls.length > 1)
+    return 'lists several servers: set REDIS_MODE to sentinel or cluster, or give one URL';
+  if (
+    urls.some(
+      (url) =>
+        url.protocol !== first.protocol ||
+        url.username !== first.username ||
+        url.password !== first.password ||
+        url.pathname !== first.pathname,
+    )
+  ) {
     return 'entries must share one scheme, credentials and database';
   }
   const dbText = first.pathname.replace(/^\//, '');
@@ -46,7 +61,10 @@ export function parseRedisUrls(raw: string, mode: RedisMode, sentinelMaster: str
   const db = dbText === '' ? 0 : Number(dbText);
   if (mode === 'cluster' && db !== 0) return 'a Redis Cluster has only database 0';
   const defaultPort = mode === 'sentinel' ? 26379 : 6379;
-  const nodes = urls.map((url) => ({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port ? Number(url.port) : defaultPort }));
+  const nodes = urls.map((url) => ({
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : defaultPort,
+  }));
   return {
     mode,
     nodes,

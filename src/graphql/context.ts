@@ -42,4 +42,6 @@ export interface GatewayContext {
  * to check, before each event, that the session is still live. Each event then executes with a
  * full GatewayContext of its own, so an idle subscription costs as little memory as possible.
  */
-export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger'> & { session: Pick<GatewayContext['session'], 'isLive'> };
+export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger'> & {
+  session: Pick<GatewayContext['session'], 'isLive'>;
+};

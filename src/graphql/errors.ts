@@ -52,7 +52,8 @@ export function gatewayError(code: ErrorCode, message: string, extensions: Recor
  */
 export function upstreamFailureToGraphQLError(error: UpstreamError): GraphQLError {
   const service = error.upstream === 'enrichment' ? 'The enrichment service' : 'The platform';
-  if (error.kind === 'timeout') return gatewayError(ErrorCode.UPSTREAM_TIMEOUT, `${service} did not answer in time.`, { upstream: error.upstream });
+  if (error.kind === 'timeout')
+    return gatewayError(ErrorCode.UPSTREAM_TIMEOUT, `${service} did not answer in time.`, { upstream: error.upstream });
   if (error.kind === 'http') {
     if (error.status === 429) {
       return gatewayError(ErrorCode.RATE_LIMITED, `${service} is rate limiting requests; try again later.`, {
@@ -61,9 +62,14 @@ export function upstreamFailureToGraphQLError(error: UpstreamError): GraphQLErro
       });
     }
     if (error.status === 404) return gatewayError(ErrorCode.NOT_FOUND, 'Not found.', { upstream: error.upstream });
-    if (error.status === 400) return gatewayError(ErrorCode.BAD_USER_INPUT, `${service} rejected the request as invalid.`, { upstream: error.upstream });
+    if (error.status === 400)
+      return gatewayError(ErrorCode.BAD_USER_INPUT, `${service} rejected the request as invalid.`, {
+        upstream: error.upstream,
+      });
   }
-  return gatewayError(ErrorCode.UPSTREAM_UNAVAILABLE, `${service} is unavailable right now.`, { upstream: error.upstream });
+  return gatewayError(ErrorCode.UPSTREAM_UNAVAILABLE, `${service} is unavailable right now.`, {
+    upstream: error.upstream,
+  });
 }
 
 /**
@@ -71,7 +77,9 @@ export function upstreamFailureToGraphQLError(error: UpstreamError): GraphQLErro
  * over; the client should send the user through sign-in again.
  */
 export function accessRevokedError(): GraphQLError {
-  return gatewayError(ErrorCode.UNAUTHENTICATED, 'Access to your bank data was revoked. Sign in again to reconnect.', { reason: 'ACCESS_REVOKED' });
+  return gatewayError(ErrorCode.UNAUTHENTICATED, 'Access to your bank data was revoked. Sign in again to reconnect.', {
+    reason: 'ACCESS_REVOKED',
+  });
 }
 
 /** A refresh the platform forbids for this user; its message is meant for the user. */

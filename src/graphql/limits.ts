@@ -1,4 +1,12 @@
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /**
  * Query depth limit. Counts field nesting through fragments (each fragment visited once per path,
@@ -9,21 +17,38 @@ import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type 
 export function maxDepthRule(maxDepth: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(operation) {
-      const fragments = new Map(context.getDocument().definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+      const fragments = new Map(
+        context
+          .getDocument()
+          .definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+          .map((d) => [d.name.value, d]),
+      );
       const depth = selectionDepth(operation.selectionSet, fragments, new Set());
       if (depth > maxDepth) {
-        context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}.`, { nodes: [operation], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: maxDepth } }));
+        context.reportError(
+          new GraphQLError(`Query depth ${depth} exceeds the limit of ${maxDepth}.`, {
+            nodes: [operation],
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: maxDepth },
+          }),
+        );
       }
     },
   });
 }
 
-function selectionDepth(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, visiting: Set<string>): number {
+function selectionDepth(
+  set: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  visiting: Set<string>,
+): number {
   let deepest = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value.startsWith('__')) continue;
-      deepest = Math.max(deepest, 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet, fragments, visiting) : 0));
+      deepest = Math.max(
+        deepest,
+        1 + (selection.selectionSet ? selectionDepth(selection.selectionSet, fragments, visiting) : 0),
+      );
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       deepest = Math.max(deepest, selectionDepth(selection.selectionSet, fragments, visiting));
     } else {
@@ -48,7 +73,12 @@ export function maxAliasesRule(maxAliases: number): ValidationRule {
       Document: {
         leave(document) {
           if (aliases > maxAliases) {
-            context.reportError(new GraphQLError(`The document uses ${aliases} aliases; the limit is ${maxAliases}.`, { nodes: [document], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: maxAliases } }));
+            context.reportError(
+              new GraphQLError(`The document uses ${aliases} aliases; the limit is ${maxAliases}.`, {
+                nodes: [document],
+                extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: maxAliases },
+              }),
+            );
           }
         },
       },

@@ -1,5 +1,14 @@
 import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import type { GatewayConfig } from '../config/config.js';
 import { LRUCache } from 'lru-cache';
 import { maxAliasesRule, maxDepthRule } from './limits.js';
@@ -27,7 +36,9 @@ const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 export function createOperationRules(options: OperationRulesOptions) {
   const { graphql } = options;
   const costError = (cost: string) =>
-    new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, { extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost } });
+    new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, {
+      extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost },
+    });
   const validationRules: ValidationRule[] = [
     maxDepthRule(graphql.maxDepth),
     maxAliasesRule(graphql.maxAliases),
@@ -37,7 +48,10 @@ export function createOperationRules(options: OperationRulesOptions) {
     costLimitRule({
       maxCost: graphql.maxCost,
       propagateOnRejection: false,
-      onReject: [(context, error) => context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown'))],
+      onReject: [
+        (context, error) =>
+          context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown')),
+      ],
     }) as unknown as ValidationRule,
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
@@ -46,7 +60,10 @@ export function createOperationRules(options: OperationRulesOptions) {
   // validated once, and they share one document object (which also lets identical subscriptions
   // share executions). Only valid documents are kept: evicting them costs an attacker a full
   // validation per document, as it would without the cache.
-  const documents = new LRUCache<string, DocumentNode>({ maxSize: DOCUMENT_CACHE_CHARS, sizeCalculation: (_document, text) => Math.max(1, text.length) });
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: DOCUMENT_CACHE_CHARS,
+    sizeCalculation: (_document, text) => Math.max(1, text.length),
+  });
 
   /** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
   const withoutHints = (error: GraphQLError, code: string) =>
@@ -67,16 +84,28 @@ export function createOperationRules(options: OperationRulesOptions) {
     checkVariables(variables: unknown): GraphQLError | undefined {
       const longest = longestList(variables, 0);
       if (longest <= options.maxListLength) return undefined;
-      return new GraphQLError(`A variable carries a list of ${longest} items; the most any argument takes is ${options.maxListLength}.`, {
-        extensions: { code: 'BAD_USER_INPUT', limit: options.maxListLength, requested: longest, http: { status: 400 } },
-      });
+      return new GraphQLError(
+        `A variable carries a list of ${longest} items; the most any argument takes is ${options.maxListLength}.`,
+        {
+          extensions: {
+            code: 'BAD_USER_INPUT',
+            limit: options.maxListLength,
+            requested: longest,
+            http: { status: 400 },
+          },
+        },
+      );
     },
 
     /**
      * Parse and validate a document for a transport without Apollo's pipeline (the socket). The
      * same text gives the same document object while it is cached.
      */
-    prepare(schema: GraphQLSchema, query: string, variables: unknown): { document: DocumentNode } | { errors: GraphQLError[] } {
+    prepare(
+      schema: GraphQLSchema,
+      query: string,
+      variables: unknown,
+    ): { document: DocumentNode } | { errors: GraphQLError[] } {
       const variablesError = this.checkVariables(variables);
       const known = documents.get(query);
       if (known) return variablesError ? { errors: [variablesError] } : { document: known };
@@ -84,7 +113,14 @@ export function createOperationRules(options: OperationRulesOptions) {
       try {
         document = parse(query, { maxTokens: graphql.maxTokens });
       } catch (error) {
-        return { errors: [withoutHints(error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'), PARSE_FAILED)] };
+        return {
+          errors: [
+            withoutHints(
+              error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'),
+              PARSE_FAILED,
+            ),
+          ],
+        };
       }
       const errors = validate(schema, document, allRules);
       if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };

@@ -17,7 +17,15 @@ export interface SchemaOptions {
 /** Builds the gateway's executable schema: the one list of resolvers. */
 export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [createEnrichmentResolver(options.enrichment), UserResolver, AccountResolver, TransactionResolver, NameVerificationResolver, AccessResolver, EventResolver],
+    resolvers: [
+      createEnrichmentResolver(options.enrichment),
+      UserResolver,
+      AccountResolver,
+      TransactionResolver,
+      NameVerificationResolver,
+      AccessResolver,
+      EventResolver,
+    ],
     // Every @Subscription brings its own `subscribe` (the user's channel of our PubSub), but
     // type-graphql refuses to build subscriptions without a pubSub option: give it one that
     // fails loudly if anything ever routes through it by topic.

@@ -26,6 +26,8 @@ export function scrubErrorBody(body: unknown, secrets: readonly string[]): unkno
   if (typeof body === 'string') return scrubUpstreamText(body, secrets);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const clean: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) clean[key] = typeof value === 'string' ? scrubUpstreamText(value, secrets) : typeof value === 'object' ? undefined : value;
+  for (const [key, value] of Object.entries(body))
+    clean[key] =
+      typeof value === 'string' ? scrubUpstreamText(value, secrets) : typeof value === 'object' ? undefined : value;
   return clean;
 }

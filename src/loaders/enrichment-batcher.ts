@@ -24,7 +24,11 @@ function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery 
  * One `/v1/search` call for these lookups. Correlation ids are assigned here, per call, and results
  * matched by them, never by position; no caller ever sees the ids (or the lookups) of another.
  */
-async function searchOnce(client: EnrichmentClient, lookups: readonly EnrichmentLookup[], onCall?: (size: number) => void): Promise<Outcome[]> {
+async function searchOnce(
+  client: EnrichmentClient,
+  lookups: readonly EnrichmentLookup[],
+  onCall?: (size: number) => void,
+): Promise<Outcome[]> {
   onCall?.(lookups.length);
   let items;
   try {
@@ -33,7 +37,11 @@ async function searchOnce(client: EnrichmentClient, lookups: readonly Enrichment
     return lookups.map(() => error as Error);
   }
   const byId = new Map(items.filter((item) => item.id !== undefined).map((item) => [item.id!, item.results]));
-  return lookups.map((_, index) => byId.get(`q${index}`) ?? new UpstreamError('enrichment', 'bad_response', `search response has no item for query q${index}`));
+  return lookups.map(
+    (_, index) =>
+      byId.get(`q${index}`) ??
+      new UpstreamError('enrichment', 'bad_response', `search response has no item for query q${index}`),
+  );
 }
 
 /**
@@ -44,12 +52,19 @@ async function searchOnce(client: EnrichmentClient, lookups: readonly Enrichment
  * keeps its own budget (the loader's), and a failed call fails only the lookups that were in it.
  * A window of 0 sends each request's batch on its own.
  */
-export function createEnrichmentBatcher(options: { client: EnrichmentClient; maxBatch: number; windowMs: number; onCall?: (size: number) => void }): EnrichmentBatcher {
+export function createEnrichmentBatcher(options: {
+  client: EnrichmentClient;
+  maxBatch: number;
+  windowMs: number;
+  onCall?: (size: number) => void;
+}): EnrichmentBatcher {
   if (options.windowMs <= 0) return { search: (lookups) => searchOnce(options.client, lookups, options.onCall) };
 
   /** Lookups waiting for the window, or in flight: by key, the promise of their outcome. */
   const known = new Map<string, Promise<Outcome>>();
-  let forming: { lookups: EnrichmentLookup[]; keys: string[]; settle: Array<(outcome: Outcome) => void>; timer: NodeJS.Timeout } | undefined;
+  let forming:
+    | { lookups: EnrichmentLookup[]; keys: string[]; settle: Array<(outcome: Outcome) => void>; timer: NodeJS.Timeout }
+    | undefined;
 
   function send(): void {
     const call = forming!;

@@ -9,7 +9,11 @@ import type { PlatformEnrichmentResult } from '../upstream/platform-types.js';
  */
 export type EnrichmentCache = LRUCache<string, readonly PlatformEnrichmentResult[]>;
 
-export function createEnrichmentCache(options: { ttlMs: number; maxEntries: number; clock: Clock }): EnrichmentCache | undefined {
+export function createEnrichmentCache(options: {
+  ttlMs: number;
+  maxEntries: number;
+  clock: Clock;
+}): EnrichmentCache | undefined {
   if (options.ttlMs === 0 || options.maxEntries === 0) return undefined;
   // Staleness is checked against the injected clock (ttlResolution 0: no internal time caching).
   return new LRUCache({ max: options.maxEntries, ttl: options.ttlMs, ttlResolution: 0, perf: { now: options.clock } });

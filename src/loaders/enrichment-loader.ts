@@ -19,7 +19,12 @@ export interface EnrichmentLoader {
 }
 
 export function enrichmentCacheKey(lookup: EnrichmentLookup): string {
-  return JSON.stringify([lookup.description, lookup.connectionId ?? null, lookup.amount ?? null, lookup.direction ?? null]);
+  return JSON.stringify([
+    lookup.description,
+    lookup.connectionId ?? null,
+    lookup.amount ?? null,
+    lookup.direction ?? null,
+  ]);
 }
 
 export interface EnrichmentLoaderOptions {

@@ -33,7 +33,11 @@ export interface RequestLoaders {
  * Each is built on first use; a request that needs one loader does not pay for six. Enrichment
  * lookups are dispatched when `activity` says the request is idle.
  */
-export function createRequestLoaders(deps: LoaderDependencies, platform: UserPlatform, activity: RequestActivity): RequestLoaders {
+export function createRequestLoaders(
+  deps: LoaderDependencies,
+  platform: UserPlatform,
+  activity: RequestActivity,
+): RequestLoaders {
   const built: Partial<RequestLoaders> = {};
   const lazy = <K extends keyof RequestLoaders>(name: K, build: () => RequestLoaders[K]) => ({
     get: () => (built[name] ??= build()),
@@ -51,18 +55,38 @@ export function createRequestLoaders(deps: LoaderDependencies, platform: UserPla
         onCacheLookup: deps.onEnrichmentCacheLookup,
       }),
     ),
-    me: lazy('me', () => new DataLoader(async (keys) => {
-      const me = await platform.getMe();
-      return keys.map(() => me);
-    })),
-    accounts: lazy('accounts', () => new DataLoader(async (keys) => {
-      const accounts = await platform.listAccounts();
-      return keys.map(() => accounts);
-    })),
+    me: lazy(
+      'me',
+      () =>
+        new DataLoader(async (keys) => {
+          const me = await platform.getMe();
+          return keys.map(() => me);
+        }),
+    ),
+    accounts: lazy(
+      'accounts',
+      () =>
+        new DataLoader(async (keys) => {
+          const accounts = await platform.listAccounts();
+          return keys.map(() => accounts);
+        }),
+    ),
     // The platform has no batch read for accounts: one GET each, in parallel.
-    account: lazy('account', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error))))),
-    payment: lazy('payment', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error))))),
-    transfer: lazy('transfer', () => new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error))))),
+    account: lazy(
+      'account',
+      () =>
+        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error)))),
+    ),
+    payment: lazy(
+      'payment',
+      () =>
+        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error)))),
+    ),
+    transfer: lazy(
+      'transfer',
+      () =>
+        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error)))),
+    ),
   });
   return loaders;
 }

@@ -29,7 +29,12 @@ function isForbidden(error: unknown): boolean {
  * gateway asks `GET /me` with the same token to tell the two apart. Every call goes through
  * `limit`, the user's share of upstream concurrency.
  */
-export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoked: () => Promise<void>, limit: <T>(call: () => Promise<T>) => Promise<T> = (call) => call()): UserPlatform {
+export function bindUserPlatform(
+  core: CoreClient,
+  token: string,
+  onAccessRevoked: () => Promise<void>,
+  limit: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
+): UserPlatform {
   let revocation: Promise<void> | undefined;
   const revoked = async (): Promise<never> => {
     revocation ??= onAccessRevoked();
@@ -52,7 +57,9 @@ export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoke
     getMe,
     listAccounts: guard(() => core.listAccounts(token)),
     getAccount: guard((accountId: string) => core.getAccount(token, accountId)),
-    listTransactions: guard((filter: TransactionFilter, cursor: string | null) => core.listTransactions(token, filter, cursor)),
+    listTransactions: guard((filter: TransactionFilter, cursor: string | null) =>
+      core.listTransactions(token, filter, cursor),
+    ),
     listPendingTransactions: guard((accountId?: string) => core.listPendingTransactions(token, accountId)),
     verifyName: guard((name: PlatformNameInput, accountId?: string) => core.verifyName(token, name, accountId)),
     revokeAccount: guard((accountId: string) => core.revokeAccount(token, accountId)),
@@ -66,7 +73,9 @@ export function bindUserPlatform(core: CoreClient, token: string, onAccessRevoke
       } catch (error) {
         if (!isForbidden(error)) throw error;
         await getMe(); // throws AccessRevokedError when the token itself is dead
-        throw new RefreshForbiddenError((error as UpstreamError).details.platformMessage ?? 'The platform does not allow a refresh for this user.');
+        throw new RefreshForbiddenError(
+          (error as UpstreamError).details.platformMessage ?? 'The platform does not allow a refresh for this user.',
+        );
       }
     },
   };

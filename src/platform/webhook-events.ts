@@ -30,7 +30,9 @@ export const WEBHOOK_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookType[];
  * Lookups by sender input go through a Map: `webhook_type` comes from outside, and `constructor`
  * or `__proto__` must not find anything on a prototype.
  */
-const CODES: ReadonlyMap<string, ReadonlySet<string>> = new Map(WEBHOOK_TYPES.map((type) => [type, new Set<string>(WEBHOOK_EVENTS[type].codes)]));
+const CODES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  WEBHOOK_TYPES.map((type) => [type, new Set<string>(WEBHOOK_EVENTS[type].codes)]),
+);
 
 /** Whether the platform's table has this type and code (anything else is acknowledged and ignored). */
 export function isKnownWebhook(type: unknown, code: unknown): type is WebhookType {
@@ -49,11 +51,24 @@ export function coalescingOf(type: string): Coalescing {
 export interface WebhookPayloads {
   TOKEN: { item_id?: string };
   ACCOUNT: { item_id?: string; updated_fields?: string[] };
-  TRANSACTION: { item_id?: string; new_transactions?: number; new_transaction_ids?: string[]; removed_transactions?: string[] };
-  INCOME: { item_id?: string; new_transactions?: number; new_transaction_ids?: string[]; removed_transactions?: number; removed_transaction_ids?: string[] };
+  TRANSACTION: {
+    item_id?: string;
+    new_transactions?: number;
+    new_transaction_ids?: string[];
+    removed_transactions?: string[];
+  };
+  INCOME: {
+    item_id?: string;
+    new_transactions?: number;
+    new_transaction_ids?: string[];
+    removed_transactions?: number;
+    removed_transaction_ids?: string[];
+  };
   TRANSFER: { item_id?: string; status?: string; status_text?: string; received_at?: string };
   PAYMENT: { item_id?: string; status?: string; status_code?: string; status_text?: string; received_at?: string };
 }
 
 /** A webhook as a discriminated union on its type: `payload` has that type's fields. */
-export type WebhookEvent = { [T in WebhookType]: { type: T; code: WebhookCode<T>; payload: WebhookPayloads[T] } }[WebhookType];
+export type WebhookEvent = {
+  [T in WebhookType]: { type: T; code: WebhookCode<T>; payload: WebhookPayloads[T] };
+}[WebhookType];

@@ -57,7 +57,10 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
 
   function trim(log: UserLog): void {
     const oldest = `${options.clock() - options.retentionMs}-0`;
-    while (log.events.length > 0 && (log.events.length > maxPerUser || compareCursors(log.events[0]!.cursor, oldest) < 0)) {
+    while (
+      log.events.length > 0 &&
+      (log.events.length > maxPerUser || compareCursors(log.events[0]!.cursor, oldest) < 0)
+    ) {
       log.trimmedUpTo = log.events.shift()!.cursor;
     }
   }
@@ -122,7 +125,8 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
         },
         after: subscribeOptions.after,
         checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
-        readAfter: async (cursor) => (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, cursor) > 0),
+        readAfter: async (cursor) =>
+          (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, cursor) > 0),
       });
       open.add(queue);
       return queue;

@@ -22,7 +22,9 @@ export interface LoggedEvent extends UserEvent {
 /** The cursor is unknown, malformed, or older than the retention: the client must re-read state. */
 export class CursorExpiredError extends Error {
   constructor() {
-    super('This cursor is unknown or older than the events kept; read the current state again and subscribe without it.');
+    super(
+      'This cursor is unknown or older than the events kept; read the current state again and subscribe without it.',
+    );
     this.name = 'CursorExpiredError';
   }
 }

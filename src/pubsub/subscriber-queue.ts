@@ -17,7 +17,9 @@ export const CURSOR_FORM = /^\d{1,16}-\d{1,10}$/;
  */
 export class EventsDroppedError extends Error {
   constructor(readonly cursor: string | undefined) {
-    super('Events arrived faster than this subscription read them; resubscribe with `after` set to the cursor given, to receive them all.');
+    super(
+      'Events arrived faster than this subscription read them; resubscribe with `after` set to the cursor given, to receive them all.',
+    );
     this.name = 'EventsDroppedError';
   }
 }
@@ -38,8 +40,12 @@ function coalescingKey(event: LoggedEvent): string {
 /** The newer event, keeping every field an account update said had changed. */
 function fold(older: LoggedEvent, newer: LoggedEvent): LoggedEvent {
   if (newer.type !== 'ACCOUNT') return newer;
-  const fields = (event: LoggedEvent) => (Array.isArray(event.payload.updated_fields) ? (event.payload.updated_fields as unknown[]) : []);
-  return { ...newer, payload: { ...newer.payload, updated_fields: [...new Set([...fields(older), ...fields(newer)])] } };
+  const fields = (event: LoggedEvent) =>
+    Array.isArray(event.payload.updated_fields) ? (event.payload.updated_fields as unknown[]) : [];
+  return {
+    ...newer,
+    payload: { ...newer.payload, updated_fields: [...new Set([...fields(older), ...fields(newer)])] },
+  };
 }
 
 /**

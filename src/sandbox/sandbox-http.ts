@@ -21,7 +21,9 @@ export function platformError(request: SandboxRequest, status: number, message: 
 
 /** An error message quoting every header and the body of the request (a fault for tests). */
 function echoedCredentials(request: SandboxRequest): string {
-  const headers = Object.entries(request.req.headers).map(([name, value]) => `${name}: ${String(value)}`).join('; ');
+  const headers = Object.entries(request.req.headers)
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join('; ');
   return `Refused request with ${headers}; body ${request.rawBody.toString('utf8')}; Authorization: ${request.req.headers.authorization ?? 'none'}`;
 }
 
@@ -42,7 +44,13 @@ export function parseBody(request: SandboxRequest): unknown {
  * An HTTP server for one sandbox service. Records every request (for tests and the demo's
  * "what did the gateway send?") and answers unknown paths in the platform's envelope.
  */
-export function createSandboxServer(service: 'core' | 'enrichment', router: SandboxRouter, state: SandboxState, logger: Logger, stopping: AbortSignal): Server {
+export function createSandboxServer(
+  service: 'core' | 'enrichment',
+  router: SandboxRouter,
+  state: SandboxState,
+  logger: Logger,
+  stopping: AbortSignal,
+): Server {
   const faultOf = (): ServiceFault => (service === 'core' ? state.coreFault : state.enrichmentFault);
   return createServer((req, res) => {
     void (async () => {
@@ -51,13 +59,28 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
       try {
         rawBody = await readRawBody(req, MAX_REQUEST_BYTES);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendJson(res, 413, { success: false, message: 'Payload too large' });
+        if (error instanceof BodyTooLargeError)
+          return sendJson(res, 413, { success: false, message: 'Payload too large' });
         throw error;
       }
       const request: SandboxRequest = { req, res, url, params: {}, rawBody };
-      state.record({ service, method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: state.recordRequests ? parseBody(request) : undefined, at: state.clock() }, rawBody.length);
+      state.record(
+        {
+          service,
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          headers: req.headers,
+          body: state.recordRequests ? parseBody(request) : undefined,
+          at: state.clock(),
+        },
+        rawBody.length,
+      );
       const fault = { ...faultOf() };
-      if ((fault.status || fault.delayMs) && url.pathname.startsWith('/v1/') && (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))) {
+      if (
+        (fault.status || fault.delayMs) &&
+        url.pathname.startsWith('/v1/') &&
+        (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))
+      ) {
         const live = faultOf();
         if (live.times !== undefined) {
           live.times -= 1;
@@ -71,7 +94,12 @@ export function createSandboxServer(service: 'core' | 'enrichment', router: Sand
             return;
           }
         }
-        if (fault.status) return platformError(request, fault.status, fault.echoCredentials ? echoedCredentials(request) : `${service} is unavailable (sandbox fault)`);
+        if (fault.status)
+          return platformError(
+            request,
+            fault.status,
+            fault.echoCredentials ? echoedCredentials(request) : `${service} is unavailable (sandbox fault)`,
+          );
       }
       const match = router.match(req.method ?? 'GET', url.pathname);
       if (match === undefined) return platformError(request, 404, 'Not found');

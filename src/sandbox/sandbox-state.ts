@@ -119,7 +119,10 @@ export class SandboxState {
     this.requests.push(request);
     this.recordedSizes.push(size);
     this.recordedBytes += size;
-    while (this.requests.length > MAX_RECORDED_REQUESTS || (this.recordedBytes > MAX_RECORDED_BYTES && this.requests.length > 1)) {
+    while (
+      this.requests.length > MAX_RECORDED_REQUESTS ||
+      (this.recordedBytes > MAX_RECORDED_BYTES && this.requests.length > 1)
+    ) {
       this.requests.shift();
       this.recordedBytes -= this.recordedSizes.shift()!;
     }

@@ -29,7 +29,13 @@ import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
 import type { SandboxAccount } from './core/core-model.js';
 import { sandboxId } from './data/sandbox-ids.js';
-import { SandboxState, type EnrichmentFault, type RecordedRequest, type SandboxCredentials, type ServiceFault } from './sandbox-state.js';
+import {
+  SandboxState,
+  type EnrichmentFault,
+  type RecordedRequest,
+  type SandboxCredentials,
+  type ServiceFault,
+} from './sandbox-state.js';
 
 export interface SandboxOptions {
   logger: Logger;
@@ -129,10 +135,26 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (account.type === 'CHECKING' || account.type === 'CREDITCARD') {
         const merchant = MERCHANTS[state.transactions.length % MERCHANTS.length]!;
         const now = new Date(state.clock()).toISOString();
-        const transaction = { _id: sandboxId('trans', `refresh:${account._id}:${state.transactions.length}:${now}`), _account: account._id, _connection: account.connection._id, _user: userId, created_at: now, updated_at: now, date: now, description: merchant.sample, amount: -12.5, type: 'EFTPOS', meta: {} };
+        const transaction = {
+          _id: sandboxId('trans', `refresh:${account._id}:${state.transactions.length}:${now}`),
+          _account: account._id,
+          _connection: account.connection._id,
+          _user: userId,
+          created_at: now,
+          updated_at: now,
+          date: now,
+          description: merchant.sample,
+          amount: -12.5,
+          type: 'EFTPOS',
+          meta: {},
+        };
         state.transactions.push(transaction);
         state.transactions.sort(compareTransactions);
-        deliveries.emit(userId, 'TRANSACTION', 'DEFAULT_UPDATE', { item_id: account._id, new_transactions: 1, new_transaction_ids: [transaction._id] });
+        deliveries.emit(userId, 'TRANSACTION', 'DEFAULT_UPDATE', {
+          item_id: account._id,
+          new_transactions: 1,
+          new_transaction_ids: [transaction._id],
+        });
       }
       deliveries.emit(userId, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['balance', 'refreshed'] });
     }
@@ -194,7 +216,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       registerVerifyNameRoutes(coreRouter, state, options.headerPrefix);
       registerControlRoutes(coreRouter, state, sandbox);
       registerKeyRoutes(coreRouter, state, signingKeys);
-      registerSubscriptionRoutes(coreRouter, state, options.headerPrefix, webhookSubscriptions, () => webhookUrl !== undefined);
+      registerSubscriptionRoutes(
+        coreRouter,
+        state,
+        options.headerPrefix,
+        webhookSubscriptions,
+        () => webhookUrl !== undefined,
+      );
       registerWebhookEventRoutes(coreRouter, state, deliveries);
       registerPaymentRoutes(coreRouter, state, options.headerPrefix, payments.payments, payments.transfers);
       registerDemoControlRoutes(coreRouter, sandbox);
@@ -232,7 +260,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (!account) return false;
       const changed = account.status !== status;
       account.status = status;
-      if (changed) deliveries.emit(account.sandboxUserId, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['status'] });
+      if (changed)
+        deliveries.emit(account.sandboxUserId, 'ACCOUNT', 'UPDATE', {
+          item_id: account._id,
+          updated_fields: ['status'],
+        });
       return true;
     },
     revokeUserTokens(userId) {
@@ -246,7 +278,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
       // The app lost the user, so the platform cancels the user's other webhooks.
       if (revoked > 0) {
-        for (const hook of webhookSubscriptions.filter((h) => h.userId === userId && h.type !== 'TOKEN' && !h.cancelled)) {
+        for (const hook of webhookSubscriptions.filter(
+          (h) => h.userId === userId && h.type !== 'TOKEN' && !h.cancelled,
+        )) {
           deliveries.emit(userId, hook.type, 'WEBHOOK_CANCELLED');
           hook.cancelled = true;
         }
@@ -263,7 +297,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return webhookSubscriptions;
     },
     world() {
-      return { users: [...state.users.values()], accounts: [...state.accounts.values()], transactions: state.transactions, pending: state.pending, parties: state.parties };
+      return {
+        users: [...state.users.values()],
+        accounts: [...state.accounts.values()],
+        transactions: state.transactions,
+        pending: state.pending,
+        parties: state.parties,
+      };
     },
     nextRequest(match) {
       const seen = state.requests.find(match);
@@ -283,9 +323,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     requests(filter = {}) {
       // An empty answer would make "no call was made" assertions pass vacuously.
-      if (!state.recordRequests) throw new Error('this sandbox keeps no request log: create it with recordRequests: true');
+      if (!state.recordRequests)
+        throw new Error('this sandbox keeps no request log: create it with recordRequests: true');
       return state.requests.filter(
-        (r) => (filter.service === undefined || r.service === filter.service) && (filter.method === undefined || r.method === filter.method) && (filter.path === undefined || r.path === filter.path),
+        (r) =>
+          (filter.service === undefined || r.service === filter.service) &&
+          (filter.method === undefined || r.method === filter.method) &&
+          (filter.path === undefined || r.path === filter.path),
       );
     },
     issuedTokens() {

@@ -24,14 +24,16 @@ export function registerAdminRoutes(router: Router, options: AdminRoutesOptions)
   };
 
   router.on('GET', '/admin/webhooks/dead-letters', async ({ req, res }) => {
-    if (!authorised(req.headers.authorization)) return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
+    if (!authorised(req.headers.authorization))
+      return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
     sendJson(res, 200, { deadLetters: await options.deadLetters.list() });
   });
 
   const { metrics } = options;
   if (metrics) {
     router.on('GET', '/metrics', async ({ req, res }) => {
-      if (!authorised(req.headers.authorization)) return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
+      if (!authorised(req.headers.authorization))
+        return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
       const { contentType, body } = await metrics();
       res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body);
     });

@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../lib/logger.js';
 import type { GatewayContext } from '../graphql/context.js';
@@ -21,13 +24,18 @@ function variableLimitsPlugin(rules: OperationRules): ApolloServerPlugin<Gateway
 }
 
 /** Counts each operation by its type and outcome: OK, or the first error's code. */
-function operationMetricsPlugin(onOperation: (type: string, outcome: string) => void): ApolloServerPlugin<GatewayContext> {
+function operationMetricsPlugin(
+  onOperation: (type: string, outcome: string) => void,
+): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ operation, response }) {
           const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
-          onOperation(operation?.operation ?? 'unknown', errors?.length ? String(errors[0]!.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : 'OK');
+          onOperation(
+            operation?.operation ?? 'unknown',
+            errors?.length ? String(errors[0]!.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : 'OK',
+          );
         },
       };
     },
@@ -35,7 +43,12 @@ function operationMetricsPlugin(onOperation: (type: string, outcome: string) => 
 }
 
 /** Apollo Server with this gateway's overrides of its defaults (see README, "Limits"). */
-export function createApolloServer(schema: GraphQLSchema, rules: OperationRules, logger: Logger, onOperation: (type: string, outcome: string) => void = () => undefined): ApolloServer<GatewayContext> {
+export function createApolloServer(
+  schema: GraphQLSchema,
+  rules: OperationRules,
+  logger: Logger,
+  onOperation: (type: string, outcome: string) => void = () => undefined,
+): ApolloServer<GatewayContext> {
   return new ApolloServer<GatewayContext>({
     schema,
     // The operation rules carry the introspection switch, for HTTP and the socket alike.
@@ -49,7 +62,12 @@ export function createApolloServer(schema: GraphQLSchema, rules: OperationRules,
     // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off. Signals
     // belong to main.ts, which drains in order; Apollo must not stop itself on SIGTERM.
     // No cache hints are set anywhere: the cache-control plugin would only cost CPU (~10% at 1,000 lookups).
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), variableLimitsPlugin(rules), operationMetricsPlugin(onOperation)],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      variableLimitsPlugin(rules),
+      operationMetricsPlugin(onOperation),
+    ],
     stopOnTerminationSignals: false,
     logger: {
       debug: (message) => logger.debug(message),

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../lib/http/respond.js';
 
 /** Request headers a frontend's GraphQL client may send (Apollo Client, urql, graphql-ws' HTTP peers). */
-const ALLOWED_HEADERS = 'content-type, accept, apollo-require-preflight, x-apollo-operation-name, apollographql-client-name, apollographql-client-version, x-request-id';
+const ALLOWED_HEADERS =
+  'content-type, accept, apollo-require-preflight, x-apollo-operation-name, apollographql-client-name, apollographql-client-version, x-request-id';
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
@@ -17,14 +18,26 @@ function servesCors(pathname: string): boolean {
  * its page cannot read responses; its state-changing requests are refused anyway by the origin
  * policy. Returns true when the request was a preflight and has been answered.
  */
-export function handleCors(req: IncomingMessage, res: ServerResponse, pathname: string, allowed: ReadonlySet<string>): boolean {
+export function handleCors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  allowed: ReadonlySet<string>,
+): boolean {
   if (!servesCors(pathname)) return false;
   res.setHeader('vary', 'Origin');
   const origin = req.headers.origin;
   const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
   if (origin === undefined || !allowed.has(origin)) {
     if (!preflight) return false;
-    sendJson(res, 403, { errors: [{ message: 'This origin may not call the gateway; add it to ALLOWED_ORIGINS.', extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' } }] });
+    sendJson(res, 403, {
+      errors: [
+        {
+          message: 'This origin may not call the gateway; add it to ALLOWED_ORIGINS.',
+          extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' },
+        },
+      ],
+    });
     return true;
   }
   res.setHeader('access-control-allow-origin', origin);

@@ -24,7 +24,10 @@ function graphQLErrorBody(message: string, code: string) {
  */
 function errorHeaders(req: IncomingMessage, extra: Record<string, string> = {}): Record<string, string> {
   const wantsGraphQLResponse = (req.headers.accept ?? '').includes('application/graphql-response+json');
-  return { ...(wantsGraphQLResponse ? { 'content-type': 'application/graphql-response+json; charset=utf-8' } : {}), ...extra };
+  return {
+    ...(wantsGraphQLResponse ? { 'content-type': 'application/graphql-response+json; charset=utf-8' } : {}),
+    ...extra,
+  };
 }
 
 /**
@@ -36,7 +39,12 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
     const session = await options.sessions.read(req);
     if (!session) {
       // A body nobody will read would hold the connection until the request deadline: close it.
-      return sendJson(res, 401, graphQLErrorBody('Sign in first: GET /auth/login starts the sign-in.', ErrorCode.UNAUTHENTICATED), errorHeaders(req, req.complete ? {} : { connection: 'close' }));
+      return sendJson(
+        res,
+        401,
+        graphQLErrorBody('Sign in first: GET /auth/login starts the sign-in.', ErrorCode.UNAUTHENTICATED),
+        errorHeaders(req, req.complete ? {} : { connection: 'close' }),
+      );
     }
 
     let body: unknown;
@@ -45,14 +53,25 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       try {
         raw = await readRawBody(req, options.maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendJson(res, 413, graphQLErrorBody(`Request body exceeds ${error.limitBytes} bytes.`, 'BAD_REQUEST'), errorHeaders(req, { connection: 'close' }));
+        if (error instanceof BodyTooLargeError)
+          return sendJson(
+            res,
+            413,
+            graphQLErrorBody(`Request body exceeds ${error.limitBytes} bytes.`, 'BAD_REQUEST'),
+            errorHeaders(req, { connection: 'close' }),
+          );
         throw error;
       }
       if (mediaType(req) === 'application/json') {
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {
-          return sendJson(res, 400, graphQLErrorBody('Request body is not valid JSON.', 'BAD_REQUEST'), errorHeaders(req));
+          return sendJson(
+            res,
+            400,
+            graphQLErrorBody('Request body is not valid JSON.', 'BAD_REQUEST'),
+            errorHeaders(req),
+          );
         }
       } else {
         body = raw.toString('utf8');

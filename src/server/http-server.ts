@@ -53,9 +53,9 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
-    const requestId = requestIdFor(req.headers['x-request-id'], options.trustRequestIdHeader);
-    res.setHeader('x-request-id', requestId);
-    runInRequestScope(requestId, () => handle(req, res, requestId));
+      const requestId = requestIdFor(req.headers['x-request-id'], options.trustRequestIdHeader);
+      res.setHeader('x-request-id', requestId);
+      runInRequestScope(requestId, () => handle(req, res, requestId));
     },
   );
 
@@ -66,19 +66,46 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
       const elapsed = performance.now() - started;
-      options.logger.info({ requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(elapsed) }, 'http request');
-      options.onRequest?.(req.method ?? 'GET', routeLabel(req.method ?? 'GET', url.pathname), res.statusCode, elapsed / 1000);
+      options.logger.info(
+        { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(elapsed) },
+        'http request',
+      );
+      options.onRequest?.(
+        req.method ?? 'GET',
+        routeLabel(req.method ?? 'GET', url.pathname),
+        res.statusCode,
+        elapsed / 1000,
+      );
     });
     dispatch(req, res, url).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) {
         // Retryable, and coded: the shared store is down or slow, nothing was half-done.
-        options.logger.warn({ err: { message: error.message }, path: url.pathname }, 'request refused: shared store unavailable');
-        if (!res.headersSent) sendJson(res, 503, { errors: [{ message: 'The service is temporarily unavailable; try again shortly.', extensions: { code: 'SERVICE_UNAVAILABLE' } }] }, { 'retry-after': '5' });
+        options.logger.warn(
+          { err: { message: error.message }, path: url.pathname },
+          'request refused: shared store unavailable',
+        );
+        if (!res.headersSent)
+          sendJson(
+            res,
+            503,
+            {
+              errors: [
+                {
+                  message: 'The service is temporarily unavailable; try again shortly.',
+                  extensions: { code: 'SERVICE_UNAVAILABLE' },
+                },
+              ],
+            },
+            { 'retry-after': '5' },
+          );
         else res.destroy();
         return;
       }
       options.logger.error({ err: error, path: url.pathname }, 'request handler failed');
-      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+        });
       else res.destroy();
     });
   }
@@ -89,7 +116,10 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     // Once per 10 s at most: a flood of drops must not become a flood of log lines.
     if (performance.now() - lastDropLog < 10_000) return;
     lastDropLog = performance.now();
-    options.logger.warn({ maxConnections: options.limits.maxConnections }, 'connections dropped: MAX_CONNECTIONS reached');
+    options.logger.warn(
+      { maxConnections: options.limits.maxConnections },
+      'connections dropped: MAX_CONNECTIONS reached',
+    );
   });
   return server;
 
@@ -103,14 +133,27 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (handleCors(req, res, url.pathname, options.allowedOrigins())) return;
     if (originRefused(req, url.pathname, options.allowedOrigins())) {
-      options.logger.warn({ origin: String(req.headers.origin).slice(0, 200), path: url.pathname }, 'state-changing request refused: origin not allowed');
+      options.logger.warn(
+        { origin: String(req.headers.origin).slice(0, 200), path: url.pathname },
+        'state-changing request refused: origin not allowed',
+      );
       const message = 'Requests that change state are not accepted from this origin.';
-      return sendJson(res, 403, { errors: [{ message, extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' } }] }, req.complete ? {} : { connection: 'close' });
+      return sendJson(
+        res,
+        403,
+        { errors: [{ message, extensions: { code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' } }] },
+        req.complete ? {} : { connection: 'close' },
+      );
     }
     if (url.pathname === '/graphql') {
       if (options.graphiql && wantsHtml(req)) return options.graphiql(req, res);
       if (req.method !== 'GET' && req.method !== 'POST') {
-        return sendJson(res, 405, { errors: [{ message: 'Use GET or POST.', extensions: { code: 'BAD_REQUEST' } }] }, { allow: 'GET, POST' });
+        return sendJson(
+          res,
+          405,
+          { errors: [{ message: 'Use GET or POST.', extensions: { code: 'BAD_REQUEST' } }] },
+          { allow: 'GET, POST' },
+        );
       }
       return options.graphql(req, res, url);
     }

@@ -21,17 +21,72 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-  const httpRequests = new Counter({ name: 'gateway_http_requests_total', help: 'HTTP requests by route and status class.', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const httpDuration = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'HTTP request duration by route.', labelNames: ['route'], buckets: latency, registers: [registry] });
-  const operations = new Counter({ name: 'gateway_graphql_operations_total', help: 'GraphQL operations over HTTP by type and outcome (OK or the first error code).', labelNames: ['type', 'outcome'], registers: [registry] });
-  const upstreamCalls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Upstream calls by upstream, route template and status class (or error kind).', labelNames: ['upstream', 'route', 'status'], registers: [registry] });
-  const upstreamDuration = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Upstream call duration.', labelNames: ['upstream', 'route'], buckets: latency, registers: [registry] });
-  const batchSize = new Histogram({ name: 'gateway_enrichment_batch_size', help: 'Lookups per /v1/search call.', buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000], registers: [registry] });
-  const cache = new Counter({ name: 'gateway_enrichment_cache_total', help: 'Enrichment lookups answered from the cache (hit) or sent (miss).', labelNames: ['result'], registers: [registry] });
-  const webhooks = new Counter({ name: 'gateway_webhooks_total', help: 'Webhooks by outcome: published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable.', labelNames: ['outcome'], registers: [registry] });
-  const keyFetches = new Counter({ name: 'gateway_webhook_key_fetches_total', help: 'Signing-key fetches from the platform, by result.', labelNames: ['result'], registers: [registry] });
-  const eventsDelivered = new Counter({ name: 'gateway_subscription_events_delivered_total', help: 'Subscription frames sent.', registers: [registry] });
-  const subscriptionsStarted = new Counter({ name: 'gateway_subscriptions_started_total', help: 'Subscriptions started on sockets.', registers: [registry] });
+  const httpRequests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'HTTP requests by route and status class.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP request duration by route.',
+    labelNames: ['route'],
+    buckets: latency,
+    registers: [registry],
+  });
+  const operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations over HTTP by type and outcome (OK or the first error code).',
+    labelNames: ['type', 'outcome'],
+    registers: [registry],
+  });
+  const upstreamCalls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Upstream calls by upstream, route template and status class (or error kind).',
+    labelNames: ['upstream', 'route', 'status'],
+    registers: [registry],
+  });
+  const upstreamDuration = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream call duration.',
+    labelNames: ['upstream', 'route'],
+    buckets: latency,
+    registers: [registry],
+  });
+  const batchSize = new Histogram({
+    name: 'gateway_enrichment_batch_size',
+    help: 'Lookups per /v1/search call.',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'gateway_enrichment_cache_total',
+    help: 'Enrichment lookups answered from the cache (hit) or sent (miss).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const webhooks = new Counter({
+    name: 'gateway_webhooks_total',
+    help: 'Webhooks by outcome: published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const keyFetches = new Counter({
+    name: 'gateway_webhook_key_fetches_total',
+    help: 'Signing-key fetches from the platform, by result.',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const eventsDelivered = new Counter({
+    name: 'gateway_subscription_events_delivered_total',
+    help: 'Subscription frames sent.',
+    registers: [registry],
+  });
+  const subscriptionsStarted = new Counter({
+    name: 'gateway_subscriptions_started_total',
+    help: 'Subscriptions started on sockets.',
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -67,9 +122,14 @@ export function createMetrics() {
     },
     /** Gauges read when scraped. */
     watch(name: string, help: string, read: () => number) {
-      new Gauge({ name, help, registers: [registry], collect() {
-        this.set(read());
-      } });
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
     },
   };
 }

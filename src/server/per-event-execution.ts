@@ -20,11 +20,17 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * the user's event stream) is used only to open the source stream. Identical subscriptions share
  * one execution of each event (see shared-executions).
  */
-export async function subscribePerEvent(args: ExecutionArgs, forEvent: (event: unknown) => EventExecution, shared: SharedExecutions): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+export async function subscribePerEvent(
+  args: ExecutionArgs,
+  forEvent: (event: unknown) => EventExecution,
+  shared: SharedExecutions,
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source as ExecutionResult;
   const events = source[Symbol.asyncIterator]();
-  const results: AsyncIterableIterator<ExecutionResult> & { throw(error: unknown): Promise<IteratorResult<ExecutionResult>> } = {
+  const results: AsyncIterableIterator<ExecutionResult> & {
+    throw(error: unknown): Promise<IteratorResult<ExecutionResult>>;
+  } = {
     async next() {
       const event = await events.next();
       if (event.done) return { done: true, value: undefined };

@@ -32,7 +32,11 @@ export interface RequestContextDependencies {
  * with no store read per event. Past that deadline the store is asked, since use elsewhere may
  * have extended it.
  */
-function livenessCheck(deps: Pick<RequestContextDependencies, 'sessions' | 'clock'>, session: Session, endedHere: () => boolean): () => Promise<boolean> {
+function livenessCheck(
+  deps: Pick<RequestContextDependencies, 'sessions' | 'clock'>,
+  session: Session,
+  endedHere: () => boolean,
+): () => Promise<boolean> {
   let knownDeadline = deps.sessions.deadlineOf(session);
   return async () => {
     if (endedHere() || deps.sessions.wasEnded(session.key)) return false;
@@ -45,7 +49,9 @@ function livenessCheck(deps: Pick<RequestContextDependencies, 'sessions' | 'cloc
 }
 
 /** The lean context a subscription keeps for its life (see EventStreamContext). */
-export function createEventStreamContextFactory(deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger'>) {
+export function createEventStreamContextFactory(
+  deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger'>,
+) {
   return (session: Session): EventStreamContext => ({
     user: { id: session.userId },
     pubsub: deps.pubsub,
@@ -66,13 +72,22 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       await deps.eraser.forget(session.userId);
     };
     let platform: UserPlatform | undefined;
-    const bindPlatform = () => bindUserPlatform(deps.core, session.accessToken, async () => {
-      // Only this token is known dead: the user's sessions holding another token carry on.
-      ended = true;
-      const remaining = await deps.sessions.endSessionsWithToken(session.userId, session.accessToken);
-      deps.logger.warn({ userId: session.userId, remainingSessions: remaining }, 'platform refused the user token (403): ended the sessions holding it');
-      if (remaining === 0) await deps.eraser.forget(session.userId);
-    }, (call) => activity.track(() => deps.userCalls.run(session.userId, call)));
+    const bindPlatform = () =>
+      bindUserPlatform(
+        deps.core,
+        session.accessToken,
+        async () => {
+          // Only this token is known dead: the user's sessions holding another token carry on.
+          ended = true;
+          const remaining = await deps.sessions.endSessionsWithToken(session.userId, session.accessToken);
+          deps.logger.warn(
+            { userId: session.userId, remainingSessions: remaining },
+            'platform refused the user token (403): ended the sessions holding it',
+          );
+          if (remaining === 0) await deps.eraser.forget(session.userId);
+        },
+        (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
+      );
     return {
       user: { id: session.userId },
       // Built on first use: a subscription's own context only opens the event stream and never
@@ -88,7 +103,9 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       session: {
         end,
         async revokeOtherTokens() {
-          const others = (await deps.sessions.tokensOfUser(session.userId)).filter((token) => token !== session.accessToken);
+          const others = (await deps.sessions.tokensOfUser(session.userId)).filter(
+            (token) => token !== session.accessToken,
+          );
           let revoked = 0;
           let failed = 0;
           for (const token of others) {
@@ -100,7 +117,14 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
               if (error instanceof UpstreamError && error.status === 403) revoked += 1;
               else {
                 failed += 1;
-                deps.logger.error({ userId: session.userId, kind: error instanceof UpstreamError ? error.kind : 'unexpected', status: error instanceof UpstreamError ? error.status : undefined }, 'could not revoke another session\'s token');
+                deps.logger.error(
+                  {
+                    userId: session.userId,
+                    kind: error instanceof UpstreamError ? error.kind : 'unexpected',
+                    status: error instanceof UpstreamError ? error.status : undefined,
+                  },
+                  "could not revoke another session's token",
+                );
               }
             }
           }

@@ -23,6 +23,9 @@ export function createSharedEventReads() {
     }
     // The shared reads, with this execution's own enrichment loader; no loader is built until used.
     const own = context.loaders.enrichment;
-    return { ...context, loaders: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'] };
+    return {
+      ...context,
+      loaders: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'],
+    };
   };
 }

@@ -14,7 +14,10 @@ const KEEP_MS = 5_000;
  */
 export function createSharedExecutions(options: { sliceSize?: number; keepMs?: number } = {}) {
   const sliceSize = options.sliceSize ?? FAN_OUT_SLICE;
-  const entries = new Map<string, { outcome?: Promise<ExecutionResult>; waiting: Array<() => void>; settled: boolean }>();
+  const entries = new Map<
+    string,
+    { outcome?: Promise<ExecutionResult>; waiting: Array<() => void>; settled: boolean }
+  >();
 
   function release(entry: { waiting: Array<() => void> }): void {
     for (const resume of entry.waiting.splice(0, sliceSize)) resume();
@@ -26,15 +29,21 @@ export function createSharedExecutions(options: { sliceSize?: number; keepMs?: n
     run(key: string, execute: () => Promise<ExecutionResult>): Promise<ExecutionResult> {
       let entry = entries.get(key);
       if (!entry) {
-        const created = { outcome: undefined as Promise<ExecutionResult> | undefined, waiting: [] as Array<() => void>, settled: false };
+        const created = {
+          outcome: undefined as Promise<ExecutionResult> | undefined,
+          waiting: [] as Array<() => void>,
+          settled: false,
+        };
         created.outcome = execute();
-        void created.outcome.then(
-          () => undefined,
-          () => undefined,
-        ).then(() => {
-          created.settled = true;
-          release(created);
-        });
+        void created.outcome
+          .then(
+            () => undefined,
+            () => undefined,
+          )
+          .then(() => {
+            created.settled = true;
+            release(created);
+          });
         entries.set(key, created);
         setTimeout(() => entries.delete(key), options.keepMs ?? KEEP_MS).unref();
         entry = created;

@@ -55,7 +55,8 @@ type Extra = { session?: Session };
 /** A small id per parsed document: the operation rules hand out one object per distinct text. */
 const documentIds = new WeakMap<object, number>();
 let nextDocumentId = 0;
-const documentId = (document: object) => documentIds.get(document) ?? (documentIds.set(document, (nextDocumentId += 1)), nextDocumentId);
+const documentId = (document: object) =>
+  documentIds.get(document) ?? (documentIds.set(document, (nextDocumentId += 1)), nextDocumentId);
 
 const cursorOf = (event: unknown) => {
   const cursor = typeof event === 'object' && event !== null ? (event as { cursor?: unknown }).cursor : undefined;
@@ -70,9 +71,17 @@ const cursorOf = (event: unknown) => {
  * than its session, holds a bounded number of subscriptions, and is cut when its client stops
  * reading.
  */
-export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code: number, reason: string): Promise<void>; readonly openSockets: number } {
+export function attachGraphQLWebSocket(options: WebSocketOptions): {
+  close(code: number, reason: string): Promise<void>;
+  readonly openSockets: number;
+} {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
-  const registry = createSocketRegistry({ sessions: options.sessions, clock: options.clock, recheckMs: options.sessionRecheckMs ?? 60_000, logger: options.logger });
+  const registry = createSocketRegistry({
+    sessions: options.sessions,
+    clock: options.clock,
+    recheckMs: options.sessionRecheckMs ?? 60_000,
+    logger: options.logger,
+  });
 
   options.server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://gateway.invalid').pathname;
@@ -92,14 +101,19 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const formatAll = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
-  const limitError = (message: string, limit: number) => new GraphQLError(message, { extensions: { code: ErrorCode.LIMIT_EXCEEDED, limit } });
+  const formatAll = (errors: readonly GraphQLError[]) =>
+    errors.map((error) => options.formatError(error.toJSON(), error));
+  const limitError = (message: string, limit: number) =>
+    new GraphQLError(message, { extensions: { code: ErrorCode.LIMIT_EXCEEDED, limit } });
 
   /** Checked after each frame is handed to the socket: a client that does not read is cut. */
   const watchBuffer = (socket: WebSocket) =>
     setImmediate(() => {
       if (socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
-      options.logger.warn({ buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes }, 'websocket cut: its client is not reading');
+      options.logger.warn(
+        { buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes },
+        'websocket cut: its client is not reading',
+      );
       socket.terminate();
     });
 
@@ -112,7 +126,12 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
       schema: options.schema,
-      subscribe: (args) => subscribePerEvent(args, eventExecutions.get(args.contextValue as object) ?? alone(args.contextValue), sharedExecutions),
+      subscribe: (args) =>
+        subscribePerEvent(
+          args,
+          eventExecutions.get(args.contextValue as object) ?? alone(args.contextValue),
+          sharedExecutions,
+        ),
       connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
       onConnect: async (ctx) => {
         const session = await options.sessions.read(ctx.extra.request);
@@ -121,7 +140,10 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
         const full = registry.fullFor(session, options.limits);
         if (full) {
           options.logger.warn({ userId: session.userId, cap: full }, 'websocket refused: too many sockets');
-          socket.close(CloseCode.TOO_MANY_SOCKETS, full === 'session' ? 'Too many sockets for this session' : 'Too many sockets for this user');
+          socket.close(
+            CloseCode.TOO_MANY_SOCKETS,
+            full === 'session' ? 'Too many sockets for this session' : 'Too many sockets for this user',
+          );
           return false;
         }
         ctx.extra.session = session;
@@ -133,7 +155,12 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
       onSubscribe: async (ctx, _id, payload) => {
         const open = Object.keys(ctx.subscriptions).length; // includes this one
         if (open > options.limits.maxSubscriptionsPerSocket) {
-          return [limitError(`A socket may hold ${options.limits.maxSubscriptionsPerSocket} operations at once.`, options.limits.maxSubscriptionsPerSocket)];
+          return [
+            limitError(
+              `A socket may hold ${options.limits.maxSubscriptionsPerSocket} operations at once.`,
+              options.limits.maxSubscriptionsPerSocket,
+            ),
+          ];
         }
         const prepared = options.rules.prepare(options.schema, payload.query, payload.variables);
         if ('errors' in prepared) return prepared.errors;
@@ -148,7 +175,10 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): { close(code:
           const cursor = cursorOf(event);
           return {
             context: () => shareReads(session.userId, event, options.createContext(session)),
-            shareKey: cursor === undefined ? undefined : `${session.userId}|${documentId(document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}|${cursor}`,
+            shareKey:
+              cursor === undefined
+                ? undefined
+                : `${session.userId}|${documentId(document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}|${cursor}`,
           };
         });
         return {

@@ -46,10 +46,21 @@ export interface StoreDependencies {
   onSessionExpired(sessionKey: string, record: SessionRecord): void;
 }
 
-export async function createStores({ config, clock, logger, onSessionExpired }: StoreDependencies): Promise<GatewayStores> {
+export async function createStores({
+  config,
+  clock,
+  logger,
+  onSessionExpired,
+}: StoreDependencies): Promise<GatewayStores> {
   if (!config.redis) {
-    logger.warn('state is in process memory: run a single instance; sessions, deliveries and events are lost on restart (set REDIS_URL to share them)');
-    const sessions = createMemorySessionStore({ clock, idleTimeoutMs: config.session.idleTimeoutMs, onExpired: onSessionExpired });
+    logger.warn(
+      'state is in process memory: run a single instance; sessions, deliveries and events are lost on restart (set REDIS_URL to share them)',
+    );
+    const sessions = createMemorySessionStore({
+      clock,
+      idleTimeoutMs: config.session.idleTimeoutMs,
+      onExpired: onSessionExpired,
+    });
     return {
       kind: 'memory',
       sessions,
@@ -73,8 +84,19 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
     await Promise.all([redis.connect(), subscriber.connect()]);
     const options = { redis, keyPrefix };
     const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
-    logger.info({ keyPrefix, redis: connection.where }, 'state is on Redis: shared by every instance, kept across restarts');
-    const sessions = createRedisSessionStore({ redis, keyPrefix, cipher: createTokenCipher(tokenKeys), clock, idleTimeoutMs: config.session.idleTimeoutMs, logger, onExpired: onSessionExpired });
+    logger.info(
+      { keyPrefix, redis: connection.where },
+      'state is on Redis: shared by every instance, kept across restarts',
+    );
+    const sessions = createRedisSessionStore({
+      redis,
+      keyPrefix,
+      cipher: createTokenCipher(tokenKeys),
+      clock,
+      idleTimeoutMs: config.session.idleTimeoutMs,
+      logger,
+      onExpired: onSessionExpired,
+    });
     return {
       kind: 'redis',
       sessions,
@@ -94,6 +116,8 @@ export async function createStores({ config, clock, logger, onSessionExpired }: 
     };
   } catch (error) {
     for (const client of [redis, subscriber]) client.disconnect();
-    throw new Error(`could not reach Redis (${connection.where}, REDIS_URL): ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `could not reach Redis (${connection.where}, REDIS_URL): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -59,7 +59,13 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
     });
   } else {
-    client = new Redis({ ...common, host: connection.nodes[0]!.host, port: connection.nodes[0]!.port, db: connection.db, retryStrategy });
+    client = new Redis({
+      ...common,
+      host: connection.nodes[0]!.host,
+      port: connection.nodes[0]!.port,
+      db: connection.db,
+      retryStrategy,
+    });
   }
   let wasReady = false;
   client.on('ready', () => {
@@ -69,7 +75,9 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   client.on('close', () => {
     if (wasReady) options.logger.warn({ role: options.role }, 'redis connection lost');
   });
-  client.on('error', (error: Error) => options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'));
+  client.on('error', (error: Error) =>
+    options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'),
+  );
   return client;
 }
 

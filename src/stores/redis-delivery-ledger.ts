@@ -6,7 +6,9 @@ export function createRedisDeliveryLedger(options: { redis: RedisClient; keyPref
   const key = (hash: string) => `${options.keyPrefix}delivery:${hash}`;
   return {
     async claim(bodyHash) {
-      return (await storeCall(() => options.redis.set(key(bodyHash), '1', 'PX', DEDUPLICATION_WINDOW_MS, 'NX'))) === 'OK';
+      return (
+        (await storeCall(() => options.redis.set(key(bodyHash), '1', 'PX', DEDUPLICATION_WINDOW_MS, 'NX'))) === 'OK'
+      );
     },
     async release(bodyHash) {
       await storeCall(() => options.redis.del(key(bodyHash)));

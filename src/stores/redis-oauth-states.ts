@@ -1,4 +1,9 @@
-import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from '../auth/oauth-state-store.js';
+import {
+  checkPending,
+  OAUTH_STATE_TTL_MS,
+  type OAuthStateStore,
+  type PendingSignIn,
+} from '../auth/oauth-state-store.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 

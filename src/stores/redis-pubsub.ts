@@ -69,7 +69,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const followed = new Map<string, Followed>();
   const open = new Set<{ end(): void }>();
 
-  const decode = (id: string, fields: string[]): LoggedEvent => ({ ...(JSON.parse(fields[1]!) as UserEvent), cursor: id });
+  const decode = (id: string, fields: string[]): LoggedEvent => ({
+    ...(JSON.parse(fields[1]!) as UserEvent),
+    cursor: id,
+  });
 
   function handOn(entry: Followed, event: LoggedEvent): void {
     entry.lastId = event.cursor;
@@ -94,14 +97,24 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     });
     entry.chain = entry.chain.catch((error: unknown) => {
       // The gap stays open; the next announcement (or reconnection) fills it.
-      options.logger.warn({ err: { message: (error as Error).message } }, 'event reader: could not read missed events; will retry');
+      options.logger.warn(
+        { err: { message: (error as Error).message } },
+        'event reader: could not read missed events; will retry',
+      );
     });
   }
   subscriber.on('message', onAnnouncement);
 
   function catchUpAll(why: string): void {
     for (const entry of followed.values()) {
-      entry.chain = entry.chain.then(() => catchUp(entry)).catch((error: unknown) => options.logger.warn({ err: { message: (error as Error).message }, why }, 'event reader: catch-up failed; will retry'));
+      entry.chain = entry.chain
+        .then(() => catchUp(entry))
+        .catch((error: unknown) =>
+          options.logger.warn(
+            { err: { message: (error as Error).message }, why },
+            'event reader: catch-up failed; will retry',
+          ),
+        );
     }
   }
 
@@ -125,7 +138,12 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     const channel = channelOf(userId);
     let entry = followed.get(channel);
     if (!entry) {
-      const created: Followed = { key: streamKey(userId), lastId: '0-0', deliver: new FanOut(), chain: Promise.resolve() };
+      const created: Followed = {
+        key: streamKey(userId),
+        lastId: '0-0',
+        deliver: new FanOut(),
+        chain: Promise.resolve(),
+      };
       // Subscribed before the stream's end is read: an event appended in between is announced,
       // and its announcement waits in the chain until the start position is known.
       created.chain = (async () => {
@@ -169,7 +187,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       if (last !== undefined && compareCursors(cursor, last) > 0) throw new CursorExpiredError();
       if (last === undefined && compareCursors(cursor, `${options.clock()}-0`) > 0) throw new CursorExpiredError();
       // Entries trimmed after the cursor would be skipped: refuse rather than resume with a gap.
-      const info = last === undefined ? undefined : ((await storeCall(() => redis.call('XINFO', 'STREAM', key))) as unknown[]);
+      const info =
+        last === undefined ? undefined : ((await storeCall(() => redis.call('XINFO', 'STREAM', key))) as unknown[]);
       const index = info?.indexOf('max-deleted-entry-id') ?? -1;
       const deleted = index >= 0 ? String(info![index + 1]) : '0-0';
       if (compareCursors(cursor, deleted) < 0) throw new CursorExpiredError();
@@ -189,7 +208,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         },
         after: subscribeOptions.after,
         checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
-        readAfter: async (cursor) => (await storeCall(() => redis.xrange(streamKey(userId), `(${cursor}`, '+'))).map(([id, fields]) => decode(id, fields)),
+        readAfter: async (cursor) =>
+          (await storeCall(() => redis.xrange(streamKey(userId), `(${cursor}`, '+'))).map(([id, fields]) =>
+            decode(id, fields),
+          ),
       });
       open.add(queue);
       return queue;

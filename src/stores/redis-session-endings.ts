@@ -8,7 +8,12 @@ import { storeCall, type RedisClient } from './redis-client.js';
  * is not lost for long: each instance re-reads its sockets' sessions at their deadlines and at
  * least every minute, and a gone session closes its sockets then.
  */
-export async function createRedisSessionEndings(options: { redis: RedisClient; subscriber: RedisClient; keyPrefix: string; logger: Logger }): Promise<SessionEndingsBus> {
+export async function createRedisSessionEndings(options: {
+  redis: RedisClient;
+  subscriber: RedisClient;
+  keyPrefix: string;
+  logger: Logger;
+}): Promise<SessionEndingsBus> {
   const channel = `${options.keyPrefix}session-ended`;
   const instance = randomToken(12);
   const listeners = new Set<(userId: string, keys: string[]) => void>();

@@ -54,18 +54,28 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const indexKey = (userId: string) => `${userKeys(userTag(userId))}:sessions`;
   const deadlinesKey = `${keyPrefix}session-deadlines`;
   const binding = (key: string, userId: string) => `session:${key}|user:${userId}`;
-  const deadlineOf = (record: { expiresAt: number; lastSeenAt: number }) => Math.min(record.expiresAt, record.lastSeenAt + options.idleTimeoutMs);
+  const deadlineOf = (record: { expiresAt: number; lastSeenAt: number }) =>
+    Math.min(record.expiresAt, record.lastSeenAt + options.idleTimeoutMs);
 
   function decode(key: string, raw: string | null): SessionRecord | undefined {
     if (raw === null) return undefined;
     const stored = JSON.parse(raw) as StoredSession;
-    return { userId: stored.userId, accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)), createdAt: stored.createdAt, expiresAt: stored.expiresAt, lastSeenAt: stored.lastSeenAt };
+    return {
+      userId: stored.userId,
+      accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)),
+      createdAt: stored.createdAt,
+      expiresAt: stored.expiresAt,
+      lastSeenAt: stored.lastSeenAt,
+    };
   }
 
-  const live = (record: SessionRecord | undefined) => (record && options.clock() < deadlineOf(record) ? record : undefined);
+  const live = (record: SessionRecord | undefined) =>
+    record && options.clock() < deadlineOf(record) ? record : undefined;
 
   async function sweep(): Promise<void> {
-    const due = await storeCall(() => redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH));
+    const due = await storeCall(() =>
+      redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH),
+    );
     for (const key of due) {
       // Only the instance whose ZREM removes the entry handles it.
       if ((await storeCall(() => redis.zrem(deadlinesKey, key))) !== 1) continue;
@@ -83,7 +93,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   }
 
   const sweeper = setInterval(() => {
-    sweep().catch((error: unknown) => options.logger.warn({ err: { message: (error as Error).message } }, 'session sweep failed; will retry'));
+    sweep().catch((error: unknown) =>
+      options.logger.warn({ err: { message: (error as Error).message } }, 'session sweep failed; will retry'),
+    );
   }, options.sweepIntervalMs ?? 30_000);
   sweeper.unref();
 
@@ -96,7 +108,13 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     async set(key, record) {
       const redisKey = sessionKey(key);
       if (!redisKey) throw new Error('session keys start with the user tag');
-      const stored: StoredSession = { userId: record.userId, token: cipher.encrypt(record.accessToken, binding(key, record.userId)), createdAt: record.createdAt, expiresAt: record.expiresAt, lastSeenAt: record.lastSeenAt };
+      const stored: StoredSession = {
+        userId: record.userId,
+        token: cipher.encrypt(record.accessToken, binding(key, record.userId)),
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+        lastSeenAt: record.lastSeenAt,
+      };
       const deadline = deadlineOf(record);
       const index = indexKey(record.userId);
       // The deadline first: it lives in another slot (no transaction spans both in a Cluster), and

@@ -1,4 +1,11 @@
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
 import type { Logger } from '../lib/logger.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -12,7 +19,12 @@ export interface CircuitBreakerSettings {
 /** A fault of the upstream itself: never one user's 401/403/404/429, which say nothing of its health. */
 export function isUpstreamFault(outcome: unknown): boolean {
   if (outcome instanceof UpstreamError) return outcome.kind !== 'http' || (outcome.status ?? 0) >= 500;
-  return typeof outcome === 'object' && outcome !== null && typeof (outcome as { status?: unknown }).status === 'number' && (outcome as { status: number }).status >= 500;
+  return (
+    typeof outcome === 'object' &&
+    outcome !== null &&
+    typeof (outcome as { status?: unknown }).status === 'number' &&
+    (outcome as { status: number }).status >= 500
+  );
 }
 
 /**
@@ -26,10 +38,10 @@ export function createCircuitBreakers(upstream: string, settings: CircuitBreaker
   function circuitFor(group: string): CircuitBreakerPolicy {
     let circuit = circuits.get(group);
     if (!circuit) {
-      circuit = circuitBreaker(
-        handleWhen(isUpstreamFault).orWhenResult(isUpstreamFault),
-        { halfOpenAfter: settings.halfOpenAfterMs, breaker: new ConsecutiveBreaker(settings.failures) },
-      );
+      circuit = circuitBreaker(handleWhen(isUpstreamFault).orWhenResult(isUpstreamFault), {
+        halfOpenAfter: settings.halfOpenAfterMs,
+        breaker: new ConsecutiveBreaker(settings.failures),
+      });
       circuit.onStateChange((state) => {
         const level = state === CircuitState.Open ? 'warn' : 'info';
         logger[level]({ upstream, group, state: CircuitState[state] }, 'upstream circuit changed state');
@@ -46,7 +58,9 @@ export function createCircuitBreakers(upstream: string, settings: CircuitBreaker
         return await circuitFor(group).execute(attempt);
       } catch (error) {
         if (error instanceof BrokenCircuitError) {
-          throw new UpstreamError(upstream, 'unavailable', `${upstream} ${group} circuit is open: failing fast`, { circuitOpen: true });
+          throw new UpstreamError(upstream, 'unavailable', `${upstream} ${group} circuit is open: failing fast`, {
+            circuitOpen: true,
+          });
         }
         throw error;
       }

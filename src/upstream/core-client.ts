@@ -29,7 +29,11 @@ export interface CoreClient {
   /** One account; undefined when the platform answers 404. */
   getAccount(userToken: string, accountId: string): Promise<PlatformAccount | undefined>;
   /** One upstream page of settled transactions (`start` exclusive, `end` inclusive). */
-  listTransactions(userToken: string, filter: TransactionFilter, cursor: string | null): Promise<PlatformTransactionPage>;
+  listTransactions(
+    userToken: string,
+    filter: TransactionFilter,
+    cursor: string | null,
+  ): Promise<PlatformTransactionPage>;
   listPendingTransactions(userToken: string, accountId?: string): Promise<PlatformPendingTransaction[]>;
   verifyName(userToken: string, name: PlatformNameInput, accountId?: string): Promise<PlatformNameVerification>;
   /** `DELETE /v1/accounts/{id}`: the app loses access to one account. */
@@ -84,7 +88,8 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     if (response.status === 404) return undefined;
     ensureOk(response, what);
     const item = (response.body as { item?: { _id?: unknown; status?: unknown } } | undefined)?.item;
-    if (typeof item?._id !== 'string' || typeof item.status !== 'string') throw new UpstreamError(http.name, 'bad_response', `${what} response has no valid item`);
+    if (typeof item?._id !== 'string' || typeof item.status !== 'string')
+      throw new UpstreamError(http.name, 'bad_response', `${what} response has no valid item`);
     return item;
   }
 
@@ -119,7 +124,8 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
 
     async getMe(userToken) {
       const item = await getItem(userToken, '/v1/me');
-      if (typeof (item as Partial<PlatformUser> | undefined)?._id !== 'string') throw new UpstreamError(http.name, 'bad_response', '/v1/me response has no item._id');
+      if (typeof (item as Partial<PlatformUser> | undefined)?._id !== 'string')
+        throw new UpstreamError(http.name, 'bad_response', '/v1/me response has no item._id');
       return item as PlatformUser;
     },
 
@@ -128,7 +134,11 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     },
 
     async getAccount(userToken, accountId) {
-      const response = await http.send({ method: 'GET', path: `/v1/accounts/${encodeURIComponent(accountId)}`, headers: userHeaders(userToken) });
+      const response = await http.send({
+        method: 'GET',
+        path: `/v1/accounts/${encodeURIComponent(accountId)}`,
+        headers: userHeaders(userToken),
+      });
       if (response.status === 404) return undefined;
       ensureOk(response, 'GET /v1/accounts/{id}');
       const item = (response.body as { item?: unknown } | undefined)?.item;
@@ -137,7 +147,9 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     },
 
     async listTransactions(userToken, filter, cursor) {
-      const path = filter.accountId ? `/v1/accounts/${encodeURIComponent(filter.accountId)}/transactions` : '/v1/transactions';
+      const path = filter.accountId
+        ? `/v1/accounts/${encodeURIComponent(filter.accountId)}/transactions`
+        : '/v1/transactions';
       const response = await http.send({
         method: 'GET',
         path,
@@ -146,27 +158,47 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
       });
       ensureOk(response, `GET ${filter.accountId ? '/v1/accounts/{id}/transactions' : '/v1/transactions'}`);
       const body = response.body as { items?: unknown; cursor?: { next?: unknown } } | undefined;
-      if (!Array.isArray(body?.items)) throw new UpstreamError(http.name, 'bad_response', 'transactions response has no items');
+      if (!Array.isArray(body?.items))
+        throw new UpstreamError(http.name, 'bad_response', 'transactions response has no items');
       const next = body.cursor?.next;
-      return { items: body.items.filter(isTransaction), next: typeof next === 'string' && next.length > 0 ? next : null };
+      return {
+        items: body.items.filter(isTransaction),
+        next: typeof next === 'string' && next.length > 0 ? next : null,
+      };
     },
 
     async listPendingTransactions(userToken, accountId) {
-      const path = accountId ? `/v1/accounts/${encodeURIComponent(accountId)}/transactions/pending` : '/v1/transactions/pending';
+      const path = accountId
+        ? `/v1/accounts/${encodeURIComponent(accountId)}/transactions/pending`
+        : '/v1/transactions/pending';
       return (await getItems(userToken, path)).filter(isPending);
     },
 
     async verifyName(userToken, name, accountId) {
       const path = accountId ? `/v1/verify/name/${encodeURIComponent(accountId)}` : '/v1/verify/name';
-      const response = await http.send({ method: 'POST', path, headers: userHeaders(userToken), json: name, retry: false });
+      const response = await http.send({
+        method: 'POST',
+        path,
+        headers: userHeaders(userToken),
+        json: name,
+        retry: false,
+      });
       ensureOk(response, `POST ${accountId ? '/v1/verify/name/{id}' : '/v1/verify/name'}`);
       const item = (response.body as { item?: Partial<PlatformNameVerification> } | undefined)?.item;
-      if (!item || !Array.isArray(item.sources)) throw new UpstreamError(http.name, 'bad_response', 'verify name response has no sources');
-      return { sources: item.sources.filter((source) => typeof source === 'object' && source !== null), name: item.name ?? name };
+      if (!item || !Array.isArray(item.sources))
+        throw new UpstreamError(http.name, 'bad_response', 'verify name response has no sources');
+      return {
+        sources: item.sources.filter((source) => typeof source === 'object' && source !== null),
+        name: item.name ?? name,
+      };
     },
 
     async revokeAccount(userToken, accountId) {
-      const response = await http.send({ method: 'DELETE', path: `/v1/accounts/${encodeURIComponent(accountId)}`, headers: userHeaders(userToken) });
+      const response = await http.send({
+        method: 'DELETE',
+        path: `/v1/accounts/${encodeURIComponent(accountId)}`,
+        headers: userHeaders(userToken),
+      });
       ensureOk(response, 'DELETE /v1/accounts/{id}');
     },
 
@@ -176,39 +208,67 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     },
 
     async getPayment(userToken, paymentId) {
-      return getOptionalItem(userToken, `/v1/payments/${encodeURIComponent(paymentId)}`, 'GET /v1/payments/{id}') as Promise<PlatformPayment | undefined>;
+      return getOptionalItem(
+        userToken,
+        `/v1/payments/${encodeURIComponent(paymentId)}`,
+        'GET /v1/payments/{id}',
+      ) as Promise<PlatformPayment | undefined>;
     },
 
     async getTransfer(userToken, transferId) {
-      return getOptionalItem(userToken, `/v1/transfers/${encodeURIComponent(transferId)}`, 'GET /v1/transfers/{id}') as Promise<PlatformTransfer | undefined>;
+      return getOptionalItem(
+        userToken,
+        `/v1/transfers/${encodeURIComponent(transferId)}`,
+        'GET /v1/transfers/{id}',
+      ) as Promise<PlatformTransfer | undefined>;
     },
 
     async getTransactionsByIds(userToken, ids) {
       if (ids.length === 0) return [];
       // A read, though sent as POST: safe to retry.
-      const response = await http.send({ method: 'POST', path: '/v1/transactions/ids', headers: userHeaders(userToken), json: ids, retry: true });
+      const response = await http.send({
+        method: 'POST',
+        path: '/v1/transactions/ids',
+        headers: userHeaders(userToken),
+        json: ids,
+        retry: true,
+      });
       ensureOk(response, 'POST /v1/transactions/ids');
       const items = (response.body as { items?: unknown } | undefined)?.items;
-      if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', '/v1/transactions/ids response has no items');
+      if (!Array.isArray(items))
+        throw new UpstreamError(http.name, 'bad_response', '/v1/transactions/ids response has no items');
       return items.filter(isTransaction);
     },
 
     async listWebhooks(userToken) {
-      return (await getItems(userToken, '/v1/webhooks')).filter((item): item is { _id: string; type?: string; state?: string } => typeof (item as { _id?: unknown })?._id === 'string');
+      return (await getItems(userToken, '/v1/webhooks')).filter(
+        (item): item is { _id: string; type?: string; state?: string } =>
+          typeof (item as { _id?: unknown })?._id === 'string',
+      );
     },
 
     async subscribeWebhook(userToken, webhookType, state) {
-      const response = await http.send({ method: 'POST', path: '/v1/webhooks', headers: userHeaders(userToken), json: { webhook_type: webhookType, state } });
+      const response = await http.send({
+        method: 'POST',
+        path: '/v1/webhooks',
+        headers: userHeaders(userToken),
+        json: { webhook_type: webhookType, state },
+      });
       ensureOk(response, 'POST /v1/webhooks');
       const body = response.body as { item_id?: unknown; item?: { _id?: unknown } } | undefined;
       const id = body?.item_id ?? body?.item?._id;
-      if (typeof id !== 'string') throw new UpstreamError(http.name, 'bad_response', 'webhook subscription response has no id');
+      if (typeof id !== 'string')
+        throw new UpstreamError(http.name, 'bad_response', 'webhook subscription response has no id');
       return id;
     },
 
     async refresh(userToken, id) {
       const path = id ? `/v1/refresh/${encodeURIComponent(id)}` : '/v1/refresh';
-      const response = await http.send({ method: 'POST', path, headers: { ...userHeaders(userToken), accept: 'application/json' } });
+      const response = await http.send({
+        method: 'POST',
+        path,
+        headers: { ...userHeaders(userToken), accept: 'application/json' },
+      });
       ensureOk(response, `POST ${id ? '/v1/refresh/{id}' : '/v1/refresh'}`);
     },
   };
@@ -217,15 +277,27 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
 // The platform's typings have drifted before: check what the gateway relies on, tolerate the rest.
 function isAccount(value: unknown): value is PlatformAccount {
   const account = value as Partial<PlatformAccount> | undefined;
-  return typeof account?._id === 'string' && typeof account.name === 'string' && typeof account.connection?._id === 'string';
+  return (
+    typeof account?._id === 'string' && typeof account.name === 'string' && typeof account.connection?._id === 'string'
+  );
 }
 
 function isTransaction(value: unknown): value is PlatformTransaction {
   const row = value as Partial<PlatformTransaction> | undefined;
-  return typeof row?._id === 'string' && typeof row.date === 'string' && typeof row.amount === 'number' && typeof row.description === 'string';
+  return (
+    typeof row?._id === 'string' &&
+    typeof row.date === 'string' &&
+    typeof row.amount === 'number' &&
+    typeof row.description === 'string'
+  );
 }
 
 function isPending(value: unknown): value is PlatformPendingTransaction {
   const row = value as Partial<PlatformPendingTransaction> | undefined;
-  return typeof row?._account === 'string' && typeof row.date === 'string' && typeof row.amount === 'number' && typeof row.description === 'string';
+  return (
+    typeof row?._account === 'string' &&
+    typeof row.date === 'string' &&
+    typeof row.amount === 'number' &&
+    typeof row.description === 'string'
+  );
 }

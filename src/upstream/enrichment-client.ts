@@ -1,5 +1,11 @@
 import type { Logger } from '../lib/logger.js';
-import type { PlatformCategory, PlatformEnrichmentItem, PlatformEnrichmentQuery, PlatformEnrichmentResult, PlatformMerchant } from './platform-types.js';
+import type {
+  PlatformCategory,
+  PlatformEnrichmentItem,
+  PlatformEnrichmentQuery,
+  PlatformEnrichmentResult,
+  PlatformMerchant,
+} from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
 import { httpStatusError, type UpstreamHttp } from './upstream-http.js';
 
@@ -21,7 +27,8 @@ export function createEnrichmentClient(http: UpstreamHttp, apiKey: string, logge
         headers: { authorization: `Bearer ${apiKey}` },
         json: queries,
       });
-      if (response.status < 200 || response.status >= 300) throw httpStatusError(http.name, 'POST /v1/search', response);
+      if (response.status < 200 || response.status >= 300)
+        throw httpStatusError(http.name, 'POST /v1/search', response);
       return parseSearchResponse(response.body, http.name, logger);
     },
   };
@@ -45,7 +52,11 @@ function parseSearchResponse(body: unknown, upstream: string, logger: Logger): P
       if (parsed) results.push(parsed);
       else dropped += 1;
     }
-    items.push({ id: typeof raw.id === 'string' ? raw.id : undefined, query: typeof raw.query === 'string' ? raw.query : '', results });
+    items.push({
+      id: typeof raw.id === 'string' ? raw.id : undefined,
+      query: typeof raw.query === 'string' ? raw.query : '',
+      results,
+    });
   }
   // Extra or missing optional fields are normal for this API (it is in beta); say so, don't fail.
   if (dropped > 0) logger.warn({ upstream, dropped }, 'ignored malformed enrichment items or results');
@@ -59,7 +70,8 @@ function parseResult(raw: unknown): PlatformEnrichmentResult | undefined {
   const groups: PlatformCategory['groups'] = {};
   if (isObject(category.groups)) {
     for (const [grouping, group] of Object.entries(category.groups)) {
-      if (isObject(group) && typeof group._id === 'string' && typeof group.name === 'string') groups[grouping] = { _id: group._id, name: group.name };
+      if (isObject(group) && typeof group._id === 'string' && typeof group.name === 'string')
+        groups[grouping] = { _id: group._id, name: group.name };
     }
   }
   let merchant: PlatformMerchant | undefined;

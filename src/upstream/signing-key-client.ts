@@ -20,10 +20,13 @@ export function createSigningKeyClient(http: UpstreamHttp, appToken: string, app
     async fetchKey(keyId) {
       if (!Number.isSafeInteger(keyId) || keyId < 1) throw new Error(`refusing to fetch signing key ${String(keyId)}`);
       const response = await http.send({ method: 'GET', path: `/v1/keys/${keyId}`, headers: { authorization: basic } });
-      if (response.status === 404 || response.status === 400) throw new KeyRefusedByPlatformError(`the platform refused signing key ${keyId} (${response.status})`);
-      if (response.status < 200 || response.status >= 300) throw httpStatusError(http.name, 'GET /v1/keys/{id}', response);
+      if (response.status === 404 || response.status === 400)
+        throw new KeyRefusedByPlatformError(`the platform refused signing key ${keyId} (${response.status})`);
+      if (response.status < 200 || response.status >= 300)
+        throw httpStatusError(http.name, 'GET /v1/keys/{id}', response);
       const item = (response.body as { item?: unknown } | undefined)?.item;
-      if (typeof item !== 'string' || !item.includes('PUBLIC KEY')) throw new UpstreamError(http.name, 'bad_response', 'signing key response has no PEM');
+      if (typeof item !== 'string' || !item.includes('PUBLIC KEY'))
+        throw new UpstreamError(http.name, 'bad_response', 'signing key response has no PEM');
       return item;
     },
   };

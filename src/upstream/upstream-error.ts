@@ -18,7 +18,13 @@ export class UpstreamError extends Error {
     readonly upstream: string,
     readonly kind: UpstreamFailureKind,
     message: string,
-    readonly details: { status?: number; platformMessage?: string; oauthError?: string; retryAfterSeconds?: number; circuitOpen?: boolean } = {},
+    readonly details: {
+      status?: number;
+      platformMessage?: string;
+      oauthError?: string;
+      retryAfterSeconds?: number;
+      circuitOpen?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = 'UpstreamError';

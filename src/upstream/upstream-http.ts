@@ -91,10 +91,17 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       try {
         const response = await breakers.run(group, () => sendOnce(request, Math.max(1, Math.floor(remaining))));
         if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
-        options.logger.debug({ upstream: options.name, path: request.path, status: response.status, attempt }, 'retrying upstream read');
+        options.logger.debug(
+          { upstream: options.name, path: request.path, status: response.status, attempt },
+          'retrying upstream read',
+        );
       } catch (error) {
-        if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable' || error.details.circuitOpen) throw error;
-        options.logger.debug({ upstream: options.name, path: request.path, kind: error.kind, attempt }, 'retrying upstream read');
+        if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable' || error.details.circuitOpen)
+          throw error;
+        options.logger.debug(
+          { upstream: options.name, path: request.path, kind: error.kind, attempt },
+          'retrying upstream read',
+        );
       }
       await delay(backoff);
     }
@@ -129,16 +136,27 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       options.observe?.(request.path, response.statusCode, (performance.now() - started) / 1000);
       observed = true;
       options.logger.debug(
-        { upstream: options.name, method: request.method, path: request.path, status: response.statusCode, ms: Math.round(performance.now() - started) },
+        {
+          upstream: options.name,
+          method: request.method,
+          path: request.path,
+          status: response.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
         'upstream call',
       );
       const parsed = parseJson(raw, response.statusCode, options.name);
       const failed = response.statusCode >= 400 || (parsed as { success?: unknown } | undefined)?.success === false;
       // An error body may quote the request that failed: nothing it says about our credentials
       // may travel further (to a client message or a log line).
-      return { status: response.statusCode, headers: response.headers, body: failed ? scrubErrorBody(parsed, [...(options.secrets ?? []), ...credentialsIn(request)]) : parsed };
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: failed ? scrubErrorBody(parsed, [...(options.secrets ?? []), ...credentialsIn(request)]) : parsed,
+      };
     } catch (error) {
-      const failure = error instanceof UpstreamError ? error : classifyTransportError(error, options.name, request, timeoutMs);
+      const failure =
+        error instanceof UpstreamError ? error : classifyTransportError(error, options.name, request, timeoutMs);
       if (!observed) options.observe?.(request.path, failure.kind, (performance.now() - started) / 1000);
       throw failure;
     }
@@ -159,7 +177,8 @@ function credentialsIn(request: UpstreamRequest): string[] {
     } else if (name.toLowerCase().endsWith('-id')) values.push(value);
   }
   const json = request.json as Record<string, unknown> | undefined;
-  for (const key of ['client_secret', 'client_id', 'code']) if (typeof json?.[key] === 'string') values.push(json[key] as string);
+  for (const key of ['client_secret', 'client_id', 'code'])
+    if (typeof json?.[key] === 'string') values.push(json[key] as string);
   return values;
 }
 
@@ -182,12 +201,18 @@ function parseJson(raw: Buffer, status: number, upstream: string): unknown {
     return JSON.parse(raw.toString('utf8'));
   } catch {
     // An error page in HTML is still an error status; a 2xx that is not JSON breaks the contract.
-    if (status >= 200 && status < 300) throw new UpstreamError(upstream, 'bad_response', `${upstream} returned a body that is not JSON`);
+    if (status >= 200 && status < 300)
+      throw new UpstreamError(upstream, 'bad_response', `${upstream} returned a body that is not JSON`);
     return undefined;
   }
 }
 
-function classifyTransportError(error: unknown, upstream: string, request: UpstreamRequest, timeoutMs: number): UpstreamError {
+function classifyTransportError(
+  error: unknown,
+  upstream: string,
+  request: UpstreamRequest,
+  timeoutMs: number,
+): UpstreamError {
   const timedOut =
     (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
     error instanceof undiciErrors.HeadersTimeoutError ||

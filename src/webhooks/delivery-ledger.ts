@@ -17,7 +17,12 @@ export interface DeliveryLedger {
 export const DEDUPLICATION_WINDOW_MS = 4 * 86_400_000;
 
 export function createMemoryDeliveryLedger(options: { clock: Clock; maxEntries?: number }): DeliveryLedger {
-  const seen = new LRUCache<string, true>({ max: options.maxEntries ?? 200_000, ttl: DEDUPLICATION_WINDOW_MS, ttlResolution: 0, perf: { now: options.clock } });
+  const seen = new LRUCache<string, true>({
+    max: options.maxEntries ?? 200_000,
+    ttl: DEDUPLICATION_WINDOW_MS,
+    ttlResolution: 0,
+    perf: { now: options.clock },
+  });
   return {
     async claim(bodyHash) {
       if (seen.has(bodyHash)) return false;

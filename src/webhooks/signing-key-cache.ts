@@ -118,8 +118,10 @@ export class SigningKeyCache {
       this.nearAttempts.set(keyId, performance.now());
     } else {
       const refusedAt = this.refused.get(keyId);
-      if (refusedAt !== undefined && now - refusedAt < this.negativeTtlMs) throw new KeyUnavailableError('unknown', keyId);
-      if (this.unknownInFlight >= this.maxUnknownInFlight || !this.budget.take()) throw new KeyUnavailableError('budget', keyId);
+      if (refusedAt !== undefined && now - refusedAt < this.negativeTtlMs)
+        throw new KeyUnavailableError('unknown', keyId);
+      if (this.unknownInFlight >= this.maxUnknownInFlight || !this.budget.take())
+        throw new KeyUnavailableError('budget', keyId);
       this.unknownInFlight += 1;
     }
     const fetching = this.fetch(keyId, near).finally(() => {
@@ -154,7 +156,8 @@ export class SigningKeyCache {
     } catch {
       throw new KeyUnavailableError('weak', keyId);
     }
-    if (key.asymmetricKeyType !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS) throw new KeyUnavailableError('weak', keyId);
+    if (key.asymmetricKeyType !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_BITS)
+      throw new KeyUnavailableError('weak', keyId);
     this.keys.set(keyId, { key, fetchedAt: this.options.clock() });
     this.refused.delete(keyId);
     return key;

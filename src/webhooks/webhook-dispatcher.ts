@@ -45,12 +45,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     async route(body) {
       const { webhook_type: type, webhook_code: code, state, ...payload } = body;
       if (!isKnownWebhook(type, code)) {
-        return { ignored: 'webhook of an unknown type or code: acknowledged and ignored', fields: { type: String(type).slice(0, 64), code: String(code).slice(0, 64) } };
+        return {
+          ignored: 'webhook of an unknown type or code: acknowledged and ignored',
+          fields: { type: String(type).slice(0, 64), code: String(code).slice(0, 64) },
+        };
       }
       const userId = typeof state === 'string' ? await options.handles.userFor(state) : undefined;
       // Checked against the table above: a known code of this type.
       const known = code as string;
-      if (!userId) return { ignored: 'webhook for no known user (state unknown or already deleted): ignored', fields: { type, code: known } };
+      if (!userId)
+        return {
+          ignored: 'webhook for no known user (state unknown or already deleted): ignored',
+          fields: { type, code: known },
+        };
       return { userId, event: { type, code: known, payload, receivedAt: new Date(options.clock()).toISOString() } };
     },
 
@@ -58,7 +65,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const { type, code, payload } = event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
       await options.pubsub.publish(userId, event);
-      if (type === 'TOKEN' && code === 'DELETE' && typeof payload.item_id === 'string') await options.onTokenRevoked(userId, payload.item_id);
+      if (type === 'TOKEN' && code === 'DELETE' && typeof payload.item_id === 'string')
+        await options.onTokenRevoked(userId, payload.item_id);
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.
       options.logger.debug({ userId, type, code }, 'webhook republished');
       return 'published';

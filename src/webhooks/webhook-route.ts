@@ -39,13 +39,16 @@ const RETRY_AFTER_SECONDS = '60';
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
 export function registerWebhookRoute(router: Router, options: WebhookRouteOptions): void {
-  const unavailable = (res: Parameters<typeof sendJson>[0], message: string) => sendError(res, 503, 'SERVICE_UNAVAILABLE', message, { 'retry-after': RETRY_AFTER_SECONDS });
+  const unavailable = (res: Parameters<typeof sendJson>[0], message: string) =>
+    sendError(res, 503, 'SERVICE_UNAVAILABLE', message, { 'retry-after': RETRY_AFTER_SECONDS });
 
   router.on('POST', '/webhooks', async ({ req, res }) => {
     const counted = (outcome: string) => options.onOutcome?.(outcome);
     if (mediaType(req) !== 'application/json') {
       counted('refused_media_type');
-      return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The content type must be application/json.', { connection: 'close' });
+      return sendError(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The content type must be application/json.', {
+        connection: 'close',
+      });
     }
     if (!options.accepting()) {
       counted('unavailable');
@@ -65,12 +68,22 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       }
       throw error;
     }
-    const check = await checkSignature(req.headersDistinct as Record<string, string[] | undefined>, raw, options.headerPrefix, options.keys);
+    const check = await checkSignature(
+      req.headersDistinct as Record<string, string[] | undefined>,
+      raw,
+      options.headerPrefix,
+      options.keys,
+    );
     if (!check.ok) {
-      const log = check.reason === 'key-weak' ? options.logger.error.bind(options.logger) : options.logger.warn.bind(options.logger);
+      const log =
+        check.reason === 'key-weak'
+          ? options.logger.error.bind(options.logger)
+          : options.logger.warn.bind(options.logger);
       log({ reason: check.reason }, 'webhook refused: signature not verified');
       counted(check.retryable ? 'unavailable' : `refused_${check.reason}`);
-      return check.retryable ? unavailable(res, 'signing key unavailable, retry later') : sendError(res, 401, 'INVALID_SIGNATURE', 'The signature could not be verified.');
+      return check.retryable
+        ? unavailable(res, 'signing key unavailable, retry later')
+        : sendError(res, 401, 'INVALID_SIGNATURE', 'The signature could not be verified.');
     }
 
     const hash = sha256Hex(raw);
@@ -85,12 +98,21 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     }
 
     if (typeof body === 'string') {
-      const letter = { receivedAt: new Date(options.clock()).toISOString(), bodyHash: hash, reason: body, bodyBytes: raw.length, bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8') };
+      const letter = {
+        receivedAt: new Date(options.clock()).toISOString(),
+        bodyHash: hash,
+        reason: body,
+        bodyBytes: raw.length,
+        bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8'),
+      };
       await options.deadLetters.add(letter).catch(async (error: unknown) => {
         await options.ledger.release(hash).catch(() => undefined);
         throw error;
       });
-      options.logger.error({ bodyHash: hash, reason: body, bytes: raw.length }, 'verified webhook is not a JSON object: acknowledged and kept as a dead letter');
+      options.logger.error(
+        { bodyHash: hash, reason: body, bytes: raw.length },
+        'verified webhook is not a JSON object: acknowledged and kept as a dead letter',
+      );
       counted('dead-lettered');
       return sendJson(res, 200, { status: 'dead-lettered' });
     }

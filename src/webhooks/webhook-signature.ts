@@ -3,7 +3,11 @@ import { KeyUnavailableError, type KeyRefusal, type SigningKeyCache } from './si
 
 export type SignatureCheck =
   | { ok: true; keyId: number }
-  | { ok: false; reason: 'missing-header' | 'repeated-header' | 'malformed-key-id' | 'malformed-signature' | 'signature-mismatch'; retryable: false }
+  | {
+      ok: false;
+      reason: 'missing-header' | 'repeated-header' | 'malformed-key-id' | 'malformed-signature' | 'signature-mismatch';
+      retryable: false;
+    }
   | { ok: false; reason: `key-${KeyRefusal}`; retryable: boolean };
 
 /** A positive integer with no sign, no leading zero, no exponent, no hex: `1`, `42`. */
@@ -32,8 +36,10 @@ export async function checkSignature(
 ): Promise<SignatureCheck> {
   const signature = single(headersDistinct, `${headerPrefix}-Signature`);
   const keyIdText = single(headersDistinct, `${headerPrefix}-Signing-Key`);
-  if (signature === 'missing' || keyIdText === 'missing') return { ok: false, reason: 'missing-header', retryable: false };
-  if (signature === 'repeated' || keyIdText === 'repeated') return { ok: false, reason: 'repeated-header', retryable: false };
+  if (signature === 'missing' || keyIdText === 'missing')
+    return { ok: false, reason: 'missing-header', retryable: false };
+  if (signature === 'repeated' || keyIdText === 'repeated')
+    return { ok: false, reason: 'repeated-header', retryable: false };
   if (!KEY_ID.test(keyIdText)) return { ok: false, reason: 'malformed-key-id', retryable: false };
   if (!BASE64.test(signature)) return { ok: false, reason: 'malformed-signature', retryable: false };
 
@@ -42,7 +48,8 @@ export async function checkSignature(
   try {
     key = await keys.get(keyId);
   } catch (error) {
-    if (error instanceof KeyUnavailableError) return { ok: false, reason: `key-${error.reason}`, retryable: error.retryable };
+    if (error instanceof KeyUnavailableError)
+      return { ok: false, reason: `key-${error.reason}`, retryable: error.retryable };
     return { ok: false, reason: 'key-unavailable', retryable: true };
   }
   let valid = false;

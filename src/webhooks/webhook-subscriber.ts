@@ -30,30 +30,41 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
     // say the type (older platform versions), everything is subscribed again; duplicates are
     // then caught by the receiver's body-hash deduplication.
     const existing = await options.core.listWebhooks(accessToken).catch((error: unknown) => {
-      options.logger.warn({ userId, reason: error instanceof Error ? error.message : String(error) }, 'could not list webhook subscriptions; subscribing all types');
+      options.logger.warn(
+        { userId, reason: error instanceof Error ? error.message : String(error) },
+        'could not list webhook subscriptions; subscribing all types',
+      );
       return [];
     });
     const present = new Set(existing.filter((hook) => hook.state === state && hook.type).map((hook) => hook.type!));
     await Promise.all(
-      options.types.filter((type) => !present.has(type)).map(async (type) => {
-        for (let attempt = 1; attempt <= attempts; attempt += 1) {
-          try {
-            await options.core.subscribeWebhook(accessToken, type, state);
-            subscribed.push(type);
-            return;
-          } catch (error) {
-            const reason = error instanceof Error ? error.message : String(error);
-            if (attempt === attempts) {
-              failed.push(type);
-              options.logger.error({ userId, webhookType: type, attempts, reason }, 'webhook subscription failed: this user will not get these live events');
-            } else {
-              await delay(retryDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+      options.types
+        .filter((type) => !present.has(type))
+        .map(async (type) => {
+          for (let attempt = 1; attempt <= attempts; attempt += 1) {
+            try {
+              await options.core.subscribeWebhook(accessToken, type, state);
+              subscribed.push(type);
+              return;
+            } catch (error) {
+              const reason = error instanceof Error ? error.message : String(error);
+              if (attempt === attempts) {
+                failed.push(type);
+                options.logger.error(
+                  { userId, webhookType: type, attempts, reason },
+                  'webhook subscription failed: this user will not get these live events',
+                );
+              } else {
+                await delay(retryDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+              }
             }
           }
-        }
-      }),
+        }),
     );
-    options.logger.info({ userId, subscribed, failed, alreadySubscribed: [...present] }, 'webhook subscriptions set up');
+    options.logger.info(
+      { userId, subscribed, failed, alreadySubscribed: [...present] },
+      'webhook subscriptions set up',
+    );
     return { subscribed, failed };
   };
 }

@@ -12,7 +12,12 @@ function readJsonLines(prefix: string): unknown[] {
   if (!existsSync(AUDIT_DIR)) return [];
   return readdirSync(AUDIT_DIR)
     .filter((name) => name.startsWith(prefix))
-    .flatMap((name) => readFileSync(join(AUDIT_DIR, name), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown));
+    .flatMap((name) =>
+      readFileSync(join(AUDIT_DIR, name), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+    );
 }
 
 interface Secret {
@@ -30,7 +35,8 @@ function findLeaks(secrets: Secret[], haystacks: Array<{ where: string; text: st
 
 describe('no secret leaves the gateway', () => {
   const secrets = new Map<string, Secret>();
-  for (const batch of readJsonLines('secrets-') as Secret[][]) for (const secret of batch) secrets.set(secret.value, secret);
+  for (const batch of readJsonLines('secrets-') as Secret[][])
+    for (const secret of batch) secrets.set(secret.value, secret);
   const traffic = readJsonLines('traffic-') as Array<{ url: string; status: number; headers: unknown; body: string }>;
   const logs = readJsonLines('logs-') as string[];
 
@@ -53,7 +59,10 @@ describe('no secret leaves the gateway', () => {
   });
 
   it('finds no user access token, app secret or enrichment key in any response (status, headers, body)', () => {
-    const haystacks = traffic.map((t) => ({ where: `${t.status} ${t.url.replace(/\?.*/, '')}`, text: JSON.stringify(t) }));
+    const haystacks = traffic.map((t) => ({
+      where: `${t.status} ${t.url.replace(/\?.*/, '')}`,
+      text: JSON.stringify(t),
+    }));
     expect(findLeaks([...secrets.values()], haystacks)).toEqual([]);
   });
 
@@ -64,6 +73,8 @@ describe('no secret leaves the gateway', () => {
 
   it('would notice a leak (the scanner itself can fail)', () => {
     const canary = { label: 'canary', value: 'user_token_canary123456' };
-    expect(findLeaks([canary], [{ where: 'planted', text: JSON.stringify({ headers: { x: `Bearer ${canary.value}` } }) }])).toEqual(['canary in planted']);
+    expect(
+      findLeaks([canary], [{ where: 'planted', text: JSON.stringify({ headers: { x: `Bearer ${canary.value}` } }) }]),
+    ).toEqual(['canary in planted']);
   });
 });

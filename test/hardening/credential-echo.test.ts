@@ -33,7 +33,9 @@ describe('upstream error text that quotes credentials', () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     gateway.sandbox.setEnrichmentFault({ status: 503, echoCredentials: true });
-    const failed = await execute(gateway, browser, EnrichDocument, { queries: [{ id: 't1', description: 'Z ENERGY KILLARNEY ST HAMILTON' }] });
+    const failed = await execute(gateway, browser, EnrichDocument, {
+      queries: [{ id: 't1', description: 'Z ENERGY KILLARNEY ST HAMILTON' }],
+    });
     expect(failed.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
 
     gateway.sandbox.setCoreFault({ status: 400, pathPrefix: '/v1/token', echoCredentials: true });

@@ -9,7 +9,9 @@ function tokenRevocations(gateway: TestGateway) {
 
 /** The platform's view of a token: 200 while live, 403 once revoked. */
 async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, { headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken } });
+  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, {
+    headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken },
+  });
   return response.status;
 }
 
@@ -58,7 +60,13 @@ describe('a token the platform refuses', () => {
     const replay = await fetch(`${gateway.sandbox.coreUrl}/v1/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: `${gateway.url}/auth/callback`, client_id: appToken, client_secret: appSecret }),
+      body: JSON.stringify({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code'),
+        redirect_uri: `${gateway.url}/auth/callback`,
+        client_id: appToken,
+        client_secret: appSecret,
+      }),
     });
     expect(replay.status).toBe(400);
 

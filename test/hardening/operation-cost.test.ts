@@ -4,14 +4,25 @@ import type { Browser } from '../support/browser.js';
 import { socketClient } from '../support/sockets.js';
 
 async function post(gateway: TestGateway, browser: Browser, body: unknown) {
-  const response = await browser.request(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: JSON.parse(response.text) as { data?: unknown; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> } };
+  const response = await browser.request(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: JSON.parse(response.text) as {
+      data?: unknown;
+      errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+    },
+  };
 }
 
 /** 4,990 spreads of one fragment: tiny as text, thousands of fields once expanded. */
 const SPREADS = `query { ${'...F '.repeat(4_990)} } fragment F on Query { me { id email preferredName } }`;
 const ENRICH = 'query ($queries: [EnrichmentQueryInput!]!) { enrich(queries: $queries) { id } }';
-const manyQueries = (count: number) => Array.from({ length: count }, (_, index) => ({ id: `${index}`, description: 'Z ENERGY' }));
+const manyQueries = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ id: `${index}`, description: 'Z ENERGY' }));
 
 function searches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'enrichment', method: 'POST', path: '/v1/search' });
@@ -34,7 +45,11 @@ describe('cost before execution', () => {
     const browser = await signIn(gateway);
     const refused = await post(gateway, browser, { query: ENRICH, variables: { queries: manyQueries(12_000) } });
     expect(refused.status).toBe(400);
-    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 1000, requested: 12_000 });
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      limit: 1000,
+      requested: 12_000,
+    });
     expect(searches(gateway)).toHaveLength(0);
     // At the limit it runs.
     const accepted = await post(gateway, browser, { query: ENRICH, variables: { queries: manyQueries(1000) } });
@@ -49,10 +64,18 @@ describe('cost before execution', () => {
     const run = (payload: { query: string; variables?: Record<string, unknown> }) =>
       new Promise<unknown>((resolve) => {
         const results: unknown[] = [];
-        client.subscribe(payload, { next: (value) => results.push(value), error: resolve, complete: () => resolve(results) });
+        client.subscribe(payload, {
+          next: (value) => results.push(value),
+          error: resolve,
+          complete: () => resolve(results),
+        });
       });
-    expect(await run({ query: SPREADS })).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
-    expect(await run({ query: ENRICH, variables: { queries: manyQueries(1_001) } })).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', requested: 1_001 }) })]);
+    expect(await run({ query: SPREADS })).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) }),
+    ]);
+    expect(await run({ query: ENRICH, variables: { queries: manyQueries(1_001) } })).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', requested: 1_001 }) }),
+    ]);
     expect(searches(gateway)).toHaveLength(0);
   });
 });

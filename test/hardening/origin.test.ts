@@ -5,7 +5,9 @@ import { execute, signIn, startGateway, type TestGateway } from '../support/gate
 import type { Browser } from '../support/browser.js';
 
 function refreshes(gateway: TestGateway) {
-  return gateway.sandbox.requests({ service: 'core', method: 'POST' }).filter((request) => request.path.startsWith('/v1/refresh'));
+  return gateway.sandbox
+    .requests({ service: 'core', method: 'POST' })
+    .filter((request) => request.path.startsWith('/v1/refresh'));
 }
 
 async function refreshFrom(gateway: TestGateway, browser: Browser, origin: string | undefined) {
@@ -14,14 +16,23 @@ async function refreshFrom(gateway: TestGateway, browser: Browser, origin: strin
     headers: { 'content-type': 'application/json', ...(origin === undefined ? {} : { origin }) },
     body: JSON.stringify({ query: print(RefreshDocument), variables: {} }),
   });
-  return { status: response.status, body: JSON.parse(response.text) as { errors?: Array<{ extensions?: Record<string, unknown> }> } };
+  return {
+    status: response.status,
+    body: JSON.parse(response.text) as { errors?: Array<{ extensions?: Record<string, unknown> }> },
+  };
 }
 
 describe('state-changing requests from other origins', () => {
   it('refuses a mutation whose Origin is foreign or "null" before any upstream call', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
-    for (const origin of ['null', 'https://evil.example', `${gateway.url}.evil.example`, 'http://localhost', gateway.url.replace('http:', 'https:')]) {
+    for (const origin of [
+      'null',
+      'https://evil.example',
+      `${gateway.url}.evil.example`,
+      'http://localhost',
+      gateway.url.replace('http:', 'https:'),
+    ]) {
       const refused = await refreshFrom(gateway, browser, origin);
       expect(refused.status, origin).toBe(403);
       expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'FORBIDDEN', reason: 'ORIGIN_NOT_ALLOWED' });

@@ -9,7 +9,11 @@ function accountListCalls(gateway: TestGateway) {
 
 describe('one user or one slow endpoint cannot take the gateway down', () => {
   it("keeps another user's calls flowing while one user's reads hang", async () => {
-    const gateway = await startGateway({ UPSTREAM_MAX_CONNECTIONS: '8', UPSTREAM_MAX_IN_FLIGHT_PER_USER: '4', CORE_TIMEOUT_MS: '5000' });
+    const gateway = await startGateway({
+      UPSTREAM_MAX_CONNECTIONS: '8',
+      UPSTREAM_MAX_IN_FLIGHT_PER_USER: '4',
+      CORE_TIMEOUT_MS: '5000',
+    });
     const greedy = await signIn(gateway, 0);
     const other = await signIn(gateway, 1);
     gateway.sandbox.setCoreFault({ delayMs: 4_000, pathPrefix: '/v1/accounts' });
@@ -27,7 +31,9 @@ describe('one user or one slow endpoint cannot take the gateway down', () => {
     expect(gateway.sandbox.requests({ path: '/v1/accounts' }).length).toBeLessThanOrEqual(4);
     gateway.sandbox.setCoreFault({});
     const outcomes = await Promise.all(hung);
-    expect(outcomes.flatMap((outcome) => outcome.errors ?? []).map((error) => error.extensions?.code)).not.toContain('INTERNAL_SERVER_ERROR');
+    expect(outcomes.flatMap((outcome) => outcome.errors ?? []).map((error) => error.extensions?.code)).not.toContain(
+      'INTERNAL_SERVER_ERROR',
+    );
   }, 30_000);
 
   it('opens a circuit on upstream faults only, fails fast while open, and probes with one call', async () => {
@@ -35,7 +41,10 @@ describe('one user or one slow endpoint cannot take the gateway down', () => {
     const browser = await signIn(gateway);
 
     // 404s are one user's answer, not a fault: the circuit stays closed however many there are.
-    for (let index = 0; index < 5; index += 1) expect((await execute(gateway, browser, AccountDocument, { id: `acc_missing${index}` })).data?.account).toBeNull();
+    for (let index = 0; index < 5; index += 1)
+      expect(
+        (await execute(gateway, browser, AccountDocument, { id: `acc_missing${index}` })).data?.account,
+      ).toBeNull();
     expect(gateway.sandbox.requests({ path: '/v1/accounts/acc_missing4' })).toHaveLength(1);
 
     gateway.sandbox.setCoreFault({ status: 503, pathPrefix: '/v1/accounts' });

@@ -70,7 +70,10 @@ describe('returnTo after a genuine sign-in', () => {
       expect(status, JSON.stringify(returnTo)).toBe(303);
       // Slash look-alikes that no normalisation turns into a slash may stay as an encoded path here.
       const fallsBack = !/^\/[\u2215\u2044\u29F8]evil/.test(returnTo);
-      const safe = resolved.origin === origin && !resolved.pathname.startsWith('//') && (!fallsBack || resolved.href === `${origin}/graphql`);
+      const safe =
+        resolved.origin === origin &&
+        !resolved.pathname.startsWith('//') &&
+        (!fallsBack || resolved.href === `${origin}/graphql`);
       if (!safe) escaped.push(`${JSON.stringify(returnTo)} → ${resolved.href}`);
     }
     expect(escaped).toEqual([]);

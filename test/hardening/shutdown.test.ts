@@ -38,7 +38,14 @@ describe('shutdown that loses nothing', () => {
   it('drains on SIGTERM in a real process and exits 0, with Apollo leaving the signal to the gateway', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [GATEWAY_ENTRY], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '1500', SHUTDOWN_GRACE_MS: '1000' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DELAY_MS: '1500',
+        SHUTDOWN_GRACE_MS: '1000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     track(() => void child.kill('SIGKILL'));
@@ -58,7 +65,8 @@ describe('shutdown that loses nothing', () => {
     // During the 1.5 s drain delay the process still serves, and readiness fails: ask until the
     // signal has been handled (a line already in the pipe must not be mistaken for it).
     let during = 200;
-    for (let attempt = 0; attempt < 100 && during === 200; attempt += 1) during = (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
+    for (let attempt = 0; attempt < 100 && during === 200; attempt += 1)
+      during = (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
     expect(during).toBe(503);
     const [code] = await exited;
     expect(code, output).toBe(0);

@@ -19,7 +19,9 @@ describe('slow clients and connection limits', () => {
     const browser = await signIn(gateway);
     const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
     const connection = await openRaw(gateway.url);
-    connection.socket.write(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`);
+    connection.socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`,
+    );
     connection.drip('{'.repeat(500), 100);
     const elapsed = await connection.closed;
     expect(elapsed).toBeGreaterThan(1_500);
@@ -29,7 +31,9 @@ describe('slow clients and connection limits', () => {
   it('answers 408 and closes when a webhook body is not received within its deadline', async () => {
     const gateway = await startGateway(limits);
     const connection = await openRaw(gateway.url);
-    connection.socket.write('POST /webhooks HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n');
+    connection.socket.write(
+      'POST /webhooks HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n',
+    );
     connection.drip('{'.repeat(300), 100);
     const elapsed = await connection.closed;
     expect(elapsed).toBeLessThan(2_000);
@@ -40,7 +44,9 @@ describe('slow clients and connection limits', () => {
     const gateway = await startGateway(limits);
     for (const path of ['/webhooks', '/graphql']) {
       const connection = await openRaw(gateway.url);
-      connection.socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{`);
+      connection.socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{`,
+      );
       expect(await connection.closed, path).toBeLessThan(1_000);
       expect(connection.received(), path).toMatch(/^HTTP\/1\.1 (413|401)/);
       expect(connection.received(), path).toMatch(/connection: close/i);

@@ -13,7 +13,12 @@ describe('caps on sockets and subscriptions', () => {
     const { browser } = await signedInUser(gateway);
     const { client } = socketClient(gateway, browser);
     for (let index = 0; index < 3; index += 1) await subscribe(gateway, client, INCOME, 'INCOME');
-    const refused = await new Promise<unknown>((resolve) => client.subscribe({ query: INCOME }, { next: () => undefined, error: resolve, complete: () => resolve('completed') }));
+    const refused = await new Promise<unknown>((resolve) =>
+      client.subscribe(
+        { query: INCOME },
+        { next: () => undefined, error: resolve, complete: () => resolve('completed') },
+      ),
+    );
     expect(refused).toEqual([expect.objectContaining({ extensions: { code: 'LIMIT_EXCEEDED', limit: 3 } })]);
   });
 
@@ -23,7 +28,10 @@ describe('caps on sockets and subscriptions', () => {
     const second = await signIn(gateway);
     const open = async (browser: typeof first) => {
       const socket = socketClient(gateway, browser);
-      const outcome = await Promise.race([socket.closed.then((event) => event.code), subscribe(gateway, socket.client, INCOME, 'INCOME').then(() => 'open' as const)]);
+      const outcome = await Promise.race([
+        socket.closed.then((event) => event.code),
+        subscribe(gateway, socket.client, INCOME, 'INCOME').then(() => 'open' as const),
+      ]);
       return outcome;
     };
     expect(await open(first)).toBe('open');
@@ -37,7 +45,9 @@ describe('caps on sockets and subscriptions', () => {
     const gateway = await startGateway({ WS_MAX_BUFFERED_BYTES: '65536' });
     const { browser, state } = await signedInUser(gateway);
     const cookie = browser.cookie(new URL(gateway.url).host, 'gw_session');
-    const socket = new WebSocket(wsUrl(gateway), 'graphql-transport-ws', { headers: { origin: gateway.url, cookie: `gw_session=${cookie}` } });
+    const socket = new WebSocket(wsUrl(gateway), 'graphql-transport-ws', {
+      headers: { origin: gateway.url, cookie: `gw_session=${cookie}` },
+    });
     track(() => socket.terminate());
     socket.on('error', () => undefined);
     const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
@@ -45,15 +55,28 @@ describe('caps on sockets and subscriptions', () => {
     socket.send(JSON.stringify({ type: 'connection_init' }));
     await new Promise((resolve) => socket.once('message', resolve));
     const started = gateway.logs.filter((line) => line.msg === 'subscription started').length;
-    for (let id = 0; id < 5; id += 1) socket.send(JSON.stringify({ id: String(id), type: 'subscribe', payload: { query: INCOME } }));
-    await gateway.waitForLog(() => gateway.logs.filter((line) => line.msg === 'subscription started').length >= started + 5);
+    for (let id = 0; id < 5; id += 1)
+      socket.send(JSON.stringify({ id: String(id), type: 'subscribe', payload: { query: INCOME } }));
+    await gateway.waitForLog(
+      () => gateway.logs.filter((line) => line.msg === 'subscription started').length >= started + 5,
+    );
 
     // The client stops reading; each webhook makes five frames of about 60 KB.
     (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
     const ids = Array.from({ length: 2_000 }, (_, index) => `trans_${String(index).padStart(18, '0')}`);
     let delivered = 0;
-    for (let round = 0; round < 120 && !gateway.logs.some((line) => line.msg === 'websocket cut: its client is not reading'); round += 1) {
-      const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: `income_${round}`, new_transaction_ids: ids });
+    for (
+      let round = 0;
+      round < 120 && !gateway.logs.some((line) => line.msg === 'websocket cut: its client is not reading');
+      round += 1
+    ) {
+      const body = JSON.stringify({
+        webhook_type: 'INCOME',
+        webhook_code: 'UPDATE',
+        state,
+        item_id: `income_${round}`,
+        new_transaction_ids: ids,
+      });
       expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
       delivered += 1;
     }

@@ -33,13 +33,22 @@ describe('sockets do not outlive their session', () => {
   it('uses no token for an event that arrives after the session lapsed, and closes the socket', async () => {
     const clock = jumpingClock();
     // The periodic re-check is far away: only the per-event check can notice.
-    const gateway = await startGateway({ SESSION_MAX_AGE_SECONDS: '60' }, { clock: clock.now, sessionRecheckMs: 3_600_000 });
+    const gateway = await startGateway(
+      { SESSION_MAX_AGE_SECONDS: '60' },
+      { clock: clock.now, sessionRecheckMs: 3_600_000 },
+    );
     const { browser, state } = await signedInUser(gateway);
     const { client, closed } = socketClient(gateway, browser);
     await subscribe(gateway, client, PAYMENT_UPDATED, 'PAYMENT');
 
     clock.jump(61_000);
-    const body = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_late', status: 'SENT' });
+    const body = JSON.stringify({
+      webhook_type: 'PAYMENT',
+      webhook_code: 'UPDATE',
+      state,
+      item_id: 'payment_late',
+      status: 'SENT',
+    });
     expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
     expect((await closed).code).toBe(4401);
     expect(gateway.sandbox.requests({ method: 'GET', path: '/v1/payments/payment_late' })).toHaveLength(0);

@@ -6,7 +6,8 @@ function keyFetches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core' }).filter((request) => request.path.startsWith('/v1/keys'));
 }
 
-const paymentUpdate = (state: string, status: string) => JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_abc', status });
+const paymentUpdate = (state: string, status: string) =>
+  JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: 'payment_abc', status });
 
 /** An unsigned request that names `keyId`: any base64 will do as the "signature". */
 function forged(gateway: TestGateway, keyId: number, index: number) {
@@ -32,7 +33,8 @@ describe('unsigned requests cannot drive the signing-key fetcher', () => {
     const genuine = paymentUpdate(state, 'A');
     expect((await deliver(gateway, genuine, signedHeaders(gateway, genuine))).status).toBe(200);
     const before = keyFetches(gateway).length;
-    for (const [index, keyId] of [5, 50, 999_999].entries()) expect((await forged(gateway, keyId, index)).status).toBe(401);
+    for (const [index, keyId] of [5, 50, 999_999].entries())
+      expect((await forged(gateway, keyId, index)).status).toBe(401);
     expect(keyFetches(gateway)).toHaveLength(before);
   });
 
@@ -47,7 +49,9 @@ describe('unsigned requests cannot drive the signing-key fetcher', () => {
     expect(early.every((response) => response.status === 401 || response.status === 503)).toBe(true);
 
     gateway.sandbox.signingKeys.rotate();
-    const flood = Array.from({ length: 200 }, (_, index) => forged(gateway, index % 2 === 0 ? 2 : 3 + (index % 2), 1000 + index));
+    const flood = Array.from({ length: 200 }, (_, index) =>
+      forged(gateway, index % 2 === 0 ? 2 : 3 + (index % 2), 1000 + index),
+    );
     const genuine = paymentUpdate(state, 'B');
     const started = performance.now();
     const answer = await deliver(gateway, genuine, signedHeaders(gateway, genuine));
@@ -70,7 +74,12 @@ describe('unsigned requests cannot drive the signing-key fetcher', () => {
       const weak = paymentUpdate(state, 'W');
       const refused = await deliver(gateway, weak, signedHeaders(gateway, weak));
       expect(refused.status, kind).toBe(401);
-      expect(gateway.logs.some((line) => line.msg === 'webhook refused: signature not verified' && line.reason === 'key-weak' && line.level === 50)).toBe(true);
+      expect(
+        gateway.logs.some(
+          (line) =>
+            line.msg === 'webhook refused: signature not verified' && line.reason === 'key-weak' && line.level === 50,
+        ),
+      ).toBe(true);
 
       // Key 1 is still the current one: a body it signs is accepted, with no new fetch of it.
       const again = paymentUpdate(state, 'A2');

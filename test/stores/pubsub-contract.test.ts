@@ -26,7 +26,14 @@ async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
     const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
     const subscriber = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-subscriber' });
     await Promise.all([redis.connect(), subscriber.connect()]);
-    const pubsub = createRedisPubSub({ redis, subscriber, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
+    const pubsub = createRedisPubSub({
+      redis,
+      subscriber,
+      keyPrefix,
+      clock: Date.now,
+      retentionMs: RETENTION_MS,
+      logger,
+    });
     track(async () => {
       await pubsub.close();
       redis.disconnect();
@@ -43,7 +50,12 @@ async function memoryPair(): Promise<Pair> {
   return [pubsub, pubsub];
 }
 
-const event = (n: number) => ({ type: 'PAYMENT', code: 'UPDATE', payload: { item_id: `payment_${n}` }, receivedAt: new Date().toISOString() });
+const event = (n: number) => ({
+  type: 'PAYMENT',
+  code: 'UPDATE',
+  payload: { item_id: `payment_${n}` },
+  receivedAt: new Date().toISOString(),
+});
 const items = (events: LoggedEvent[]) => events.map((logged) => logged.payload.item_id);
 
 async function take(iterator: AsyncIterableIterator<LoggedEvent>, count: number): Promise<LoggedEvent[]> {
@@ -61,11 +73,18 @@ async function take(iterator: AsyncIterableIterator<LoggedEvent>, count: number)
  * event published before they finish may precede the subscription. Probes until one arrives,
  * then sends a marker and reads up to it, so what follows starts from a known point.
  */
-async function settled(publisher: PubSub, iterator: AsyncIterableIterator<LoggedEvent>, userId: string): Promise<string> {
+async function settled(
+  publisher: PubSub,
+  iterator: AsyncIterableIterator<LoggedEvent>,
+  userId: string,
+): Promise<string> {
   let next = iterator.next();
   for (;;) {
     await publisher.publish(userId, event(-1));
-    const arrived = await Promise.race([next.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 100))]);
+    const arrived = await Promise.race([
+      next.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 100)),
+    ]);
     if (arrived) break;
   }
   const marker = await publisher.publish(userId, event(-2));
@@ -107,7 +126,14 @@ for (const [kind, pair] of [
       // Events published while the replay is being read must not be lost or doubled.
       const racing = Promise.all([4, 5, 6].map((n) => publisher.publish('user_c', event(n))));
       await racing;
-      expect(items(await take(resumed, 6))).toEqual(['payment_1', 'payment_2', 'payment_3', 'payment_4', 'payment_5', 'payment_6']);
+      expect(items(await take(resumed, 6))).toEqual([
+        'payment_1',
+        'payment_2',
+        'payment_3',
+        'payment_4',
+        'payment_5',
+        'payment_6',
+      ]);
       await publisher.publish('user_c', event(7));
       expect(items(await take(resumed, 1))).toEqual(['payment_7']);
       await resumed.return!();
@@ -117,8 +143,12 @@ for (const [kind, pair] of [
       const [publisher] = await pair();
       const cursor = await publisher.publish('user_d', event(0));
       await expect(publisher.checkCursor('user_d', 'not-a-cursor')).rejects.toBeInstanceOf(CursorExpiredError);
-      await expect(publisher.checkCursor('user_d', `${Date.now() + 60_000}-0`)).rejects.toBeInstanceOf(CursorExpiredError);
-      await expect(publisher.checkCursor('user_d', `${Date.now() - RETENTION_MS - 60_000}-0`)).rejects.toBeInstanceOf(CursorExpiredError);
+      await expect(publisher.checkCursor('user_d', `${Date.now() + 60_000}-0`)).rejects.toBeInstanceOf(
+        CursorExpiredError,
+      );
+      await expect(publisher.checkCursor('user_d', `${Date.now() - RETENTION_MS - 60_000}-0`)).rejects.toBeInstanceOf(
+        CursorExpiredError,
+      );
       await expect(publisher.checkCursor('user_d', cursor)).resolves.toBeUndefined();
     });
 
@@ -164,16 +194,26 @@ for (const [kind, connectionOf] of [
     async function setUp() {
       const connection = connectionOf();
       const keyPrefix = testPrefix();
-      const clients = ['commands', 'subscriber', 'raw'].map((role) => createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: `test-${role}` }));
+      const clients = ['commands', 'subscriber', 'raw'].map((role) =>
+        createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: `test-${role}` }),
+      );
       await Promise.all(clients.map((client) => client.connect()));
       const [redis, subscriber, raw] = clients as [RedisClient, RedisClient, RedisClient];
-      const pubsub = createRedisPubSub({ redis, subscriber, keyPrefix, clock: Date.now, retentionMs: RETENTION_MS, logger });
+      const pubsub = createRedisPubSub({
+        redis,
+        subscriber,
+        keyPrefix,
+        clock: Date.now,
+        retentionMs: RETENTION_MS,
+        logger,
+      });
       track(async () => {
         await pubsub.close();
         for (const client of clients) client.disconnect();
       });
       /** Appends to the stream without announcing: as if the announcement was lost. */
-      const appendSilently = (userId: string, n: number) => raw.xadd(`${keyPrefix}{u:${userTag(userId)}}:events`, '*', 'e', JSON.stringify(event(n))) as Promise<string>;
+      const appendSilently = (userId: string, n: number) =>
+        raw.xadd(`${keyPrefix}{u:${userTag(userId)}}:events`, '*', 'e', JSON.stringify(event(n))) as Promise<string>;
       return { pubsub, subscriber, appendSilently };
     }
 

@@ -50,7 +50,15 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
   const options = { redis, keyPrefix };
   const expired: Array<{ key: string; token: string }> = [];
   const sessionStore = () => {
-    const store = createRedisSessionStore({ redis, keyPrefix, cipher, clock: Date.now, idleTimeoutMs: IDLE_MS, logger, onExpired: (key, record) => expired.push({ key, token: record.accessToken }) });
+    const store = createRedisSessionStore({
+      redis,
+      keyPrefix,
+      cipher,
+      clock: Date.now,
+      idleTimeoutMs: IDLE_MS,
+      logger,
+      onExpired: (key, record) => expired.push({ key, token: record.accessToken }),
+    });
     track(() => store.close());
     return store;
   };
@@ -68,7 +76,11 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
 
 function memoryStores(): Stores {
   const expired: Array<{ key: string; token: string }> = [];
-  const sessions = createMemorySessionStore({ clock: Date.now, idleTimeoutMs: IDLE_MS, onExpired: (key, record) => expired.push({ key, token: record.accessToken }) });
+  const sessions = createMemorySessionStore({
+    clock: Date.now,
+    idleTimeoutMs: IDLE_MS,
+    onExpired: (key, record) => expired.push({ key, token: record.accessToken }),
+  });
   track(() => sessions.close());
   return {
     sessions,
@@ -88,7 +100,14 @@ function sessionKey(userId: string): string {
 
 function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
   const now = Date.now();
-  return { userId, accessToken: `user_token_${randomBytes(12).toString('hex')}`, createdAt: now, expiresAt: now + 3_600_000, lastSeenAt: now, ...overrides };
+  return {
+    userId,
+    accessToken: `user_token_${randomBytes(12).toString('hex')}`,
+    createdAt: now,
+    expiresAt: now + 3_600_000,
+    lastSeenAt: now,
+    ...overrides,
+  };
 }
 
 for (const [kind, make] of [
@@ -180,7 +199,13 @@ for (const [kind, make] of [
     it('dead letters: newest first, bounded', async () => {
       const { deadLetters } = await make();
       for (let index = 0; index < 5; index += 1) {
-        await deadLetters.add({ receivedAt: new Date().toISOString(), bodyHash: `h${index}`, reason: 'not a JSON object', bodyBytes: 3, bodyPreview: '[1]' });
+        await deadLetters.add({
+          receivedAt: new Date().toISOString(),
+          bodyHash: `h${index}`,
+          reason: 'not a JSON object',
+          bodyBytes: 3,
+          bodyPreview: '[1]',
+        });
       }
       expect((await deadLetters.list()).map((letter) => letter.bodyHash)).toEqual(['h4', 'h3', 'h2']);
     });
@@ -196,7 +221,11 @@ for (const [kind, make] of [
         expect(stored.some(([, value]) => value.includes(first.accessToken))).toBe(false);
         expect(stored.every(([key]) => key.startsWith('ofg-test-'))).toBe(true);
         // Every key of a user carries the user's hash tag.
-        expect(stored.filter(([key]) => key.includes(userTag('user_e'))).every(([key]) => key.includes(`{u:${userTag('user_e')}}`))).toBe(true);
+        expect(
+          stored
+            .filter(([key]) => key.includes(userTag('user_e')))
+            .every(([key]) => key.includes(`{u:${userTag('user_e')}}`)),
+        ).toBe(true);
 
         const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
         await redis.connect();

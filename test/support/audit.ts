@@ -14,7 +14,12 @@ function append(kind: 'traffic' | 'logs' | 'secrets', record: unknown): void {
   appendFileSync(join(AUDIT_DIR, `${kind}-${process.pid}.jsonl`), `${JSON.stringify(record)}\n`);
 }
 
-export function recordTraffic(record: { url: string; status: number; headers: Record<string, string | string[]>; body: string }): void {
+export function recordTraffic(record: {
+  url: string;
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}): void {
   append('traffic', record);
 }
 

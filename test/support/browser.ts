@@ -27,7 +27,8 @@ export class Browser {
     const target = new URL(url);
     const headers = new Headers(init.headers);
     const cookies = this.jar.get(target.host);
-    if (cookies && cookies.size > 0) headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    if (cookies && cookies.size > 0)
+      headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
     const response = await fetch(this.route ? this.route(target) : target, { ...init, headers, redirect: 'manual' });
     this.storeCookies(target.host, response.headers.getSetCookie());
     const text = await response.text();
@@ -36,7 +37,12 @@ export class Browser {
     rawHeaders['set-cookie'] = response.headers.getSetCookie();
     recordTraffic({ url: target.href, status: response.status, headers: rawHeaders, body: text });
     const location = response.headers.get('location');
-    return { status: response.status, headers: response.headers, text, location: location ? new URL(location, target).href : undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      location: location ? new URL(location, target).href : undefined,
+    };
   }
 
   cookie(host: string, name: string): string | undefined {

@@ -14,8 +14,11 @@ import { REDIS_URL, testPrefix, tokenKeysSetting } from './redis.js';
 
 /** Helpers for tests of a deployment: gateway processes on one Redis and one sandbox, reached as a load balancer would. */
 
-export const PAYMENTS = 'subscription ($after: String) { paymentUpdated(after: $after) { cursor code paymentId reportedStatus } }';
-export type PaymentEvent = { paymentUpdated: { cursor: string; code: string; paymentId: string; reportedStatus: string } };
+export const PAYMENTS =
+  'subscription ($after: String) { paymentUpdated(after: $after) { cursor code paymentId reportedStatus } }';
+export type PaymentEvent = {
+  paymentUpdated: { cursor: string; code: string; paymentId: string; reportedStatus: string };
+};
 
 /**
  * One deployment: a shared sandbox and Redis, instances behind a "load balancer" origin. `redis`
@@ -33,10 +36,14 @@ export async function deployment(count: number, redis: Record<string, string> = 
     REDIS_KEY_PREFIX: testPrefix(),
     TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
   });
-  const instances = await Promise.all(Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)));
+  const instances = await Promise.all(
+    Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)),
+  );
   sandbox.setWebhookUrl(`${instances[0]!.url}/webhooks`);
   let target = instances[0]!;
-  const browser = new Browser().routeThrough((url) => (url.host === `localhost:${publicPort}` ? new URL(`${url.pathname}${url.search}`, target.url) : url));
+  const browser = new Browser().routeThrough((url) =>
+    url.host === `localhost:${publicPort}` ? new URL(`${url.pathname}${url.search}`, target.url) : url,
+  );
   return {
     sandbox,
     env,
@@ -66,7 +73,11 @@ export async function signInVia(deployed: Deployment, start: Instance, finish: I
 }
 
 export async function graphql(deployed: Deployment, instance: Instance) {
-  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: print(MeDocument) }) });
+  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: print(MeDocument) }),
+  });
   return { status: response.status, body: JSON.parse(response.text) as unknown };
 }
 
@@ -90,7 +101,8 @@ export function socketOn(deployed: Deployment, instance: Instance) {
     },
     on: {
       closed: (event) => resolveClosed((event as { code: number }).code),
-      message: (message) => recordTraffic({ url: `ws://${instance.url}`, status: 101, headers: {}, body: JSON.stringify(message) }),
+      message: (message) =>
+        recordTraffic({ url: `ws://${instance.url}`, status: 101, headers: {}, body: JSON.stringify(message) }),
     },
     onNonLazyError: () => undefined,
   });
@@ -118,18 +130,33 @@ export async function paymentEvents(instance: Instance, client: Client, after?: 
 }
 
 /** A webhook signed as the platform signs it, POSTed to one instance. */
-export async function postWebhook(sandbox: Sandbox, instance: Instance, body: string): Promise<{ status: number; body: unknown }> {
+export async function postWebhook(
+  sandbox: Sandbox,
+  instance: Instance,
+  body: string,
+): Promise<{ status: number; body: unknown }> {
   const signed = sandbox.signingKeys.sign(Buffer.from(body));
   const response = await fetch(`${instance.url}/webhooks`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-signature': signed.signature, 'x-service-signing-key': String(signed.keyId) },
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signed.signature,
+      'x-service-signing-key': String(signed.keyId),
+    },
     body,
   });
   return { status: response.status, body: await response.json() };
 }
 
 export function paymentWebhook(state: string, id: string, status = 'SENT'): string {
-  return JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'UPDATE', state, item_id: id, status, nonce: randomBytes(4).toString('hex') });
+  return JSON.stringify({
+    webhook_type: 'PAYMENT',
+    webhook_code: 'UPDATE',
+    state,
+    item_id: id,
+    status,
+    nonce: randomBytes(4).toString('hex'),
+  });
 }
 
 export function routingState(sandbox: Sandbox, userId: string): string {

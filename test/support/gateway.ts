@@ -43,7 +43,9 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     const seen = logs.find(match);
     if (seen) return seen;
     const controller = new AbortController();
-    for await (const [line] of EventEmitter.on(logged, 'line', { signal: controller.signal }) as AsyncIterable<[Record<string, unknown>]>) {
+    for await (const [line] of EventEmitter.on(logged, 'line', { signal: controller.signal }) as AsyncIterable<
+      [Record<string, unknown>]
+    >) {
       if (match(line)) {
         controller.abort();
         return line;
@@ -51,7 +53,11 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     }
     throw new Error('log stream ended');
   }
-  const app = createApp(config, { ...options, sandbox: { recordRequests: true, ...options.sandbox }, logger: createLogger({ level: 'debug', destination }) });
+  const app = createApp(config, {
+    ...options,
+    sandbox: { recordRequests: true, ...options.sandbox },
+    logger: createLogger({ level: 'debug', destination }),
+  });
   await app.start();
   const sandbox = app.sandbox!;
   track(async () => {
@@ -69,7 +75,11 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
  * On the sandbox's consent page that `authorizeUrl` opens, picks a demo user and allows (or
  * cancels); returns the platform's redirect back to the gateway.
  */
-export async function approveConsent(browser: Browser, authorizeUrl: string, options: { userIndex?: number; decision?: 'allow' | 'deny' } = {}): Promise<URL> {
+export async function approveConsent(
+  browser: Browser,
+  authorizeUrl: string,
+  options: { userIndex?: number; decision?: 'allow' | 'deny' } = {},
+): Promise<URL> {
   const authorize = new URL(authorizeUrl);
   const page = await browser.request(authorize.href);
   const users = [...page.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
@@ -98,7 +108,12 @@ export interface GraphQLResponse<T> {
   errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
 }
 
-export async function execute<T, V>(gateway: TestGateway, browser: Browser, document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>> {
+export async function execute<T, V>(
+  gateway: TestGateway,
+  browser: Browser,
+  document: TypedDocumentNode<T, V>,
+  variables?: V,
+): Promise<GraphQLResponse<T>> {
   const response = await browser.request(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

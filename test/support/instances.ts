@@ -19,7 +19,12 @@ export async function freePort(): Promise<number> {
 
 /** A platform sandbox in this process, shared by gateway processes that reach it over HTTP. */
 export async function startSharedSandbox(): Promise<Sandbox> {
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', webhookTimeScale: 3_600, recordRequests: true });
+  const sandbox = createSandbox({
+    logger: createLogger({ level: 'silent' }),
+    headerPrefix: 'X-Service',
+    webhookTimeScale: 3_600,
+    recordRequests: true,
+  });
   await sandbox.start();
   track(async () => {
     recordSecrets([
@@ -62,7 +67,10 @@ export interface Instance {
 /** A real gateway process (`node dist/main.js`), on a port of its own. */
 export async function startInstance(name: string, env: Record<string, string>, port?: number): Promise<Instance> {
   const listenPort = port ?? (await freePort());
-  const child = spawn(process.execPath, [GATEWAY_ENTRY], { env: { ...process.env, ...env, PORT: String(listenPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY_ENTRY], {
+    env: { ...process.env, ...env, PORT: String(listenPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   track(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -71,7 +79,10 @@ export async function startInstance(name: string, env: Record<string, string>, p
     }
   });
   const logs: Array<Record<string, unknown>> = [];
-  const waiters = new Set<{ match: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }>();
+  const waiters = new Set<{
+    match: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }>();
   let buffered = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

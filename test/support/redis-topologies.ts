@@ -31,7 +31,11 @@ interface Server {
 
 async function startServer(args: string[], ready: RegExp): Promise<Server> {
   const port = await freePort();
-  const child = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = once(child, 'exit');
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -74,7 +78,21 @@ export async function startRedisCluster(): Promise<OwnRedis> {
   const servers: Server[] = [];
   try {
     for (let n = 0; n < 3; n += 1) {
-      servers.push(await startServer(['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${n}.conf`), '--cluster-node-timeout', '2000', '--dir', dir], /Ready to accept connections/));
+      servers.push(
+        await startServer(
+          [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            join(dir, `nodes-${n}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+            '--dir',
+            dir,
+          ],
+          /Ready to accept connections/,
+        ),
+      );
     }
     const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
@@ -90,7 +108,11 @@ export async function startRedisCluster(): Promise<OwnRedis> {
       }, 'cluster_state:ok');
     }
     const urls = addresses.map((address) => `redis://${address}`);
-    return { env: { REDIS_MODE: 'cluster', REDIS_URL: urls.join(',') }, connection: settings(urls, 'cluster'), stop: () => stopAll(servers, dir) };
+    return {
+      env: { REDIS_MODE: 'cluster', REDIS_URL: urls.join(',') },
+      connection: settings(urls, 'cluster'),
+      stop: () => stopAll(servers, dir),
+    };
   } catch (error) {
     await stopAll(servers, dir);
     throw error;
@@ -110,10 +132,21 @@ export async function startRedisSentinel(): Promise<SentinelGroup> {
   try {
     const primary = await startServer(['--dir', dir], /Ready to accept connections/);
     servers.push(primary);
-    const replica = await startServer(['--dir', dir, '--replicaof', '127.0.0.1', String(primary.port)], /MASTER <-> REPLICA sync: Finished with success/);
+    const replica = await startServer(
+      ['--dir', dir, '--replicaof', '127.0.0.1', String(primary.port)],
+      /MASTER <-> REPLICA sync: Finished with success/,
+    );
     servers.push(replica);
     const config = join(dir, 'sentinel.conf');
-    writeFileSync(config, [`sentinel monitor ${master} 127.0.0.1 ${primary.port} 1`, `sentinel down-after-milliseconds ${master} 1000`, `sentinel failover-timeout ${master} 5000`, ''].join('\n'));
+    writeFileSync(
+      config,
+      [
+        `sentinel monitor ${master} 127.0.0.1 ${primary.port} 1`,
+        `sentinel down-after-milliseconds ${master} 1000`,
+        `sentinel failover-timeout ${master} 5000`,
+        '',
+      ].join('\n'),
+    );
     const sentinel = await startServer([config, '--sentinel'], /\+monitor master/);
     servers.push(sentinel);
     const askSentinel = async () => {

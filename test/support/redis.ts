@@ -40,13 +40,19 @@ export async function dumpKeys(prefix: string, url = REDIS_URL): Promise<Array<[
     for (const key of keys) {
       const type = await redis.type(key);
       const value =
-        type === 'string' ? await redis.get(key)
-        : type === 'list' ? JSON.stringify(await redis.lrange(key, 0, -1))
-        : type === 'set' ? JSON.stringify(await redis.smembers(key))
-        : type === 'hash' ? JSON.stringify(await redis.hgetall(key))
-        : type === 'zset' ? JSON.stringify(await redis.zrange(key, '0', '-1'))
-        : type === 'stream' ? JSON.stringify(await redis.xrange(key, '-', '+'))
-        : '';
+        type === 'string'
+          ? await redis.get(key)
+          : type === 'list'
+            ? JSON.stringify(await redis.lrange(key, 0, -1))
+            : type === 'set'
+              ? JSON.stringify(await redis.smembers(key))
+              : type === 'hash'
+                ? JSON.stringify(await redis.hgetall(key))
+                : type === 'zset'
+                  ? JSON.stringify(await redis.zrange(key, '0', '-1'))
+                  : type === 'stream'
+                    ? JSON.stringify(await redis.xrange(key, '-', '+'))
+                    : '';
       out.push([key, value ?? '']);
     }
     return out;

@@ -10,7 +10,11 @@ export function wsUrl(gateway: TestGateway): string {
 }
 
 /** A graphql-ws client that carries the browser's session cookie and a same-site Origin. */
-export function socketClient(gateway: TestGateway, browser: Browser | undefined, origin = gateway.url): { client: Client; closed: Promise<{ code: number; reason: string }> } {
+export function socketClient(
+  gateway: TestGateway,
+  browser: Browser | undefined,
+  origin = gateway.url,
+): { client: Client; closed: Promise<{ code: number; reason: string }> } {
   const host = new URL(gateway.url).host;
   const cookie = browser?.cookie(host, 'gw_session');
   let resolveClosed!: (value: { code: number; reason: string }) => void;
@@ -25,9 +29,14 @@ export function socketClient(gateway: TestGateway, browser: Browser | undefined,
       }
     },
     on: {
-      closed: (event) => resolveClosed({ code: (event as { code: number }).code, reason: String((event as { reason: unknown }).reason) }),
+      closed: (event) =>
+        resolveClosed({
+          code: (event as { code: number }).code,
+          reason: String((event as { reason: unknown }).reason),
+        }),
       // Socket messages are client-visible traffic too: the secret-leak audit reads them.
-      message: (message) => recordTraffic({ url: wsUrl(gateway), status: 101, headers: {}, body: JSON.stringify(message) }),
+      message: (message) =>
+        recordTraffic({ url: wsUrl(gateway), status: 101, headers: {}, body: JSON.stringify(message) }),
     },
     onNonLazyError: () => undefined,
   });
@@ -36,16 +45,27 @@ export function socketClient(gateway: TestGateway, browser: Browser | undefined,
 }
 
 /** Subscribes and returns an iterator of results; resolves once the gateway has the subscription. */
-export async function subscribe<T = Record<string, unknown>>(gateway: TestGateway, client: Client, query: string, type: string, variables?: Record<string, unknown>) {
+export async function subscribe<T = Record<string, unknown>>(
+  gateway: TestGateway,
+  client: Client,
+  query: string,
+  type: string,
+  variables?: Record<string, unknown>,
+) {
   const started = gateway.logs.filter((line) => line.msg === 'subscription started' && line.type === type).length;
   const iterator = client.iterate<T>({ query, variables });
   // iterate() only sends `subscribe` when pulled: start pulling, and wait for the server's word.
   const first = iterator.next();
   first.catch(() => undefined); // a socket closed by the server ends the pull; next() still sees it
-  await gateway.waitForLog(() => gateway.logs.filter((line) => line.msg === 'subscription started' && line.type === type).length > started);
+  await gateway.waitForLog(
+    () => gateway.logs.filter((line) => line.msg === 'subscription started' && line.type === type).length > started,
+  );
   let pending: Promise<IteratorResult<{ data?: T | null; errors?: unknown[] }>> | undefined = first as never;
   return {
-    async next(): Promise<{ data?: T | null; errors?: Array<{ message: string; extensions?: Record<string, unknown> }> }> {
+    async next(): Promise<{
+      data?: T | null;
+      errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+    }> {
       const result = await (pending ?? iterator.next());
       pending = undefined;
       if (result.done) throw new Error('subscription ended');

@@ -4,13 +4,19 @@ import type { Browser } from './browser.js';
 import { execute, signIn, type TestGateway } from './gateway.js';
 
 /** POSTs a webhook to the gateway exactly as given: raw bytes, headers as listed (repeats allowed). */
-export async function deliver(gateway: TestGateway, body: Buffer | string, headers: Array<[string, string]>): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function deliver(
+  gateway: TestGateway,
+  body: Buffer | string,
+  headers: Array<[string, string]>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const requestHeaders = new Headers({ 'content-type': 'application/json' });
   for (const [name, value] of headers) requestHeaders.append(name, value);
   // fetch folds repeated headers into one comma-joined value; node:http keeps them apart only when
   // sent separately, so repeats go through a raw request instead.
   const repeated = new Set(headers.map(([name]) => name.toLowerCase())).size !== headers.length;
-  const response = repeated ? await rawPost(`${gateway.url}/webhooks`, body, headers) : await fetch(`${gateway.url}/webhooks`, { method: 'POST', headers: requestHeaders, body });
+  const response = repeated
+    ? await rawPost(`${gateway.url}/webhooks`, body, headers)
+    : await fetch(`${gateway.url}/webhooks`, { method: 'POST', headers: requestHeaders, body });
   const text = await response.text();
   recordTraffic({ url: `${gateway.url}/webhooks`, status: response.status, headers: {}, body: text });
   return { status: response.status, body: JSON.parse(text) as Record<string, unknown> };
@@ -24,11 +30,14 @@ async function rawPost(url: string, body: Buffer | string, headers: Array<[strin
     // An array value makes node:http send one header line per element.
     const grouped: Record<string, string[]> = { 'content-type': ['application/json'] };
     for (const [name, value] of headers) (grouped[name.toLowerCase()] ??= []).push(value);
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: grouped }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode })));
-    });
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: grouped },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode })));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -51,7 +60,10 @@ export async function routingStateOf(gateway: TestGateway, userId: string): Prom
 }
 
 /** Signs a demo user in and waits until their webhook subscriptions exist at the platform. */
-export async function signedInUser(gateway: TestGateway, userIndex = 0): Promise<{ browser: Browser; userId: string; state: string }> {
+export async function signedInUser(
+  gateway: TestGateway,
+  userIndex = 0,
+): Promise<{ browser: Browser; userId: string; state: string }> {
   const browser = await signIn(gateway, userIndex);
   const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
   return { browser, userId, state: await routingStateOf(gateway, userId) };

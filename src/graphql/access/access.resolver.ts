@@ -6,7 +6,9 @@ import { AccessRevocation, AccountRevocation, RefreshRequest } from './access.ty
 /** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */
 @Resolver()
 export class AccessResolver {
-  @Mutation(() => AccountRevocation, { description: 'Revokes the app\u2019s access to one account (`DELETE /v1/accounts/{id}`).' })
+  @Mutation(() => AccountRevocation, {
+    description: 'Revokes the app\u2019s access to one account (`DELETE /v1/accounts/{id}`).',
+  })
   async revokeAccount(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<AccountRevocation> {
     await context.platform.revokeAccount(id);
     context.logger.info({ userId: context.user.id, accountId: id }, 'account access revoked by the user');
@@ -40,7 +42,10 @@ export class AccessResolver {
       'Asks the platform to refresh data now (`POST /v1/refresh`, or `/v1/refresh/{id}` for an account or connection). ' +
       'At most once per 5 minutes: more often is RATE_LIMITED.',
   })
-  async refresh(@Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) accountId?: string): Promise<RefreshRequest> {
+  async refresh(
+    @Ctx() context: GatewayContext,
+    @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
+  ): Promise<RefreshRequest> {
     await context.platform.refresh(accountId ?? undefined);
     return { accountId: accountId ?? undefined, requestedAt: new Date() };
   }

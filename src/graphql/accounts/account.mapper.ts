@@ -20,6 +20,8 @@ export function toAccount(account: PlatformAccount, reconnectUrl: string): Accou
     connection: { id: account.connection._id, name: account.connection.name, logo: account.connection.logo },
     attributes: (account.attributes ?? []).filter((attribute) => ATTRIBUTES.has(attribute)) as AccountAttribute[],
     holder: account.meta?.holder,
-    refreshed: account.refreshed ? { balance: parseInstant(account.refreshed.balance), transactions: parseInstant(account.refreshed.transactions) } : undefined,
+    refreshed: account.refreshed
+      ? { balance: parseInstant(account.refreshed.balance), transactions: parseInstant(account.refreshed.transactions) }
+      : undefined,
   };
 }

@@ -7,7 +7,8 @@ export enum AccountStatus {
 }
 registerEnumType(AccountStatus, {
   name: 'AccountStatus',
-  description: 'INACTIVE: the platform lost access to the account; cached data is still shown, but the user must reconnect.',
+  description:
+    'INACTIVE: the platform lost access to the account; cached data is still shown, but the user must reconnect.',
 });
 
 export enum AccountType {
@@ -24,7 +25,10 @@ export enum AccountType {
   WALLET = 'WALLET',
   OTHER = 'OTHER',
 }
-registerEnumType(AccountType, { name: 'AccountType', description: 'OTHER stands for any type the platform adds later.' });
+registerEnumType(AccountType, {
+  name: 'AccountType',
+  description: 'OTHER stands for any type the platform adds later.',
+});
 
 export enum AccountAttribute {
   TRANSACTIONS = 'TRANSACTIONS',
@@ -74,7 +78,9 @@ export class AccountRefreshTimes {
   transactions?: Date;
 }
 
-@ObjectType({ description: 'A connected account. Listed whatever its status, so the user always sees what the app can access.' })
+@ObjectType({
+  description: 'A connected account. Listed whatever its status, so the user always sees what the app can access.',
+})
 export class Account {
   @Field(() => ID)
   id!: string;
@@ -85,13 +91,21 @@ export class Account {
   @Field(() => AccountStatus)
   status!: AccountStatus;
 
-  @Field(() => Boolean, { description: 'True when the account is INACTIVE: show an alert and send the user to `reconnectUrl`.' })
+  @Field(() => Boolean, {
+    description: 'True when the account is INACTIVE: show an alert and send the user to `reconnectUrl`.',
+  })
   needsReconnection!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'Where to send the user to reconnect (the connection flow); null while ACTIVE.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where to send the user to reconnect (the connection flow); null while ACTIVE.',
+  })
   reconnectUrl?: string;
 
-  @Field(() => String, { nullable: true, description: 'Account number as the bank formats it (cards partly redacted).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Account number as the bank formats it (cards partly redacted).',
+  })
   formattedAccount?: string;
 
   @Field(() => AccountType)

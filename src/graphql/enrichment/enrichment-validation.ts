@@ -19,13 +19,16 @@ export function findInvalidQueries(queries: readonly EnrichmentQueryInput[]): In
   queries.forEach((query, index) => {
     const report = (field: string, problem: string) => problems.push({ index, id: query.id ?? null, field, problem });
     if (query.description.trim().length === 0) report('description', 'must not be empty');
-    else if (query.description.length > MAX_DESCRIPTION_LENGTH) report('description', `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+    else if (query.description.length > MAX_DESCRIPTION_LENGTH)
+      report('description', `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
     if (query.connectionId !== undefined && query.connectionId !== null && !CONNECTION_ID.test(query.connectionId)) {
       report('connectionId', 'must be a connection id of the form conn_…');
     }
-    if (query.id !== undefined && query.id !== null && query.id.length > MAX_CORRELATION_ID_LENGTH) report('id', `must be at most ${MAX_CORRELATION_ID_LENGTH} characters`);
+    if (query.id !== undefined && query.id !== null && query.id.length > MAX_CORRELATION_ID_LENGTH)
+      report('id', `must be at most ${MAX_CORRELATION_ID_LENGTH} characters`);
     if (query.amount !== undefined && query.amount !== null && query.direction) {
-      const conflicting = (query.amount > 0 && query.direction === 'DEBIT') || (query.amount < 0 && query.direction === 'CREDIT');
+      const conflicting =
+        (query.amount > 0 && query.direction === 'DEBIT') || (query.amount < 0 && query.direction === 'CREDIT');
       if (conflicting) report('direction', `contradicts the sign of amount (${query.amount})`);
     }
   });
@@ -45,9 +48,13 @@ export function invalidQueriesError(problems: InvalidQuery[]) {
 }
 
 export function tooManyQueriesError(requested: number, limit: number) {
-  return gatewayError(ErrorCode.BAD_USER_INPUT, `One request may enrich at most ${limit} descriptions; this one asks for ${requested}.`, {
-    argumentName: 'queries',
-    limit,
-    requested,
-  });
+  return gatewayError(
+    ErrorCode.BAD_USER_INPUT,
+    `One request may enrich at most ${limit} descriptions; this one asks for ${requested}.`,
+    {
+      argumentName: 'queries',
+      limit,
+      requested,
+    },
+  );
 }

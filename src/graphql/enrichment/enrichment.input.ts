@@ -9,7 +9,10 @@ export class EnrichmentQueryInput {
   @Field(() => String, { description: 'The full description as supplied by the bank.' })
   description!: string;
 
-  @Field(() => String, { nullable: true, description: 'Connection (bank) id the description came from, `conn_…`. Strongly recommended.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Connection (bank) id the description came from, `conn_…`. Strongly recommended.',
+  })
   connectionId?: string;
 
   @Field(() => Float, { nullable: true, description: 'Positive for money in, negative for money out.' })

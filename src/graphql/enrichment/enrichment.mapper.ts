@@ -2,7 +2,11 @@ import type { PlatformEnrichmentResult } from '../../upstream/platform-types.js'
 import type { EnrichmentMatch, EnrichmentResult } from './enrichment.types.js';
 
 /** Platform results (snake_case, `_id`, groups as a map) to the schema's shapes, best first. */
-export function toEnrichmentResult(id: string | undefined, description: string, results: readonly PlatformEnrichmentResult[]): EnrichmentResult {
+export function toEnrichmentResult(
+  id: string | undefined,
+  description: string,
+  results: readonly PlatformEnrichmentResult[],
+): EnrichmentResult {
   const matches = results.map(toMatch).sort((a, b) => b.confidence - a.confidence);
   const best = matches[0];
   return {
@@ -16,7 +20,11 @@ export function toEnrichmentResult(id: string | undefined, description: string, 
 }
 
 function toMatch(result: PlatformEnrichmentResult): EnrichmentMatch {
-  const groups = Object.entries(result.category.groups).map(([grouping, group]) => ({ grouping, id: group._id, name: group.name }));
+  const groups = Object.entries(result.category.groups).map(([grouping, group]) => ({
+    grouping,
+    id: group._id,
+    name: group.name,
+  }));
   const merchant = result.merchant;
   return {
     confidence: result.confidence,
@@ -26,6 +34,8 @@ function toMatch(result: PlatformEnrichmentResult): EnrichmentMatch {
       groups,
       personalFinance: groups.find((group) => group.grouping === 'personal_finance'),
     },
-    merchant: merchant ? { id: merchant._id, name: merchant.name, logo: merchant.logo, website: merchant.website } : undefined,
+    merchant: merchant
+      ? { id: merchant._id, name: merchant.name, logo: merchant.logo, website: merchant.website }
+      : undefined,
   };
 }

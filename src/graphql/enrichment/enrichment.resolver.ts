@@ -25,7 +25,8 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
       @Ctx() context: GatewayContext,
     ): Promise<EnrichmentResult[]> {
       // Counted across the whole request (several fields, Transaction.enrichment), before any work.
-      if (!context.loaders.enrichment.reserve(queries.length)) throw tooManyQueriesError(queries.length, limits.maxQueriesPerRequest);
+      if (!context.loaders.enrichment.reserve(queries.length))
+        throw tooManyQueriesError(queries.length, limits.maxQueriesPerRequest);
       const problems = findInvalidQueries(queries);
       if (problems.length > 0) throw invalidQueriesError(problems);
 
@@ -39,7 +40,9 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
         }),
       );
       const results = await Promise.all(pending);
-      return queries.map((query, index) => toEnrichmentResult(query.id ?? undefined, query.description, results[index]!));
+      return queries.map((query, index) =>
+        toEnrichmentResult(query.id ?? undefined, query.description, results[index]!),
+      );
     }
   }
   return EnrichmentResolver;

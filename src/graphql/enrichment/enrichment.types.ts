@@ -33,7 +33,10 @@ export class Category {
   @Field(() => [CategoryGroup], { description: 'The category\u2019s group in every grouping the platform returned.' })
   groups!: CategoryGroup[];
 
-  @Field(() => CategoryGroup, { nullable: true, description: 'Shortcut for the group in the `personal_finance` grouping.' })
+  @Field(() => CategoryGroup, {
+    nullable: true,
+    description: 'Shortcut for the group in the `personal_finance` grouping.',
+  })
   personalFinance?: CategoryGroup;
 }
 
@@ -45,7 +48,10 @@ export class Merchant {
   @Field(() => String, { nullable: true })
   name?: string;
 
-  @Field(() => String, { nullable: true, description: 'URL of the merchant logo (a placeholder image when the platform has none).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'URL of the merchant logo (a placeholder image when the platform has none).',
+  })
   logo?: string;
 
   @Field(() => String, { nullable: true })
@@ -60,11 +66,16 @@ export class EnrichmentMatch {
   @Field(() => Category)
   category!: Category;
 
-  @Field(() => Merchant, { nullable: true, description: 'Present on most matches; absent when only a category was recognised.' })
+  @Field(() => Merchant, {
+    nullable: true,
+    description: 'Present on most matches; absent when only a category was recognised.',
+  })
   merchant?: Merchant;
 }
 
-@ObjectType({ description: 'Enrichment of one transaction description: the best match inline, and every candidate in `matches`.' })
+@ObjectType({
+  description: 'Enrichment of one transaction description: the best match inline, and every candidate in `matches`.',
+})
 export class EnrichmentResult {
   @Field(() => String, { nullable: true, description: 'The caller\u2019s correlation id, echoed unchanged.' })
   id?: string;
@@ -81,6 +92,8 @@ export class EnrichmentResult {
   @Field(() => Merchant, { nullable: true, description: 'Merchant of the best match, when it has one.' })
   merchant?: Merchant;
 
-  @Field(() => [EnrichmentMatch], { description: 'Every candidate the platform returned, best first. Empty when nothing matched.' })
+  @Field(() => [EnrichmentMatch], {
+    description: 'Every candidate the platform returned, best first. Empty when nothing matched.',
+  })
   matches!: EnrichmentMatch[];
 }

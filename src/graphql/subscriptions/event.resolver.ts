@@ -5,12 +5,22 @@ import type { PlatformPayment, PlatformTransfer } from '../../upstream/platform-
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
 import { toTransaction } from '../transactions/transaction.mapper.js';
-import { AccessRevokedEvent, AccountEvent, IncomeEvent, Payment, PaymentUpdate, Transfer, TransactionEvent, TransferUpdate } from './event.types.js';
+import {
+  AccessRevokedEvent,
+  AccountEvent,
+  IncomeEvent,
+  Payment,
+  PaymentUpdate,
+  Transfer,
+  TransactionEvent,
+  TransferUpdate,
+} from './event.types.js';
 import { dateField, stringField, stringList, userEvents } from './user-events.js';
 
 type Args = Record<string, string | undefined>;
 
-const AFTER_DESCRIPTION = 'Resume after this `cursor` (from an earlier event): the retained events after it come first, then live ones, with no gap or duplicate. Unknown or too old: CURSOR_EXPIRED.';
+const AFTER_DESCRIPTION =
+  'Resume after this `cursor` (from an earlier event): the retained events after it come first, then live ones, with no gap or duplicate. Unknown or too old: CURSOR_EXPIRED.';
 
 function toPayment(payment: PlatformPayment): Payment {
   return {
@@ -27,7 +37,14 @@ function toPayment(payment: PlatformPayment): Payment {
 }
 
 function toTransfer(transfer: PlatformTransfer): Transfer {
-  return { id: transfer._id, status: transfer.status, statusText: transfer.status_text, final: transfer.final ?? false, amount: transfer.amount, updatedAt: parseInstant(transfer.updated_at) };
+  return {
+    id: transfer._id,
+    status: transfer.status,
+    statusText: transfer.status_text,
+    final: transfer.final ?? false,
+    amount: transfer.amount,
+    updatedAt: parseInstant(transfer.updated_at),
+  };
 }
 
 /**
@@ -38,10 +55,22 @@ function toTransfer(transfer: PlatformTransfer): Transfer {
 @Resolver()
 export class EventResolver {
   @Subscription(() => PaymentUpdate, {
-    description: 'Payment status changes (UPDATE) and arrivals (RECEIVED) for the signed-in user, optionally for one payment.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'PAYMENT', (args as Args).after, (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId),
+    description:
+      'Payment status changes (UPDATE) and arrivals (RECEIVED) for the signed-in user, optionally for one payment.',
+    subscribe: ({ context, args }) =>
+      userEvents(
+        context as GatewayContext,
+        'PAYMENT',
+        (args as Args).after,
+        (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId,
+      ),
   })
-  async paymentUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<PaymentUpdate> {
+  async paymentUpdated(
+    @Root() event: LoggedEvent,
+    @Ctx() context: GatewayContext,
+    @Arg('paymentId', () => ID, { nullable: true }) _paymentId?: string,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): Promise<PaymentUpdate> {
     const id = stringField(event, 'item_id');
     const payment = id ? await context.loaders.payment.load(id) : undefined;
     return {
@@ -59,9 +88,20 @@ export class EventResolver {
 
   @Subscription(() => TransferUpdate, {
     description: 'Transfer status changes and arrivals for the signed-in user, optionally for one transfer.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSFER', (args as Args).after, (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId),
+    subscribe: ({ context, args }) =>
+      userEvents(
+        context as GatewayContext,
+        'TRANSFER',
+        (args as Args).after,
+        (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId,
+      ),
   })
-  async transferUpdated(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('transferId', () => ID, { nullable: true }) _transferId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<TransferUpdate> {
+  async transferUpdated(
+    @Root() event: LoggedEvent,
+    @Ctx() context: GatewayContext,
+    @Arg('transferId', () => ID, { nullable: true }) _transferId?: string,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): Promise<TransferUpdate> {
     const id = stringField(event, 'item_id');
     const transfer = id ? await context.loaders.transfer.load(id) : undefined;
     return {
@@ -77,10 +117,22 @@ export class EventResolver {
   }
 
   @Subscription(() => AccountEvent, {
-    description: 'Accounts connected, updated (with the changed fields) or removed; `becameInactive` flags an account to reconnect.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'ACCOUNT', (args as Args).after, (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+    description:
+      'Accounts connected, updated (with the changed fields) or removed; `becameInactive` flags an account to reconnect.',
+    subscribe: ({ context, args }) =>
+      userEvents(
+        context as GatewayContext,
+        'ACCOUNT',
+        (args as Args).after,
+        (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId,
+      ),
   })
-  async accountEvents(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<AccountEvent> {
+  async accountEvents(
+    @Root() event: LoggedEvent,
+    @Ctx() context: GatewayContext,
+    @Arg('accountId', () => ID, { nullable: true }) _accountId?: string,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): Promise<AccountEvent> {
     const id = stringField(event, 'item_id');
     const account = id && event.code !== 'DELETE' ? await context.loaders.account.load(id) : undefined;
     const updatedFields = stringList(event, 'updated_fields');
@@ -97,9 +149,20 @@ export class EventResolver {
 
   @Subscription(() => TransactionEvent, {
     description: 'New, updated or deleted transactions, per account; new ones are included, read fresh.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TRANSACTION', (args as Args).after, (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId),
+    subscribe: ({ context, args }) =>
+      userEvents(
+        context as GatewayContext,
+        'TRANSACTION',
+        (args as Args).after,
+        (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId,
+      ),
   })
-  async transactionEvents(@Root() event: LoggedEvent, @Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) _accountId?: string, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): Promise<TransactionEvent> {
+  async transactionEvents(
+    @Root() event: LoggedEvent,
+    @Ctx() context: GatewayContext,
+    @Arg('accountId', () => ID, { nullable: true }) _accountId?: string,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): Promise<TransactionEvent> {
     const newIds = stringList(event, 'new_transaction_ids');
     const rows = newIds.length > 0 ? await context.platform.getTransactionsByIds(newIds) : [];
     const count = event.payload.new_transactions;
@@ -119,7 +182,10 @@ export class EventResolver {
     description: 'Income stream changes (beta on the platform; may change).',
     subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'INCOME', (args as Args).after),
   })
-  incomeEvents(@Root() event: LoggedEvent, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): IncomeEvent {
+  incomeEvents(
+    @Root() event: LoggedEvent,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): IncomeEvent {
     return {
       code: event.code,
       incomeId: stringField(event, 'item_id'),
@@ -131,10 +197,15 @@ export class EventResolver {
   }
 
   @Subscription(() => AccessRevokedEvent, {
-    description: 'The platform revoked the user\u2019s access (TOKEN DELETE). Sign the user out in the app: the socket closes next.',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'TOKEN', (args as Args).after, (event) => event.code === 'DELETE'),
+    description:
+      'The platform revoked the user\u2019s access (TOKEN DELETE). Sign the user out in the app: the socket closes next.',
+    subscribe: ({ context, args }) =>
+      userEvents(context as GatewayContext, 'TOKEN', (args as Args).after, (event) => event.code === 'DELETE'),
   })
-  accessRevoked(@Root() event: LoggedEvent, @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string): AccessRevokedEvent {
+  accessRevoked(
+    @Root() event: LoggedEvent,
+    @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
+  ): AccessRevokedEvent {
     return { reason: 'TOKEN_REVOKED', cursor: event.cursor, receivedAt: new Date(event.receivedAt) };
   }
 }

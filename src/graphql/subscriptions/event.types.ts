@@ -7,7 +7,9 @@ export class Payment {
   @Field(() => ID)
   id!: string;
 
-  @Field(() => String, { description: 'READY, PENDING_APPROVAL, PAUSED, SENT, DECLINED, ERROR, CANCELLED, or a newer value.' })
+  @Field(() => String, {
+    description: 'READY, PENDING_APPROVAL, PAUSED, SENT, DECLINED, ERROR, CANCELLED, or a newer value.',
+  })
   status!: string;
 
   @Field(() => String, { nullable: true })
@@ -53,7 +55,10 @@ export class Transfer {
   updatedAt?: Date;
 }
 
-@ObjectType({ description: 'A payment changed. `payment` is re-read when the event arrives, so it is current even if events arrive out of order.' })
+@ObjectType({
+  description:
+    'A payment changed. `payment` is re-read when the event arrives, so it is current even if events arrive out of order.',
+})
 export class PaymentUpdate {
   @Field(() => String, { description: 'UPDATE, RECEIVED or WEBHOOK_CANCELLED.' })
   code!: string;
@@ -61,7 +66,10 @@ export class PaymentUpdate {
   @Field(() => ID, { nullable: true })
   paymentId?: string;
 
-  @Field(() => String, { nullable: true, description: 'The status the event reported (may be older than `payment.status`).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The status the event reported (may be older than `payment.status`).',
+  })
   reportedStatus?: string;
 
   @Field(() => String, { nullable: true })
@@ -70,10 +78,16 @@ export class PaymentUpdate {
   @Field(() => String, { nullable: true })
   statusText?: string;
 
-  @Field(() => GraphQLISODateTime, { nullable: true, description: 'RECEIVED: when the funds were identified as received.' })
+  @Field(() => GraphQLISODateTime, {
+    nullable: true,
+    description: 'RECEIVED: when the funds were identified as received.',
+  })
   fundsReceivedAt?: Date;
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime, { description: 'When the gateway received the event.' })
@@ -100,7 +114,10 @@ export class TransferUpdate {
   @Field(() => GraphQLISODateTime, { nullable: true })
   fundsReceivedAt?: Date;
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime)
@@ -121,13 +138,18 @@ export class AccountEvent {
   @Field(() => [String], { description: 'UPDATE: which fields changed.' })
   updatedFields!: string[];
 
-  @Field(() => Boolean, { description: 'True when the account is now INACTIVE: alert the user and send them to `account.reconnectUrl`.' })
+  @Field(() => Boolean, {
+    description: 'True when the account is now INACTIVE: alert the user and send them to `account.reconnectUrl`.',
+  })
   becameInactive!: boolean;
 
   @Field(() => Account, { nullable: true, description: 'The account as it is now; null once deleted or revoked.' })
   account?: Account;
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime)
@@ -148,13 +170,18 @@ export class TransactionEvent {
   @Field(() => [ID])
   newTransactionIds!: string[];
 
-  @Field(() => [Transaction], { description: 'The new or updated transactions, read from the platform for this event.' })
+  @Field(() => [Transaction], {
+    description: 'The new or updated transactions, read from the platform for this event.',
+  })
   newTransactions!: Transaction[];
 
   @Field(() => [ID])
   removedTransactionIds!: string[];
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime)
@@ -175,19 +202,27 @@ export class IncomeEvent {
   @Field(() => [ID])
   removedTransactionIds!: string[];
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime)
   receivedAt!: Date;
 }
 
-@ObjectType({ description: 'The platform revoked this user\u2019s access; the session ends and the socket closes right after.' })
+@ObjectType({
+  description: 'The platform revoked this user\u2019s access; the session ends and the socket closes right after.',
+})
 export class AccessRevokedEvent {
   @Field(() => String)
   reason!: string;
 
-  @Field(() => String, { description: 'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.' })
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
   cursor!: string;
 
   @Field(() => GraphQLISODateTime)

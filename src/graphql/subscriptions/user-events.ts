@@ -14,7 +14,12 @@ import type { EventStreamContext } from '../context.js';
  * Each event first checks that the session is still live, so an expired session's token is never
  * used. Resolves once live delivery has started.
  */
-export async function userEvents(context: EventStreamContext, type: WebhookType, after: string | undefined, accept: (event: LoggedEvent) => boolean = () => true): Promise<AsyncIterableIterator<LoggedEvent>> {
+export async function userEvents(
+  context: EventStreamContext,
+  type: WebhookType,
+  after: string | undefined,
+  accept: (event: LoggedEvent) => boolean = () => true,
+): Promise<AsyncIterableIterator<LoggedEvent>> {
   const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
@@ -27,7 +32,8 @@ export async function userEvents(context: EventStreamContext, type: WebhookType,
         try {
           result = await source.next();
         } catch (error) {
-          if (error instanceof EventsDroppedError) throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
+          if (error instanceof EventsDroppedError)
+            throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
           if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
           throw error;
         }

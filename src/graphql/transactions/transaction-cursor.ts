@@ -12,7 +12,10 @@ export interface TransactionPosition {
 }
 
 function fingerprint(filter: TransactionFilter): string {
-  return createHash('sha256').update(JSON.stringify([filter.accountId ?? null, filter.start ?? null, filter.end ?? null])).digest('base64url').slice(0, 12);
+  return createHash('sha256')
+    .update(JSON.stringify([filter.accountId ?? null, filter.start ?? null, filter.end ?? null]))
+    .digest('base64url')
+    .slice(0, 12);
 }
 
 export function encodeCursor(position: TransactionPosition, filter: TransactionFilter): string {
@@ -22,7 +25,10 @@ export function encodeCursor(position: TransactionPosition, filter: TransactionF
 /** Encodes positions for one filter, hashing the filter once (and only if a cursor is wanted). */
 export function cursorEncoder(filter: TransactionFilter): (position: TransactionPosition) => string {
   let print: string | undefined;
-  return (position) => Buffer.from(JSON.stringify([position.upstreamCursor, position.offset, (print ??= fingerprint(filter))])).toString('base64url');
+  return (position) =>
+    Buffer.from(JSON.stringify([position.upstreamCursor, position.offset, (print ??= fingerprint(filter))])).toString(
+      'base64url',
+    );
 }
 
 /** The position a cursor names; undefined when it is malformed or was made for another filter. */
@@ -30,7 +36,14 @@ export function decodeCursor(cursor: string, filter: TransactionFilter): Transac
   try {
     const [upstreamCursor, offset, print] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     const validCursor = upstreamCursor === null || typeof upstreamCursor === 'string';
-    if (!validCursor || typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || print !== fingerprint(filter)) return undefined;
+    if (
+      !validCursor ||
+      typeof offset !== 'number' ||
+      !Number.isInteger(offset) ||
+      offset < 0 ||
+      print !== fingerprint(filter)
+    )
+      return undefined;
     return { upstreamCursor: upstreamCursor as string | null, offset };
   } catch {
     return undefined;

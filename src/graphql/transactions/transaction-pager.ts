@@ -17,7 +17,12 @@ export interface TransactionSlice {
  * pages that still carry a `next` cursor are followed, not mistaken for the end. Every row's
  * cursor points just after it, so paging resumes with no duplicate and no gap.
  */
-export async function readTransactions(platform: UserPlatform, filter: TransactionFilter, first: number, start: TransactionPosition): Promise<TransactionSlice> {
+export async function readTransactions(
+  platform: UserPlatform,
+  filter: TransactionFilter,
+  first: number,
+  start: TransactionPosition,
+): Promise<TransactionSlice> {
   const rows: TransactionSlice['rows'] = [];
   const encode = cursorEncoder(filter);
   let position: TransactionPosition | null = start;
@@ -26,7 +31,10 @@ export async function readTransactions(platform: UserPlatform, filter: Transacti
     const taken = page.items.slice(position.offset, position.offset + (first - rows.length));
     taken.forEach((row, index) => {
       const offset = position!.offset + index + 1;
-      const after: TransactionPosition = offset < page.items.length || page.next === null ? { upstreamCursor: position!.upstreamCursor, offset } : { upstreamCursor: page.next, offset: 0 };
+      const after: TransactionPosition =
+        offset < page.items.length || page.next === null
+          ? { upstreamCursor: position!.upstreamCursor, offset }
+          : { upstreamCursor: page.next, offset: 0 };
       rows.push({
         row,
         get cursor() {

@@ -14,21 +14,43 @@ export const MAX_TRANSACTIONS_PER_PAGE = 100;
 @Resolver(() => Transaction)
 export class TransactionResolver {
   @Query(() => TransactionConnection, {
-    description: 'Settled transactions, newest first, across all accounts or one. `start` is exclusive and `end` inclusive (UTC).',
+    description:
+      'Settled transactions, newest first, across all accounts or one. `start` is exclusive and `end` inclusive (UTC).',
   })
   async transactions(
     @Ctx() context: GatewayContext,
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
-    @Arg('start', () => GraphQLISODateTime, { nullable: true, description: 'Only transactions after this instant.' }) start?: Date,
-    @Arg('end', () => GraphQLISODateTime, { nullable: true, description: 'Only transactions at or before this instant.' }) end?: Date,
-    @Arg('first', () => Int, { defaultValue: 50, description: `Page size, 1 to ${MAX_TRANSACTIONS_PER_PAGE}.` }) first = 50,
-    @Arg('after', () => String, { nullable: true, description: 'An `endCursor` or edge cursor from a previous page of the same query.' }) after?: string,
+    @Arg('start', () => GraphQLISODateTime, { nullable: true, description: 'Only transactions after this instant.' })
+    start?: Date,
+    @Arg('end', () => GraphQLISODateTime, {
+      nullable: true,
+      description: 'Only transactions at or before this instant.',
+    })
+    end?: Date,
+    @Arg('first', () => Int, { defaultValue: 50, description: `Page size, 1 to ${MAX_TRANSACTIONS_PER_PAGE}.` })
+    first = 50,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: 'An `endCursor` or edge cursor from a previous page of the same query.',
+    })
+    after?: string,
   ): Promise<TransactionConnection> {
-    if (first < 1 || first > MAX_TRANSACTIONS_PER_PAGE) throw gatewayError(ErrorCode.BAD_USER_INPUT, `first must be from 1 to ${MAX_TRANSACTIONS_PER_PAGE}.`, { argumentName: 'first' });
-    if (start && end && start >= end) throw gatewayError(ErrorCode.BAD_USER_INPUT, 'start must be before end.', { argumentName: 'start' });
-    const filter: TransactionFilter = { accountId: accountId ?? undefined, start: start?.toISOString(), end: end?.toISOString() };
+    if (first < 1 || first > MAX_TRANSACTIONS_PER_PAGE)
+      throw gatewayError(ErrorCode.BAD_USER_INPUT, `first must be from 1 to ${MAX_TRANSACTIONS_PER_PAGE}.`, {
+        argumentName: 'first',
+      });
+    if (start && end && start >= end)
+      throw gatewayError(ErrorCode.BAD_USER_INPUT, 'start must be before end.', { argumentName: 'start' });
+    const filter: TransactionFilter = {
+      accountId: accountId ?? undefined,
+      start: start?.toISOString(),
+      end: end?.toISOString(),
+    };
     const position = after ? decodeCursor(after, filter) : { upstreamCursor: null, offset: 0 };
-    if (!position) throw gatewayError(ErrorCode.BAD_USER_INPUT, 'after is not a cursor from this query (same account and dates).', { argumentName: 'after' });
+    if (!position)
+      throw gatewayError(ErrorCode.BAD_USER_INPUT, 'after is not a cursor from this query (same account and dates).', {
+        argumentName: 'after',
+      });
 
     const slice = await readTransactions(context.platform, filter, first, position);
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
@@ -38,21 +60,34 @@ export class TransactionResolver {
         return entry.cursor;
       },
     }));
-    return { edges, nodes: edges.map((edge) => edge.node), pageInfo: { hasNextPage: slice.hasNextPage, endCursor: edges.at(-1)?.cursor ?? after ?? undefined } };
+    return {
+      edges,
+      nodes: edges.map((edge) => edge.node),
+      pageInfo: { hasNextPage: slice.hasNextPage, endCursor: edges.at(-1)?.cursor ?? after ?? undefined },
+    };
   }
 
-  @Query(() => [PendingTransaction], { description: 'Pending transactions, across all accounts or one. They have no ids and change until they settle.' })
-  async pendingTransactions(@Ctx() context: GatewayContext, @Arg('accountId', () => ID, { nullable: true }) accountId?: string): Promise<PendingTransaction[]> {
+  @Query(() => [PendingTransaction], {
+    description: 'Pending transactions, across all accounts or one. They have no ids and change until they settle.',
+  })
+  async pendingTransactions(
+    @Ctx() context: GatewayContext,
+    @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
+  ): Promise<PendingTransaction[]> {
     const rows = await context.platform.listPendingTransactions(accountId ?? undefined);
     return rows.map(toPendingTransaction);
   }
 
   @FieldResolver(() => EnrichmentResult, {
     nullable: true,
-    description: 'Merchant and category for this transaction. All transactions in one request are enriched in one batched search.',
+    description:
+      'Merchant and category for this transaction. All transactions in one request are enriched in one batched search.',
   })
   async enrichment(@Root() transaction: Transaction, @Ctx() context: GatewayContext): Promise<EnrichmentResult> {
-    if (!context.loaders.enrichment.reserve(1)) throw gatewayError(ErrorCode.BAD_USER_INPUT, 'This request enriches more transactions than one request may.', { reason: 'ENRICHMENT_LIMIT' });
+    if (!context.loaders.enrichment.reserve(1))
+      throw gatewayError(ErrorCode.BAD_USER_INPUT, 'This request enriches more transactions than one request may.', {
+        reason: 'ENRICHMENT_LIMIT',
+      });
     const results = await context.loaders.enrichment.load({
       description: transaction.description,
       amount: transaction.amount,

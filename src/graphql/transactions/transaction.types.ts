@@ -24,7 +24,10 @@ export class Transaction {
   @Field(() => TransactionDirection)
   direction!: TransactionDirection;
 
-  @Field(() => Float, { nullable: true, description: 'Account balance after this transaction, when the bank reports it.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Account balance after this transaction, when the bank reports it.',
+  })
   balance?: number;
 
   @Field(() => String, { description: 'The platform\u2019s transaction type, such as EFTPOS or DIRECT DEBIT.' })
@@ -46,7 +49,9 @@ export class Transaction {
   cardSuffix?: string;
 }
 
-@ObjectType({ description: 'A pending transaction. It has no id: pending rows change and are replaced when they settle.' })
+@ObjectType({
+  description: 'A pending transaction. It has no id: pending rows change and are replaced when they settle.',
+})
 export class PendingTransaction {
   @Field(() => ID)
   accountId!: string;
@@ -84,7 +89,9 @@ export class TransactionEdge {
 
 @ObjectType()
 export class PageInfo {
-  @Field(() => Boolean, { description: 'True when more transactions may follow (the next page can occasionally be empty).' })
+  @Field(() => Boolean, {
+    description: 'True when more transactions may follow (the next page can occasionally be empty).',
+  })
   hasNextPage!: boolean;
 
   @Field(() => String, { nullable: true })

@@ -1,5 +1,11 @@
 import type { PlatformNameVerification } from '../../upstream/platform-types.js';
-import { NameMatchResult, NameSourceType, type HolderNameSource, type NameVerification, type PartyNameSource } from './name-verification.types.js';
+import {
+  NameMatchResult,
+  NameSourceType,
+  type HolderNameSource,
+  type NameVerification,
+  type PartyNameSource,
+} from './name-verification.types.js';
 
 const optionalString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -9,7 +15,8 @@ export function toNameVerification(result: PlatformNameVerification): NameVerifi
   for (const source of result.sources) {
     const v = source.verification ?? {};
     const common = {
-      matchResult: source.match_result === NameMatchResult.MATCH ? NameMatchResult.MATCH : NameMatchResult.PARTIAL_MATCH,
+      matchResult:
+        source.match_result === NameMatchResult.MATCH ? NameMatchResult.MATCH : NameMatchResult.PARTIAL_MATCH,
       verification: {
         familyName: v.family_name === true,
         givenName: v.given_name === true,
@@ -34,12 +41,18 @@ export function toNameVerification(result: PlatformNameVerification): NameVerifi
         ...common,
         type: NameSourceType.PARTY_NAME,
         value: meta.value,
-        connectionIds: Array.isArray(meta.sources) ? meta.sources.filter((id): id is string => typeof id === 'string') : [],
+        connectionIds: Array.isArray(meta.sources)
+          ? meta.sources.filter((id): id is string => typeof id === 'string')
+          : [],
       });
     }
   }
   return {
     sources,
-    name: { familyName: result.name.family_name, givenName: result.name.given_name, middleName: result.name.middle_name },
+    name: {
+      familyName: result.name.family_name,
+      givenName: result.name.given_name,
+      middleName: result.name.middle_name,
+    },
   };
 }

@@ -22,14 +22,21 @@ export class NameVerificationResolver {
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
   ): Promise<NameVerification> {
     if (context.appKind === 'PERSONAL') {
-      throw gatewayError(ErrorCode.FORBIDDEN, 'Name verification needs a full app; personal apps cannot use it.', { reason: 'PERSONAL_APP' });
+      throw gatewayError(ErrorCode.FORBIDDEN, 'Name verification needs a full app; personal apps cannot use it.', {
+        reason: 'PERSONAL_APP',
+      });
     }
     const familyName = input.familyName.trim();
     const problems = [
       familyName.length === 0 ? 'familyName must not be empty' : undefined,
-      ...(['familyName', 'givenName', 'middleName'] as const).map((key) => ((input[key]?.length ?? 0) > MAX_NAME_LENGTH ? `${key} must be at most ${MAX_NAME_LENGTH} characters` : undefined)),
+      ...(['familyName', 'givenName', 'middleName'] as const).map((key) =>
+        (input[key]?.length ?? 0) > MAX_NAME_LENGTH
+          ? `${key} must be at most ${MAX_NAME_LENGTH} characters`
+          : undefined,
+      ),
     ].filter(Boolean);
-    if (problems.length > 0) throw gatewayError(ErrorCode.BAD_USER_INPUT, `Invalid name: ${problems.join('; ')}.`, { argumentName: 'input' });
+    if (problems.length > 0)
+      throw gatewayError(ErrorCode.BAD_USER_INPUT, `Invalid name: ${problems.join('; ')}.`, { argumentName: 'input' });
 
     const result = await context.platform.verifyName(
       {

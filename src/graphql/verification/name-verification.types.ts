@@ -6,14 +6,18 @@ export enum NameSourceType {
 }
 registerEnumType(NameSourceType, {
   name: 'NameSourceType',
-  description: 'HOLDER_NAME: the account\u2019s legal holder(s) as the bank supplies them. PARTY_NAME: the person or entity behind the login.',
+  description:
+    'HOLDER_NAME: the account\u2019s legal holder(s) as the bank supplies them. PARTY_NAME: the person or entity behind the login.',
 });
 
 export enum NameMatchResult {
   MATCH = 'MATCH',
   PARTIAL_MATCH = 'PARTIAL_MATCH',
 }
-registerEnumType(NameMatchResult, { name: 'NameMatchResult', description: 'MATCH: every supplied name matched in full. PARTIAL_MATCH: the family name matched, not all others.' });
+registerEnumType(NameMatchResult, {
+  name: 'NameMatchResult',
+  description: 'MATCH: every supplied name matched in full. PARTIAL_MATCH: the family name matched, not all others.',
+});
 
 @InputType({ description: 'The name to verify. Only the parts you supply are judged.' })
 export class NameInput {
@@ -47,7 +51,8 @@ export class NameVerificationFlags {
 
 @InterfaceType({
   description: 'A source the name was compared with. Only sources whose family name matched are listed.',
-  resolveType: (source: { type: NameSourceType }) => (source.type === NameSourceType.HOLDER_NAME ? 'HolderNameSource' : 'PartyNameSource'),
+  resolveType: (source: { type: NameSourceType }) =>
+    source.type === NameSourceType.HOLDER_NAME ? 'HolderNameSource' : 'PartyNameSource',
 })
 export abstract class NameVerificationSource {
   @Field(() => NameSourceType)
@@ -60,7 +65,10 @@ export abstract class NameVerificationSource {
   verification!: NameVerificationFlags;
 }
 
-@ObjectType({ implements: NameVerificationSource, description: 'An account holder name (only for accounts shared with the app).' })
+@ObjectType({
+  implements: NameVerificationSource,
+  description: 'An account holder name (only for accounts shared with the app).',
+})
 export class HolderNameSource extends NameVerificationSource {
   @Field(() => ID)
   accountId!: string;
@@ -71,14 +79,19 @@ export class HolderNameSource extends NameVerificationSource {
   @Field(() => String, { nullable: true })
   formattedAccount?: string;
 
-  @Field(() => String, { description: 'Holder name(s) exactly as the bank supplies them; joint accounts list several.' })
+  @Field(() => String, {
+    description: 'Holder name(s) exactly as the bank supplies them; joint accounts list several.',
+  })
   holder!: string;
 
   @Field(() => Boolean, { nullable: true, description: 'True when the bank says there are holders it did not list.' })
   hasUnlistedHolders?: boolean;
 }
 
-@ObjectType({ implements: NameVerificationSource, description: 'The party (person, business or trust) the bank associates with the login.' })
+@ObjectType({
+  implements: NameVerificationSource,
+  description: 'The party (person, business or trust) the bank associates with the login.',
+})
 export class PartyNameSource extends NameVerificationSource {
   @Field(() => String, { description: 'The party name held by the institution.' })
   value!: string;
@@ -99,7 +112,10 @@ export class VerifiedName {
   middleName?: string;
 }
 
-@ObjectType({ description: 'Result of a name verification. No match is an empty `sources` list, not an error. Never cached or stored by the gateway.' })
+@ObjectType({
+  description:
+    'Result of a name verification. No match is an empty `sources` list, not an error. Never cached or stored by the gateway.',
+})
 export class NameVerification {
   @Field(() => [NameVerificationSource])
   sources!: NameVerificationSource[];

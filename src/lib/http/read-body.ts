@@ -43,7 +43,8 @@ export function readRawBody(req: IncomingMessage, limitBytes: number, timeoutMs?
     const onEnd = () => finish();
     const onError = (error: Error) => finish(error);
     const onAborted = () => finish(new Error('request aborted'));
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), timeoutMs);
+    const timer =
+      timeoutMs === undefined ? undefined : setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), timeoutMs);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -6,7 +6,13 @@ export type HeaderValues = Record<string, string | string[]>;
  * The one error shape of every non-GraphQL route (GraphQL's own): `{ errors: [{ message,
  * extensions: { code } }] }`, so a client parses one shape whatever it called.
  */
-export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: HeaderValues = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: HeaderValues = {},
+): void {
   sendJson(res, status, { errors: [{ message, extensions: { code } }] }, headers);
 }
 

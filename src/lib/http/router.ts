@@ -29,13 +29,17 @@ export class Router<R extends RouteRequest = RouteRequest> {
   }
 
   /** Finds the handler for a request; `methodNotAllowed` when the path exists under another method. */
-  match(method: string, pathname: string): { handler: RouteHandler<R>; params: Record<string, string> } | 'methodNotAllowed' | undefined {
+  match(
+    method: string,
+    pathname: string,
+  ): { handler: RouteHandler<R>; params: Record<string, string> } | 'methodNotAllowed' | undefined {
     const segments = splitPath(pathname);
     let pathMatched = false;
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
       if (!params) continue;
-      if (route.method === method || (route.method === 'GET' && method === 'HEAD')) return { handler: route.handler, params };
+      if (route.method === method || (route.method === 'GET' && method === 'HEAD'))
+        return { handler: route.handler, params };
       pathMatched = true;
     }
     return pathMatched ? 'methodNotAllowed' : undefined;

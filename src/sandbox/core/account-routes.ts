@@ -11,7 +11,12 @@ export function publicAccount(account: SandboxAccount) {
 }
 
 /** Finds one of the user's visible accounts, answering 404 otherwise. */
-export function visibleAccount(request: SandboxRequest, state: SandboxState, userId: string, accountId: string): SandboxAccount | undefined {
+export function visibleAccount(
+  request: SandboxRequest,
+  state: SandboxState,
+  userId: string,
+  accountId: string,
+): SandboxAccount | undefined {
   const account = state.accounts.get(accountId);
   if (!account || account.sandboxUserId !== userId || !account.sandboxShared) {
     platformError(request, 404, 'Not found');

@@ -64,7 +64,13 @@ function compare(supplied: string, held: string | undefined): 'full' | 'initial'
 
 function judgePerson(input: NameInput, person: ParsedName): NameJudgement | undefined {
   if (input.family_name.trim().toUpperCase() !== person.family) return undefined;
-  const verification: Verification = { family_name: true, given_name: false, given_initial: false, middle_name: false, middle_initial: false };
+  const verification: Verification = {
+    family_name: true,
+    given_name: false,
+    given_initial: false,
+    middle_name: false,
+    middle_initial: false,
+  };
   let allFull = true;
 
   const given = input.given_name?.trim();
@@ -88,7 +94,13 @@ function judgePerson(input: NameInput, person: ParsedName): NameJudgement | unde
 
 function score(judgement: NameJudgement): number {
   const v = judgement.verification;
-  return (judgement.match_result === 'MATCH' ? 100 : 0) + Number(v.given_name) * 4 + Number(v.middle_name) * 4 + Number(v.given_initial) + Number(v.middle_initial);
+  return (
+    (judgement.match_result === 'MATCH' ? 100 : 0) +
+    Number(v.given_name) * 4 +
+    Number(v.middle_name) * 4 +
+    Number(v.given_initial) +
+    Number(v.middle_initial)
+  );
 }
 
 /** Best judgement over the people a name source holds; undefined when no family name matches. */

@@ -58,7 +58,8 @@ export function registerOAuthRoutes(router: SandboxRouter, state: SandboxState, 
 function validateClient(params: URLSearchParams, state: SandboxState): string | undefined {
   if (params.get('client_id') !== state.credentials.appToken) return 'Unknown client_id.';
   const redirectUri = params.get('redirect_uri') ?? '';
-  if (!state.redirectUris.has(redirectUri)) return `redirect_uri ${redirectUri || '(missing)'} is not registered for this app.`;
+  if (!state.redirectUris.has(redirectUri))
+    return `redirect_uri ${redirectUri || '(missing)'} is not registered for this app.`;
   if (params.get('response_type') !== 'code') return 'response_type must be code.';
   return undefined;
 }

@@ -9,7 +9,13 @@ function strip<T extends { sandboxUserId: string }>({ sandboxUserId: _owner, ...
 }
 
 /** `GET /v1/payments/{id}` and `GET /v1/transfers/{id}`: the current object, for webhook receivers. */
-export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string, payments: Map<string, SandboxPayment>, transfers: Map<string, SandboxTransfer>): void {
+export function registerPaymentRoutes(
+  router: SandboxRouter,
+  state: SandboxState,
+  headerPrefix: string,
+  payments: Map<string, SandboxPayment>,
+  transfers: Map<string, SandboxTransfer>,
+): void {
   router.on('GET', '/v1/payments/:id', (request) => {
     const auth = authenticateUser(request, state, headerPrefix);
     if (!auth) return;
@@ -34,9 +40,15 @@ export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState
     } catch {
       ids = undefined;
     }
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) return platformError(request, 400, 'Body must be a JSON array of transaction ids');
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+      return platformError(request, 400, 'Body must be a JSON array of transaction ids');
     const wanted = new Set(ids as string[]);
     const visible = new Set(state.visibleAccounts(auth.user._id).map((account) => account._id));
-    sendJson(request.res, 200, { success: true, items: state.transactions.filter((t) => wanted.has(t._id) && t._user === auth.user._id && visible.has(t._account)) });
+    sendJson(request.res, 200, {
+      success: true,
+      items: state.transactions.filter(
+        (t) => wanted.has(t._id) && t._user === auth.user._id && visible.has(t._account),
+      ),
+    });
   });
 }

@@ -40,7 +40,8 @@ function listTransactions(request: SandboxRequest, state: SandboxState, userId: 
   const query = request.url.searchParams;
   const start = parseInstant(query.get('start'));
   const end = parseInstant(query.get('end'));
-  if (start === 'invalid' || end === 'invalid') return platformError(request, 400, 'start and end must be ISO 8601 timestamps');
+  if (start === 'invalid' || end === 'invalid')
+    return platformError(request, 400, 'start and end must be ISO 8601 timestamps');
   const cursorParam = query.get('cursor');
   const after = cursorParam === null ? undefined : decodeCursor(cursorParam);
   if (cursorParam !== null && !after) return platformError(request, 400, 'Invalid cursor');
@@ -63,7 +64,10 @@ function listTransactions(request: SandboxRequest, state: SandboxState, userId: 
 
 function listPending(request: SandboxRequest, state: SandboxState, userId: string, accountId?: string): void {
   const visible = new Set(state.visibleAccounts(userId).map((account) => account._id));
-  const items = state.pending.filter((row) => row._user === userId && visible.has(row._account) && (accountId === undefined || row._account === accountId));
+  const items = state.pending.filter(
+    (row) =>
+      row._user === userId && visible.has(row._account) && (accountId === undefined || row._account === accountId),
+  );
   sendJson(request.res, 200, { success: true, items });
 }
 

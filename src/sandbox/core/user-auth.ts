@@ -8,7 +8,11 @@ import type { SandboxState, SandboxUser } from '../sandbox-state.js';
  * signal the specification tells apps to treat as "this token is dead".
  * Answers the request itself and returns undefined when auth fails.
  */
-export function authenticateUser(request: SandboxRequest, state: SandboxState, headerPrefix: string): { user: SandboxUser; token: string } | undefined {
+export function authenticateUser(
+  request: SandboxRequest,
+  state: SandboxState,
+  headerPrefix: string,
+): { user: SandboxUser; token: string } | undefined {
   const appId = request.req.headers[`${headerPrefix}-Id`.toLowerCase()];
   const authorization = request.req.headers.authorization ?? '';
   const token = /^Bearer (\S+)$/.exec(authorization)?.[1];

@@ -10,7 +10,12 @@ export function registerUserRoutes(router: SandboxRouter, state: SandboxState, h
     const grantedAt = state.tokens.get(auth.token)!.grantedAt;
     sendJson(request.res, 200, {
       success: true,
-      item: { _id: auth.user._id, email: auth.user.email, preferred_name: auth.user.preferred_name, access_granted_at: new Date(grantedAt).toISOString() },
+      item: {
+        _id: auth.user._id,
+        email: auth.user.email,
+        preferred_name: auth.user.preferred_name,
+        access_granted_at: new Date(grantedAt).toISOString(),
+      },
     });
   });
 }

@@ -13,7 +13,11 @@ function readInput(request: SandboxRequest): NameInput | string {
   for (const key of ['given_name', 'middle_name'] as const) {
     if (body[key] !== undefined && typeof body[key] !== 'string') return `${key} must be a string`;
   }
-  return { family_name: body.family_name, given_name: body.given_name as string | undefined, middle_name: body.middle_name as string | undefined };
+  return {
+    family_name: body.family_name,
+    given_name: body.given_name as string | undefined,
+    middle_name: body.middle_name as string | undefined,
+  };
 }
 
 /**
@@ -30,7 +34,13 @@ function verify(request: SandboxRequest, state: SandboxState, userId: string, ac
     if (judgement) {
       sources.push({
         type: 'HOLDER_NAME',
-        meta: { _id: account._id, name: account.name, formatted_account: account.formatted_account, holder: account.meta.holder, has_unlisted_holders: account.meta.has_unlisted_holders ?? false },
+        meta: {
+          _id: account._id,
+          name: account.name,
+          formatted_account: account.formatted_account,
+          holder: account.meta.holder,
+          has_unlisted_holders: account.meta.has_unlisted_holders ?? false,
+        },
         ...judgement,
       });
     }

@@ -8,7 +8,17 @@ export interface SandboxConnection {
 }
 
 /** Nine New Zealand banks, as the enrichment API's supported connections. */
-const BANKS = ['ANZ', 'ASB', 'BNZ', 'Westpac', 'Kiwibank', 'TSB', 'The Co-operative Bank', 'SBS Bank', 'Heartland Bank'] as const;
+const BANKS = [
+  'ANZ',
+  'ASB',
+  'BNZ',
+  'Westpac',
+  'Kiwibank',
+  'TSB',
+  'The Co-operative Bank',
+  'SBS Bank',
+  'Heartland Bank',
+] as const;
 
 export function buildConnections(logoBaseUrl: string): SandboxConnection[] {
   return BANKS.map((name, index) => ({

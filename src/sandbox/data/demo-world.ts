@@ -1,4 +1,9 @@
-import type { SandboxAccount, SandboxParty, SandboxPendingTransaction, SandboxTransaction } from '../core/core-model.js';
+import type {
+  SandboxAccount,
+  SandboxParty,
+  SandboxPendingTransaction,
+  SandboxTransaction,
+} from '../core/core-model.js';
 import type { SandboxUser } from '../sandbox-state.js';
 import type { SandboxConnection } from './connections.js';
 import { MERCHANTS, type MerchantDefinition } from './merchants.js';
@@ -32,7 +37,10 @@ const AMOUNT_RANGES: Record<string, [number, number]> = {
   'Rent for permanent accommodation': [550, 750],
 };
 
-type AccountSpec = Omit<SandboxAccount, '_id' | '_authorisation' | 'connection' | 'refreshed' | 'sandboxUserId'> & { key: string; bank: string };
+type AccountSpec = Omit<SandboxAccount, '_id' | '_authorisation' | 'connection' | 'refreshed' | 'sandboxUserId'> & {
+  key: string;
+  bank: string;
+};
 
 interface UserSpec {
   key: string;
@@ -52,29 +60,137 @@ const USERS: UserSpec[] = [
     spendPerDay: 4.3,
     salary: { description: 'SALARY TE WHARE CONSULTING LTD', amount: 3_284.5 },
     accounts: [
-      { key: 'everyday', bank: 'ANZ', name: 'Everyday', status: 'ACTIVE', formatted_account: '01-0123-0456789-00', type: 'CHECKING', attributes: ALL_ATTRIBUTES, balance: { currency: 'NZD', current: 2_345.67, available: 2_845.67, overdrawn: false }, meta: { holder: 'MS A M NGATA' }, sandboxShared: true },
-      { key: 'saver', bank: 'ANZ', name: 'Online Saver', status: 'ACTIVE', formatted_account: '01-0123-0456789-30', type: 'SAVINGS', attributes: ['TRANSACTIONS', 'TRANSFER_FROM', 'TRANSFER_TO'], balance: { currency: 'NZD', current: 12_480.12, available: 12_480.12 }, meta: { holder: 'MS A M NGATA' }, sandboxShared: true },
-      { key: 'visa', bank: 'ANZ', name: 'Visa Platinum', status: 'ACTIVE', formatted_account: '4835-****-****-1234', type: 'CREDITCARD', attributes: ['TRANSACTIONS'], balance: { currency: 'NZD', current: -842.1, available: 7_157.9, limit: 8_000 }, meta: { holder: 'MS A M NGATA' }, sandboxShared: true },
-      { key: 'joint', bank: 'Kiwibank', name: 'Joint Bills', status: 'ACTIVE', formatted_account: '38-9012-0345678-01', type: 'CHECKING', attributes: ALL_ATTRIBUTES, balance: { currency: 'NZD', current: 1_120.4, available: 1_120.4 }, meta: { holder: 'A M NGATA & J R WILSON', has_unlisted_holders: false }, sandboxShared: true },
-      { key: 'kiwisaver', bank: 'Kiwibank', name: 'KiwiSaver Growth Fund', status: 'ACTIVE', formatted_account: 'KS-554-210-987', type: 'KIWISAVER', attributes: [], balance: { currency: 'NZD', current: 48_210.33 }, meta: { holder: 'AROHA MERE NGATA' }, sandboxShared: true },
-      { key: 'asb-savings', bank: 'ASB', name: 'Savings Plus', status: 'INACTIVE', formatted_account: '12-3040-0567890-51', type: 'SAVINGS', attributes: ['TRANSACTIONS'], balance: { currency: 'NZD', current: 3_050 }, meta: { holder: 'MS AROHA NGATA' }, sandboxShared: true },
-      { key: 'asb-unshared', bank: 'ASB', name: 'Streamline', status: 'ACTIVE', formatted_account: '12-3040-0567890-00', type: 'CHECKING', attributes: ALL_ATTRIBUTES, balance: { currency: 'NZD', current: 410 }, meta: { holder: 'MS A NGATA' }, sandboxShared: false },
+      {
+        key: 'everyday',
+        bank: 'ANZ',
+        name: 'Everyday',
+        status: 'ACTIVE',
+        formatted_account: '01-0123-0456789-00',
+        type: 'CHECKING',
+        attributes: ALL_ATTRIBUTES,
+        balance: { currency: 'NZD', current: 2_345.67, available: 2_845.67, overdrawn: false },
+        meta: { holder: 'MS A M NGATA' },
+        sandboxShared: true,
+      },
+      {
+        key: 'saver',
+        bank: 'ANZ',
+        name: 'Online Saver',
+        status: 'ACTIVE',
+        formatted_account: '01-0123-0456789-30',
+        type: 'SAVINGS',
+        attributes: ['TRANSACTIONS', 'TRANSFER_FROM', 'TRANSFER_TO'],
+        balance: { currency: 'NZD', current: 12_480.12, available: 12_480.12 },
+        meta: { holder: 'MS A M NGATA' },
+        sandboxShared: true,
+      },
+      {
+        key: 'visa',
+        bank: 'ANZ',
+        name: 'Visa Platinum',
+        status: 'ACTIVE',
+        formatted_account: '4835-****-****-1234',
+        type: 'CREDITCARD',
+        attributes: ['TRANSACTIONS'],
+        balance: { currency: 'NZD', current: -842.1, available: 7_157.9, limit: 8_000 },
+        meta: { holder: 'MS A M NGATA' },
+        sandboxShared: true,
+      },
+      {
+        key: 'joint',
+        bank: 'Kiwibank',
+        name: 'Joint Bills',
+        status: 'ACTIVE',
+        formatted_account: '38-9012-0345678-01',
+        type: 'CHECKING',
+        attributes: ALL_ATTRIBUTES,
+        balance: { currency: 'NZD', current: 1_120.4, available: 1_120.4 },
+        meta: { holder: 'A M NGATA & J R WILSON', has_unlisted_holders: false },
+        sandboxShared: true,
+      },
+      {
+        key: 'kiwisaver',
+        bank: 'Kiwibank',
+        name: 'KiwiSaver Growth Fund',
+        status: 'ACTIVE',
+        formatted_account: 'KS-554-210-987',
+        type: 'KIWISAVER',
+        attributes: [],
+        balance: { currency: 'NZD', current: 48_210.33 },
+        meta: { holder: 'AROHA MERE NGATA' },
+        sandboxShared: true,
+      },
+      {
+        key: 'asb-savings',
+        bank: 'ASB',
+        name: 'Savings Plus',
+        status: 'INACTIVE',
+        formatted_account: '12-3040-0567890-51',
+        type: 'SAVINGS',
+        attributes: ['TRANSACTIONS'],
+        balance: { currency: 'NZD', current: 3_050 },
+        meta: { holder: 'MS AROHA NGATA' },
+        sandboxShared: true,
+      },
+      {
+        key: 'asb-unshared',
+        bank: 'ASB',
+        name: 'Streamline',
+        status: 'ACTIVE',
+        formatted_account: '12-3040-0567890-00',
+        type: 'CHECKING',
+        attributes: ALL_ATTRIBUTES,
+        balance: { currency: 'NZD', current: 410 },
+        meta: { holder: 'MS A NGATA' },
+        sandboxShared: false,
+      },
     ],
   },
   {
     key: 'james',
-    user: { email: 'james.demo@example.co.nz', preferred_name: 'James Wilson', sandboxRefreshForbidden: 'Manual data refresh is not enabled for this user' },
+    user: {
+      email: 'james.demo@example.co.nz',
+      preferred_name: 'James Wilson',
+      sandboxRefreshForbidden: 'Manual data refresh is not enabled for this user',
+    },
     parties: { Westpac: 'Mr James Robert Wilson', BNZ: 'JAMES WILSON' },
     spendPerDay: 1.6,
     salary: { description: 'SALARY KORU LOGISTICS', amount: 2_610 },
     accounts: [
-      { key: 'choice', bank: 'Westpac', name: 'Choice Everyday', status: 'ACTIVE', formatted_account: '03-0502-0123456-00', type: 'CHECKING', attributes: ALL_ATTRIBUTES, balance: { currency: 'NZD', current: 987.65, available: 987.65 }, meta: { holder: 'MR J R WILSON' }, sandboxShared: true },
-      { key: 'rapid-save', bank: 'BNZ', name: 'Rapid Save', status: 'ACTIVE', formatted_account: '02-0100-0765432-02', type: 'SAVINGS', attributes: ['TRANSACTIONS', 'TRANSFER_FROM', 'TRANSFER_TO'], balance: { currency: 'NZD', current: 5_400 }, meta: { holder: 'MR JAMES ROBERT WILSON' }, sandboxShared: true },
+      {
+        key: 'choice',
+        bank: 'Westpac',
+        name: 'Choice Everyday',
+        status: 'ACTIVE',
+        formatted_account: '03-0502-0123456-00',
+        type: 'CHECKING',
+        attributes: ALL_ATTRIBUTES,
+        balance: { currency: 'NZD', current: 987.65, available: 987.65 },
+        meta: { holder: 'MR J R WILSON' },
+        sandboxShared: true,
+      },
+      {
+        key: 'rapid-save',
+        bank: 'BNZ',
+        name: 'Rapid Save',
+        status: 'ACTIVE',
+        formatted_account: '02-0100-0765432-02',
+        type: 'SAVINGS',
+        attributes: ['TRANSACTIONS', 'TRANSFER_FROM', 'TRANSFER_TO'],
+        balance: { currency: 'NZD', current: 5_400 },
+        meta: { holder: 'MR JAMES ROBERT WILSON' },
+        sandboxShared: true,
+      },
     ],
   },
 ];
 
-const SPENDING = MERCHANTS.filter((merchant) => !['Rent for permanent accommodation', 'Tax payments', 'Local government', 'Tertiary education'].includes(merchant.category));
+const SPENDING = MERCHANTS.filter(
+  (merchant) =>
+    !['Rent for permanent accommodation', 'Tax payments', 'Local government', 'Tertiary education'].includes(
+      merchant.category,
+    ),
+);
 
 function amountFor(merchant: MerchantDefinition, random: () => number): number {
   const [low, high] = AMOUNT_RANGES[merchant.category] ?? [6, 150];
@@ -97,7 +213,8 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
     const random = seededRandom(1_000 + userIndex);
     const userId = sandboxId('user', spec.key);
     world.users.push({ _id: userId, ...spec.user });
-    for (const [bank, value] of Object.entries(spec.parties)) world.parties.push({ userId, connectionId: connectionByName.get(bank)!._id, value });
+    for (const [bank, value] of Object.entries(spec.parties))
+      world.parties.push({ userId, connectionId: connectionByName.get(bank)!._id, value });
 
     const accounts = spec.accounts.map(({ key, bank, ...account }) => {
       const connection = connectionByName.get(bank)!;
@@ -117,7 +234,14 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
     const primary = accounts[0]!;
     let sequence = 0;
 
-    const add = (account: SandboxAccount, date: number, description: string, amount: number, type: string, meta: SandboxTransaction['meta'] = {}) => {
+    const add = (
+      account: SandboxAccount,
+      date: number,
+      description: string,
+      amount: number,
+      type: string,
+      meta: SandboxTransaction['meta'] = {},
+    ) => {
       sequence += 1;
       world.transactions.push({
         _id: sandboxId('trans', `${spec.key}:${sequence}`),
@@ -139,20 +263,38 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
       const count = Math.floor(spec.spendPerDay + random());
       for (let i = 0; i < count; i += 1) {
         const merchant = pick(random, SPENDING);
-        const account = merchant.global ? (spendAccounts.find((a) => a.type === 'CREDITCARD') ?? primary) : pick(random, spendAccounts);
+        const account = merchant.global
+          ? (spendAccounts.find((a) => a.type === 'CREDITCARD') ?? primary)
+          : pick(random, spendAccounts);
         const amount = -amountFor(merchant, random);
         const meta = account.type === 'CREDITCARD' ? { card_suffix: '1234' } : { card_suffix: '4321' };
-        add(account, dayStart + Math.floor((7 + random() * 14) * 3_600_000), merchant.sample, amount, typeFor(merchant), meta);
+        add(
+          account,
+          dayStart + Math.floor((7 + random() * 14) * 3_600_000),
+          merchant.sample,
+          amount,
+          typeFor(merchant),
+          meta,
+        );
       }
-      if (day % 14 === 0) add(primary, dayStart + 2 * 3_600_000, spec.salary.description, spec.salary.amount, 'DIRECT CREDIT', { particulars: 'SALARY', reference: `PAY${day}` });
+      if (day % 14 === 0)
+        add(primary, dayStart + 2 * 3_600_000, spec.salary.description, spec.salary.amount, 'DIRECT CREDIT', {
+          particulars: 'SALARY',
+          reference: `PAY${day}`,
+        });
       if (day % 30 === 0) {
-        for (const savings of accounts.filter((a) => a.type === 'SAVINGS' && a.status === 'ACTIVE')) add(savings, dayStart + 3_600_000, 'INTEREST CREDIT', Math.round(random() * 4_000) / 100, 'INTEREST');
+        for (const savings of accounts.filter((a) => a.type === 'SAVINGS' && a.status === 'ACTIVE'))
+          add(savings, dayStart + 3_600_000, 'INTEREST CREDIT', Math.round(random() * 4_000) / 100, 'INTEREST');
         const kiwisaver = byKey.get('kiwisaver');
         if (kiwisaver) add(kiwisaver, dayStart + 3_600_000, 'KIWISAVER CONTRIBUTION', 262.5, 'DIRECT CREDIT');
       }
       if (day % 7 === 3) {
         const joint = byKey.get('joint');
-        if (joint) add(joint, dayStart + 9 * 3_600_000, 'BARFOOT & THOMPSON RENT', -650, 'PAYMENT', { reference: 'FLAT 2B', other_account: '12-3011-0044556-00' });
+        if (joint)
+          add(joint, dayStart + 9 * 3_600_000, 'BARFOOT & THOMPSON RENT', -650, 'PAYMENT', {
+            reference: 'FLAT 2B',
+            other_account: '12-3011-0044556-00',
+          });
       }
     }
 
@@ -160,7 +302,17 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
       for (let i = 0; i < 3; i += 1) {
         const merchant = pick(random, SPENDING);
         const date = now - Math.floor(random() * 2 * DAY);
-        world.pending.push({ _account: account._id, _connection: account.connection._id, _user: userId, updated_at: iso(date), date: iso(date), description: merchant.sample, amount: -amountFor(merchant, random), type: typeFor(merchant), meta: {} });
+        world.pending.push({
+          _account: account._id,
+          _connection: account.connection._id,
+          _user: userId,
+          updated_at: iso(date),
+          date: iso(date),
+          description: merchant.sample,
+          amount: -amountFor(merchant, random),
+          type: typeFor(merchant),
+          meta: {},
+        });
       }
     }
   });

@@ -30,7 +30,8 @@ const MAX_CONFIDENCE = 0.99;
 const OVERSEAS_CAP = 0.75;
 const CURRENCY_MARKER = /\b(?:USD|AUD|GBP|EUR|CAD|SGD|JPY|HKD|CNY|CHF|FJD)\b/;
 const COUNTRY_SUFFIX = /\s(?:AU|AUS|US|USA|GB|GBR|UK|SG|IE|IRL|NL|LU|CA|FR|DE|JP|HK|CN)$/;
-const OVERSEAS_WORDS = /\b(?:INTL|INTERNATIONAL|FOREIGN|OVERSEAS|SAN FRANCISCO|SEATTLE|SYDNEY|MELBOURNE|LONDON|STOCKHOLM|AMSTERDAM|DUBLIN|SINGAPORE)\b/;
+const OVERSEAS_WORDS =
+  /\b(?:INTL|INTERNATIONAL|FOREIGN|OVERSEAS|SAN FRANCISCO|SEATTLE|SYDNEY|MELBOURNE|LONDON|STOCKHOLM|AMSTERDAM|DUBLIN|SINGAPORE)\b/;
 
 export interface MerchantMatcher {
   search(query: SearchQuery): SearchResult[];
@@ -47,7 +48,12 @@ export interface MerchantMatcher {
  * then scored exactly as the simple scan would, in the same order. `indexed: false` is that scan
  * (kept for the test that compares the two on every statement line of the demo world).
  */
-export function createMerchantMatcher(categories: Map<string, SandboxCategory>, logoBaseUrl: string, knownConnectionIds: Set<string>, options: { indexed?: boolean } = {}): MerchantMatcher {
+export function createMerchantMatcher(
+  categories: Map<string, SandboxCategory>,
+  logoBaseUrl: string,
+  knownConnectionIds: Set<string>,
+  options: { indexed?: boolean } = {},
+): MerchantMatcher {
   const merchants: IndexedMerchant[] = MERCHANTS.map((definition) => ({
     definition,
     id: sandboxId('merchant', definition.slug),
@@ -57,7 +63,10 @@ export function createMerchantMatcher(categories: Map<string, SandboxCategory>, 
       return { words, compact: words.replaceAll(' ', ''), prefixOnly: words.length <= 3 || pattern.endsWith(' ') };
     }),
   }));
-  const keywords = CATEGORY_KEYWORDS.map(([keyword, category]) => ({ keyword, category: requireCategory(categories, category) }));
+  const keywords = CATEGORY_KEYWORDS.map(([keyword, category]) => ({
+    keyword,
+    category: requireCategory(categories, category),
+  }));
   const candidates = options.indexed === false ? () => merchants : candidateFinder(merchants);
   const keywordsByFirstWord = new Map<string, typeof keywords>();
   for (const entry of keywords) {
@@ -130,7 +139,9 @@ function deletionKeys(word: string): string[] {
 }
 
 /** The merchants a description could score against, in dataset order (see createMerchantMatcher). */
-function candidateFinder(merchants: IndexedMerchant[]): (words: string, compact: string, firstWord: string) => IndexedMerchant[] {
+function candidateFinder(
+  merchants: IndexedMerchant[],
+): (words: string, compact: string, firstWord: string) => IndexedMerchant[] {
   const byWord = new Map<string, Set<number>>();
   const byGram = new Map<string, Set<number>>();
   const byDeletion = new Map<string, Set<number>>();
@@ -151,7 +162,8 @@ function candidateFinder(merchants: IndexedMerchant[]): (words: string, compact:
     const found = new Set<number>();
     const take = (set: Set<number> | undefined) => set?.forEach((position) => found.add(position));
     for (const word of words.split(' ')) take(byWord.get(word));
-    for (let index = 0; index + GRAM <= compact.length; index += 1) take(byGram.get(compact.slice(index, index + GRAM)));
+    for (let index = 0; index + GRAM <= compact.length; index += 1)
+      take(byGram.get(compact.slice(index, index + GRAM)));
     if (firstWord.length >= 6) for (const key of deletionKeys(firstWord)) take(byDeletion.get(key));
     return [...found].sort((a, b) => a - b).map((position) => merchants[position]!);
   };

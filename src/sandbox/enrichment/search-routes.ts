@@ -12,7 +12,12 @@ const PLACEHOLDER_PNG = Buffer.from(
   'base64',
 );
 
-export function registerSearchRoutes(router: SandboxRouter, state: SandboxState, matcher: MerchantMatcher, headerPrefix: string): void {
+export function registerSearchRoutes(
+  router: SandboxRouter,
+  state: SandboxState,
+  matcher: MerchantMatcher,
+  headerPrefix: string,
+): void {
   router.on('POST', '/v1/search', (request) => {
     if (!authorised(request, state, headerPrefix)) return;
     const parsed = parseQueries(parseBody(request));
@@ -27,7 +32,11 @@ export function registerSearchRoutes(router: SandboxRouter, state: SandboxState,
   });
 
   router.on('GET', '/logos/merchants/:file', ({ res }) => {
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': PLACEHOLDER_PNG.length, 'cache-control': 'public, max-age=86400' });
+    res.writeHead(200, {
+      'content-type': 'image/png',
+      'content-length': PLACEHOLDER_PNG.length,
+      'cache-control': 'public, max-age=86400',
+    });
     res.end(PLACEHOLDER_PNG);
   });
 }
@@ -52,16 +61,21 @@ function authorised(request: SandboxRequest, state: SandboxState, headerPrefix: 
 function parseQueries(body: unknown): { id?: string; query: SearchQuery }[] | string {
   if (!Array.isArray(body)) return 'Request body must be a JSON array of queries';
   if (body.length === 0) return 'At least one query is required';
-  if (body.length > SANDBOX_MAX_QUERIES_PER_SEARCH) return `At most ${SANDBOX_MAX_QUERIES_PER_SEARCH} queries per request`;
+  if (body.length > SANDBOX_MAX_QUERIES_PER_SEARCH)
+    return `At most ${SANDBOX_MAX_QUERIES_PER_SEARCH} queries per request`;
   const queries: { id?: string; query: SearchQuery }[] = [];
   for (const [index, raw] of body.entries()) {
     if (typeof raw !== 'object' || raw === null) return `[${index}] must be an object`;
     const q = raw as Record<string, unknown>;
-    if (typeof q.description !== 'string' || q.description.trim() === '') return `[${index}].description is a required field`;
+    if (typeof q.description !== 'string' || q.description.trim() === '')
+      return `[${index}].description is a required field`;
     if (q.id !== undefined && typeof q.id !== 'string') return `[${index}].id must be a string`;
-    if (q._connection !== undefined && (typeof q._connection !== 'string' || !/^conn_\w+$/.test(q._connection))) return `[${index}]._connection must be a connection id`;
-    if (q.amount !== undefined && (typeof q.amount !== 'number' || !Number.isFinite(q.amount))) return `[${index}].amount must be a number`;
-    if (q.direction !== undefined && q.direction !== 'DEBIT' && q.direction !== 'CREDIT') return `[${index}].direction must be DEBIT or CREDIT`;
+    if (q._connection !== undefined && (typeof q._connection !== 'string' || !/^conn_\w+$/.test(q._connection)))
+      return `[${index}]._connection must be a connection id`;
+    if (q.amount !== undefined && (typeof q.amount !== 'number' || !Number.isFinite(q.amount)))
+      return `[${index}].amount must be a number`;
+    if (q.direction !== undefined && q.direction !== 'DEBIT' && q.direction !== 'CREDIT')
+      return `[${index}].direction must be DEBIT or CREDIT`;
     queries.push({
       id: q.id as string | undefined,
       query: {

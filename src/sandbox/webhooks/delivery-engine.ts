@@ -60,10 +60,25 @@ export class DeliveryEngine {
 
   /** Sends one event to every subscription of `userId` for `type`. */
   emit<T extends WebhookType>(userId: string, type: T, code: WebhookCode<T>, fields: WebhookPayloads[T] = {}): void {
-    for (const hook of this.options.subscriptions.filter((s) => s.userId === userId && s.type === type && !s.cancelled)) {
+    for (const hook of this.options.subscriptions.filter(
+      (s) => s.userId === userId && s.type === type && !s.cancelled,
+    )) {
       const now = new Date(this.options.clock()).toISOString();
-      const payload = { webhook_type: type, webhook_code: code, ...(hook.state !== undefined ? { state: hook.state } : {}), ...fields };
-      const record: WebhookEventRecord = { _id: sandboxId('webhook_event', `${hook._id}:${this.events.length}:${now}`), _hook: hook._id, status: 'PENDING', payload, created_at: now, updated_at: now, attempts: 0 };
+      const payload = {
+        webhook_type: type,
+        webhook_code: code,
+        ...(hook.state !== undefined ? { state: hook.state } : {}),
+        ...fields,
+      };
+      const record: WebhookEventRecord = {
+        _id: sandboxId('webhook_event', `${hook._id}:${this.events.length}:${now}`),
+        _hook: hook._id,
+        status: 'PENDING',
+        payload,
+        created_at: now,
+        updated_at: now,
+        attempts: 0,
+      };
       this.events.push(record);
       const send = () => void this.attempt(record, hook);
       if (this.held) this.held.push(send);
@@ -125,7 +140,11 @@ export class DeliveryEngine {
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [`${this.options.headerPrefix}-Signature`]: signature, [`${this.options.headerPrefix}-Signing-Key`]: String(keyId) },
+        headers: {
+          'content-type': 'application/json',
+          [`${this.options.headerPrefix}-Signature`]: signature,
+          [`${this.options.headerPrefix}-Signing-Key`]: String(keyId),
+        },
         body,
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 5_000),
       });
@@ -148,10 +167,13 @@ export class DeliveryEngine {
     }
     if (now - Date.parse(record.created_at) >= RETRY_HORIZON_MS || this.disabled) return this.finish(record, 'FAILED');
     this.finish(record, 'RETRY');
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.attempt(record, hook);
-    }, RETRY_INTERVAL_MS / (this.options.timeScale ?? 1));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        void this.attempt(record, hook);
+      },
+      RETRY_INTERVAL_MS / (this.options.timeScale ?? 1),
+    );
     timer.unref();
     this.timers.add(timer);
   }
@@ -159,7 +181,16 @@ export class DeliveryEngine {
   private finish(record: WebhookEventRecord, status: WebhookEventRecord['status']): void {
     record.status = status;
     record.updated_at = new Date(this.options.clock()).toISOString();
-    this.options.logger.debug({ event: record._id, type: record.payload.webhook_type, code: record.payload.webhook_code, status, attempts: record.attempts }, 'sandbox webhook delivery');
+    this.options.logger.debug(
+      {
+        event: record._id,
+        type: record.payload.webhook_type,
+        code: record.payload.webhook_code,
+        status,
+        attempts: record.attempts,
+      },
+      'sandbox webhook delivery',
+    );
     for (const listener of this.listeners) listener(record);
   }
 }

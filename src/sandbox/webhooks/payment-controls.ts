@@ -50,7 +50,13 @@ export class PaymentControls {
     const payment = this.payments.get(paymentId);
     if (!payment) throw new Error(`unknown payment ${paymentId}`);
     const now = this.now();
-    Object.assign(payment, { status: step.status, status_code: step.statusCode, status_text: step.statusText, final: FINAL_STATUSES.has(step.status), updated_at: now });
+    Object.assign(payment, {
+      status: step.status,
+      status_code: step.statusCode,
+      status_text: step.statusText,
+      final: FINAL_STATUSES.has(step.status),
+      updated_at: now,
+    });
     payment.timeline.push({ status: step.status, time: now });
     this.engine.emit(payment.sandboxUserId, 'PAYMENT', 'UPDATE', {
       item_id: payment._id,
@@ -64,7 +70,10 @@ export class PaymentControls {
   markPaymentReceived(paymentId: string): void {
     const payment = this.payments.get(paymentId)!;
     payment.received_at = this.now();
-    this.engine.emit(payment.sandboxUserId, 'PAYMENT', 'RECEIVED', { item_id: payment._id, received_at: payment.received_at });
+    this.engine.emit(payment.sandboxUserId, 'PAYMENT', 'RECEIVED', {
+      item_id: payment._id,
+      received_at: payment.received_at,
+    });
   }
 
   createTransfer(userId: string, amount: number): SandboxTransfer {
@@ -74,7 +83,19 @@ export class PaymentControls {
     if (!from || !to) throw new Error('user has no pair of accounts that can transfer');
     const now = this.now();
     this.sequence += 1;
-    const transfer: SandboxTransfer = { _id: sandboxId('transfer', `${userId}:${this.sequence}:${now}`), sid: `akt${String(this.sequence).padStart(6, '0')}`, from: from._id, to: to._id, amount, status: 'READY', final: false, timeline: [{ status: 'READY', time: now }], created_at: now, updated_at: now, sandboxUserId: userId };
+    const transfer: SandboxTransfer = {
+      _id: sandboxId('transfer', `${userId}:${this.sequence}:${now}`),
+      sid: `akt${String(this.sequence).padStart(6, '0')}`,
+      from: from._id,
+      to: to._id,
+      amount,
+      status: 'READY',
+      final: false,
+      timeline: [{ status: 'READY', time: now }],
+      created_at: now,
+      updated_at: now,
+      sandboxUserId: userId,
+    };
     this.transfers.set(transfer._id, transfer);
     this.engine.emit(userId, 'TRANSFER', 'UPDATE', { item_id: transfer._id, status: 'READY' });
     return transfer;
@@ -84,15 +105,27 @@ export class PaymentControls {
     const transfer = this.transfers.get(transferId);
     if (!transfer) throw new Error(`unknown transfer ${transferId}`);
     const now = this.now();
-    Object.assign(transfer, { status: step.status, status_text: step.statusText, final: FINAL_STATUSES.has(step.status), updated_at: now });
+    Object.assign(transfer, {
+      status: step.status,
+      status_text: step.statusText,
+      final: FINAL_STATUSES.has(step.status),
+      updated_at: now,
+    });
     transfer.timeline.push({ status: step.status, time: now });
-    this.engine.emit(transfer.sandboxUserId, 'TRANSFER', 'UPDATE', { item_id: transfer._id, status: step.status, ...(step.statusText ? { status_text: step.statusText } : {}) });
+    this.engine.emit(transfer.sandboxUserId, 'TRANSFER', 'UPDATE', {
+      item_id: transfer._id,
+      status: step.status,
+      ...(step.statusText ? { status_text: step.statusText } : {}),
+    });
     return transfer;
   }
 
   markTransferReceived(transferId: string): void {
     const transfer = this.transfers.get(transferId)!;
-    this.engine.emit(transfer.sandboxUserId, 'TRANSFER', 'RECEIVED', { item_id: transfer._id, received_at: this.now() });
+    this.engine.emit(transfer.sandboxUserId, 'TRANSFER', 'RECEIVED', {
+      item_id: transfer._id,
+      received_at: this.now(),
+    });
   }
 
   private now(): string {

@@ -31,9 +31,13 @@ export class SigningKeys {
     const previous = this.keys.get(this.current);
     if (previous) previous.expired = true;
     const { privateKey, publicKey } =
-      kind === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 });
+      kind === 'ed25519'
+        ? generateKeyPairSync('ed25519')
+        : generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 });
     this.current += 1;
-    const publicPem = publicKey.export(kind === 'ed25519' ? { type: 'spki', format: 'pem' } : { type: 'pkcs1', format: 'pem' }).toString();
+    const publicPem = publicKey
+      .export(kind === 'ed25519' ? { type: 'spki', format: 'pem' } : { type: 'pkcs1', format: 'pem' })
+      .toString();
     this.keys.set(this.current, { privateKey, publicPem, expired: false });
     return this.current;
   }

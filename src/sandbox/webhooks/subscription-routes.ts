@@ -5,7 +5,6 @@ import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js
 import type { SandboxState } from '../sandbox-state.js';
 import { isWebhookType, type WebhookType } from '../../platform/webhook-events.js';
 
-
 export interface WebhookSubscription {
   _id: string;
   userId: string;
@@ -19,27 +18,51 @@ export interface WebhookSubscription {
 }
 
 /** Per-user, per-type webhook subscriptions (`POST`/`GET`/`DELETE /v1/webhooks`). */
-export function registerSubscriptionRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string, hooks: WebhookSubscription[], hasWebhookUrl: () => boolean): void {
+export function registerSubscriptionRoutes(
+  router: SandboxRouter,
+  state: SandboxState,
+  headerPrefix: string,
+  hooks: WebhookSubscription[],
+  hasWebhookUrl: () => boolean,
+): void {
   let sequence = 0;
-  const view = ({ userId: _user, type, ...rest }: WebhookSubscription) => ({ ...rest, type, url: '(registered webhook URL)' });
+  const view = ({ userId: _user, type, ...rest }: WebhookSubscription) => ({
+    ...rest,
+    type,
+    url: '(registered webhook URL)',
+  });
 
   router.on('POST', '/v1/webhooks', (request) => {
     const auth = authenticateUser(request, state, headerPrefix);
     if (!auth) return;
     const body = parseBody(request) as { webhook_type?: unknown; state?: unknown } | undefined;
     if (!isWebhookType(body?.webhook_type)) return platformError(request, 400, 'Invalid webhook_type');
-    if (body.state !== undefined && typeof body.state !== 'string') return platformError(request, 400, 'state must be a string');
+    if (body.state !== undefined && typeof body.state !== 'string')
+      return platformError(request, 400, 'state must be a string');
     if (!hasWebhookUrl()) return platformError(request, 400, 'App is missing webhook url');
     sequence += 1;
     const now = new Date(state.clock()).toISOString();
-    const hook: WebhookSubscription = { _id: sandboxId('hook', `${auth.user._id}:${sequence}:${now}`), userId: auth.user._id, type: body.webhook_type, state: body.state, created_at: now, updated_at: now };
+    const hook: WebhookSubscription = {
+      _id: sandboxId('hook', `${auth.user._id}:${sequence}:${now}`),
+      userId: auth.user._id,
+      type: body.webhook_type,
+      state: body.state,
+      created_at: now,
+      updated_at: now,
+    };
     hooks.push(hook);
     sendJson(request.res, 200, { success: true, item_id: hook._id });
   });
 
   router.on('GET', '/v1/webhooks', (request) => {
     const auth = authenticateUser(request, state, headerPrefix);
-    if (auth) sendJson(request.res, 200, { success: true, items: hooks.filter((hook) => hook.userId === auth.user._id && !hook.cancelled).map(({ cancelled: _c, ...hook }) => view(hook)) });
+    if (auth)
+      sendJson(request.res, 200, {
+        success: true,
+        items: hooks
+          .filter((hook) => hook.userId === auth.user._id && !hook.cancelled)
+          .map(({ cancelled: _c, ...hook }) => view(hook)),
+      });
   });
 
   router.on('DELETE', '/v1/webhooks/:id', (request) => {

@@ -24,12 +24,14 @@ export function createGraphiqlAssets() {
   // createRequire rather than the global: the test runner executes this file without one.
   // Packages are located by their package.json because their export maps hide the UMD files.
   const resolveModule = createRequire(__filename).resolve;
-  const packageFile = (packageName: string, file: string) => join(dirname(resolveModule(`${packageName}/package.json`)), file);
+  const packageFile = (packageName: string, file: string) =>
+    join(dirname(resolveModule(`${packageName}/package.json`)), file);
   const loaded = new Map<string, Promise<Asset>>();
   return {
     /** Reads a file on first use and keeps it; undefined for names outside the fixed list. */
     get(name: string): Promise<Asset> | undefined {
-      if (name === 'init.js') return Promise.resolve({ body: Buffer.from(GRAPHIQL_INIT_SCRIPT), type: 'text/javascript' });
+      if (name === 'init.js')
+        return Promise.resolve({ body: Buffer.from(GRAPHIQL_INIT_SCRIPT), type: 'text/javascript' });
       const file = PACKAGE_FILES[name];
       if (!file) return undefined;
       let asset = loaded.get(name);

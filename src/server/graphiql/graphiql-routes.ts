@@ -17,7 +17,12 @@ export function registerGraphiqlRoutes(router: Router, sessions: SessionManager)
     const asset = assets.get(params.name!);
     if (!asset) return sendError(res, 404, 'NOT_FOUND', 'Not found.');
     const { body, type } = await asset;
-    res.writeHead(200, { 'content-type': `${type}; charset=utf-8`, 'content-length': body.length, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': `${type}; charset=utf-8`,
+      'content-length': body.length,
+      'cache-control': 'public, max-age=3600',
+      'x-content-type-options': 'nosniff',
+    });
     res.end(body);
   });
 

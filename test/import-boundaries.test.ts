@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The one-way imports of the gateway, checked on every `npm test` (ESLint's TypeScript parser
+ * does not support this project's TypeScript 7, so the rule lives here): for each area of src/,
+ * the areas it must never import. Upstream clients know nothing of GraphQL or the server;
+ * webhooks and subscriptions meet only at the pubsub; the sandbox is reached only through its
+ * entry (`sandbox/sandbox.js`) and itself uses nothing of the gateway but lib and the platform
+ * contract.
+ */
+const FORBIDDEN: Record<string, string[]> = {
+  lib: [
+    'config',
+    'upstream',
+    'loaders',
+    'graphql',
+    'server',
+    'auth',
+    'webhooks',
+    'pubsub',
+    'stores',
+    'sandbox',
+    'platform',
+    'app.ts',
+    'main.ts',
+  ],
+  platform: [
+    'lib',
+    'config',
+    'upstream',
+    'loaders',
+    'graphql',
+    'server',
+    'auth',
+    'webhooks',
+    'pubsub',
+    'stores',
+    'sandbox',
+    'app.ts',
+    'main.ts',
+  ],
+  config: [
+    'upstream',
+    'loaders',
+    'graphql',
+    'server',
+    'auth',
+    'webhooks',
+    'pubsub',
+    'stores',
+    'sandbox',
+    'app.ts',
+    'main.ts',
+  ],
+  upstream: ['loaders', 'graphql', 'server', 'auth', 'webhooks', 'pubsub', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  loaders: ['graphql', 'server', 'auth', 'webhooks', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  pubsub: ['upstream', 'loaders', 'graphql', 'server', 'auth', 'webhooks', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  webhooks: ['loaders', 'graphql', 'server', 'auth', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  graphql: ['server', 'auth', 'webhooks', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  auth: ['loaders', 'graphql', 'server', 'webhooks', 'stores', 'sandbox', 'app.ts', 'main.ts'],
+  stores: ['loaders', 'graphql', 'server', 'sandbox', 'app.ts', 'main.ts'],
+  server: ['stores', 'sandbox', 'app.ts', 'main.ts'],
+  sandbox: [
+    'config',
+    'upstream',
+    'loaders',
+    'graphql',
+    'server',
+    'auth',
+    'webhooks',
+    'pubsub',
+    'stores',
+    'app.ts',
+    'main.ts',
+  ],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Every relative import of a file, as a path under src/ (`graphql/context.js`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((match) => match[1]!);
+  return specifiers.map((specifier) =>
+    relative('src', normalize(join(dirname(file), specifier))).replaceAll('\\', '/'),
+  );
+}
+
+describe('import boundaries', () => {
+  it('keeps every area of src/ to its side of the one-way imports', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles('src')) {
+      const area = relative('src', file).split(/[\\/]/)[0]!;
+      for (const target of importsOf(file)) {
+        const targetArea = target.split('/')[0]!;
+        if (targetArea === area) continue;
+        if (FORBIDDEN[area]?.includes(targetArea)) violations.push(`${relative('src', file)} imports ${target}`);
+        // Outside the sandbox, only its entry may be imported.
+        if (targetArea === 'sandbox' && area !== 'sandbox' && target !== 'sandbox/sandbox.js')
+          violations.push(`${relative('src', file)} reaches into ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('would notice a violation (the checker itself works)', () => {
+    const imports = importsOf('src/upstream/core-client.ts');
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.every((target) => !target.startsWith('..'))).toBe(true);
+  });
+});
