@@ -1,5 +1,15 @@
+import { createHash } from 'node:crypto';
 import { createLogger } from '../lib/logger.js';
 import { createSandbox } from './sandbox.js';
+
+/**
+ * Credentials derived from SANDBOX_SEED: the same on every start (a gateway pointed at this
+ * sandbox keeps working across its restarts), different for another seed. They unlock nothing
+ * but this sandbox.
+ */
+function seeded(seed: string, purpose: string, length: number): string {
+  return createHash('sha256').update(`${seed}:${purpose}`).digest('base64url').slice(0, length);
+}
 
 /**
  * Runs the platform sandbox on its own, for pointing a gateway (or anything else) at it over
@@ -7,6 +17,7 @@ import { createSandbox } from './sandbox.js';
  */
 async function main(): Promise<void> {
   const env = process.env;
+  const seed = env.SANDBOX_SEED ?? 'open-finance-sandbox';
   const logger = createLogger({ level: env.LOG_LEVEL ?? 'info' });
   const sandbox = createSandbox({
     logger,
@@ -14,8 +25,14 @@ async function main(): Promise<void> {
     host: env.SANDBOX_HOST ?? '127.0.0.1',
     corePort: Number(env.SANDBOX_CORE_PORT ?? 4010),
     enrichmentPort: Number(env.SANDBOX_ENRICHMENT_PORT ?? 4011),
-    credentials: { appToken: env.SANDBOX_APP_TOKEN, appSecret: env.SANDBOX_APP_SECRET, enrichmentKey: env.SANDBOX_ENRICHMENT_KEY },
-    redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback').split(',').map((uri) => uri.trim()),
+    credentials: {
+      appToken: env.SANDBOX_APP_TOKEN ?? `app_token_${seeded(seed, 'app-token', 24)}`,
+      appSecret: env.SANDBOX_APP_SECRET ?? seeded(seed, 'app-secret', 32),
+      enrichmentKey: env.SANDBOX_ENRICHMENT_KEY ?? `genie_token_${seeded(seed, 'enrichment-key', 24)}`,
+    },
+    redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback')
+      .split(',')
+      .map((uri) => uri.trim()),
     webhookUrl: env.SANDBOX_WEBHOOK_URL ?? 'http://localhost:4000/webhooks',
     webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
   });
@@ -32,6 +49,9 @@ async function main(): Promise<void> {
       `  APP_TOKEN=${sandbox.credentials.appToken}`,
       `  APP_SECRET=${sandbox.credentials.appSecret}`,
       `  ENRICHMENT_API_KEY=${sandbox.credentials.enrichmentKey}`,
+      // A gateway with real upstream URLs requires its own session secret; this one is for trying the sandbox only.
+      `  SESSION_SECRET=${seeded(seed, 'session-secret', 43)}`,
+      ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
       '',
     ].join('\n'),
   );
