@@ -1,48 +1,23 @@
 import type { Server } from 'node:http';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ApolloServer } from '@apollo/server';
-import { registerAuthRoutes } from './auth/auth-routes.js';
-
-import { SessionManager } from './auth/session-manager.js';
-import { createTokenReleaser, type TokenReleaser } from './auth/token-releaser.js';
-import type { SessionStore } from './auth/session-store.js';
-import { UserDataEraser } from './auth/user-data-eraser.js';
+import type { TokenReleaser } from './auth/token-releaser.js';
 import type { GatewayConfig } from './config/config.js';
 import type { GatewayContext } from './graphql/context.js';
-import { createOperationRules } from './graphql/operation-rules.js';
-import { buildGatewaySchema } from './graphql/schema.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { randomToken } from './lib/ids.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { Router } from './lib/http/router.js';
-import { createEnrichmentCache } from './loaders/enrichment-cache.js';
-import { createUserCallLimiter } from './loaders/user-call-limiter.js';
-import type { LoaderDependencies } from './loaders/request-loaders.js';
-import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox.js';
-import { createApolloServer } from './server/apollo.js';
-import { registerAdminRoutes } from './server/admin-routes.js';
-import { createMetrics } from './server/metrics.js';
-import { startMetricsServer } from './server/metrics-server.js';
-import { registerGraphiqlRoutes } from './server/graphiql/graphiql-routes.js';
-import { createGraphQLHttpHandler } from './server/graphql-http-handler.js';
-import { createEventStreamContextFactory, createRequestContextFactory } from './server/request-context.js';
-import { createGatewayHttpServer } from './server/http-server.js';
-import { CloseCode } from './server/close-codes.js';
-import { attachGraphQLWebSocket } from './server/websocket-server.js';
-import { createFormatError } from './graphql/format-error.js';
-import { createCoreClient } from './upstream/core-client.js';
-import { createEnrichmentClient } from './upstream/enrichment-client.js';
-import { createEnrichmentBatcher } from './loaders/enrichment-batcher.js';
-import { createUpstreamHttp, type UpstreamHttp } from './upstream/upstream-http.js';
-import { createSigningKeyClient } from './upstream/signing-key-client.js';
 import type { PubSub } from './pubsub/pubsub.js';
-import { createStores, type GatewayStores } from './stores/create-stores.js';
-import { SigningKeyCache } from './webhooks/signing-key-cache.js';
-import { createWebhookDispatcher } from './webhooks/webhook-dispatcher.js';
-import { registerWebhookRoute } from './webhooks/webhook-route.js';
-import { WEBHOOK_TYPES } from './platform/webhook-events.js';
-import { createWebhookSubscriber } from './webhooks/webhook-subscriber.js';
+import type { Sandbox, SandboxOptions } from './sandbox/sandbox.js';
+import { CloseCode } from './server/close-codes.js';
+import { createMetrics } from './server/metrics.js';
+import type { attachGraphQLWebSocket } from './server/websocket-server.js';
+import type { GatewayStores } from './stores/create-stores.js';
+import type { UpstreamHttp } from './upstream/upstream-http.js';
+import { createHttpLayer } from './app/http-layer.js';
+import { startPlatform } from './app/platform.js';
+import { createState } from './app/state.js';
+import { createUpstreams } from './app/upstreams.js';
 
 export interface AppOptions {
   logger?: Logger;
@@ -85,12 +60,6 @@ interface Running {
 
 type Lifecycle = { phase: 'created' } | { phase: 'starting' } | Running | { phase: 'stopped' };
 
-const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
-const MAX_CORE_RESPONSE_BYTES = 4 * 1024 * 1024;
-const MAX_ENRICHMENT_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** A PEM public key is under 1 KiB; anything much larger is not one. */
-const MAX_SIGNING_KEY_BYTES = 16 * 1024;
-
 /** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
 export function createApp(config: GatewayConfig, options: AppOptions = {}): GatewayApp {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
@@ -116,279 +85,55 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     }
   }
 
+  /**
+   * The composition, in named steps; each registers how to undo what it built, so a start that
+   * fails part-way stops everything already running (see start()).
+   */
   async function startSteps(undo: Array<() => unknown>): Promise<void> {
-    const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
-    const sandbox = needsSandbox
-      ? createSandbox({
-          logger: logger.child({ component: 'sandbox' }),
-          headerPrefix: config.headerPrefix,
-          clock,
-          webhookTimeScale: config.sandboxWebhookTimeScale,
-          ...options.sandbox,
-        })
-      : undefined;
-    await sandbox?.start();
-    if (sandbox) undo.push(() => sandbox.stop());
-
-    const core = config.core.baseUrl
-      ? {
-          baseUrl: config.core.baseUrl,
-          appToken: config.core.appToken!,
-          appSecret: config.core.appSecret!,
-          authorizeUrl: config.core.oauthAuthorizeUrl!,
-        }
-      : {
-          baseUrl: sandbox!.coreUrl,
-          appToken: sandbox!.credentials.appToken,
-          appSecret: sandbox!.credentials.appSecret,
-          authorizeUrl: config.core.oauthAuthorizeUrl ?? sandbox!.authorizeUrl,
-        };
-    const enrichment = config.enrichment.baseUrl
-      ? { baseUrl: config.enrichment.baseUrl, apiKey: config.enrichment.apiKey! }
-      : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey };
-    if (sandbox)
-      logger.warn(
-        { core: !config.core.baseUrl, enrichment: !config.enrichment.baseUrl },
-        'using the embedded platform sandbox: no real platform is reached for these upstreams',
-      );
-
+    const platform = await startPlatform(config, options.sandbox, logger, clock, undo);
     const metrics = createMetrics();
-    const scrape = async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
-    // Every credential the gateway holds for any upstream: none may echo back through another.
-    const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
-    const breaker = {
-      failures: config.resilience.breakerFailures,
-      halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs,
-    };
-    const coreHttp = createUpstreamHttp({
-      name: 'core',
-      baseUrl: core.baseUrl,
-      timeoutMs: config.core.timeoutMs,
-      maxConnections: config.upstreamMaxConnections,
-      maxResponseBytes: MAX_CORE_RESPONSE_BYTES,
-      breaker,
-      secrets,
-      logger,
-      observe: (path, status, seconds) => metrics.upstream('core', path, status, seconds),
-    });
-    const enrichmentHttp = createUpstreamHttp({
-      name: 'enrichment',
-      baseUrl: enrichment.baseUrl,
-      timeoutMs: config.enrichment.timeoutMs,
-      maxConnections: config.upstreamMaxConnections,
-      maxResponseBytes: MAX_ENRICHMENT_RESPONSE_BYTES,
-      breaker,
-      secrets,
-      logger,
-      observe: (path, status, seconds) => metrics.upstream('enrichment', path, status, seconds),
-    });
-    const coreClient = createCoreClient(coreHttp, {
-      appToken: core.appToken,
-      appSecret: core.appSecret,
-      headerPrefix: config.headerPrefix,
-    });
-    const loaderDeps: LoaderDependencies = {
-      enrichment: createEnrichmentBatcher({
-        client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
-        maxBatch: config.enrichment.maxBatch,
-        windowMs: config.enrichment.batchWindowMs,
-        onCall: (size) => metrics.enrichmentBatch(size),
-      }),
-      enrichmentCache: createEnrichmentCache({
-        ttlMs: config.enrichment.cacheTtlMs,
-        maxEntries: config.enrichment.cacheMaxEntries,
-        clock,
-      }),
-      enrichmentMaxBatch: config.enrichment.maxBatch,
-      enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
-      onEnrichmentCacheLookup: (hit) => metrics.enrichmentCache(hit),
-    };
-
-    const secureCookies = config.publicUrl?.startsWith('https:') ?? false;
-    undo.push(
-      () => coreHttp.close(),
-      () => enrichmentHttp.close(),
-    );
-    const stores = await createStores({
-      config,
-      clock,
-      logger,
-      onSessionExpired: (key, record) => {
-        sessions.expired(key, record);
-        void releaser.release(record.userId, record.accessToken);
-      },
-    });
-    undo.push(() => stores.close());
-    const sessionStore = stores.sessions;
-    // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
-    const sessions = new SessionManager({
-      store: sessionStore,
-      secret: config.session.secret ?? randomToken(48),
-      clock,
-      maxAgeMs: config.session.maxAgeMs,
-      idleTimeoutMs: config.session.idleTimeoutMs,
-      secure: secureCookies,
-      endings: stores.sessionEndings,
-    });
-    const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
-    const eraser = new UserDataEraser(logger);
-    eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
-
-    // Webhooks (full apps only): verified receiver → dispatcher → pubsub ← subscriptions.
-    const pubsub = stores.pubsub;
-    eraser.register('events', (userId) => pubsub.deleteUser(userId));
-    const handles = stores.handles;
-    eraser.register('routing-handles', (userId) => handles.deleteUser(userId));
-    // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
-    const keysHttp = createUpstreamHttp({
-      name: 'core-keys',
-      baseUrl: core.baseUrl,
-      timeoutMs: 1_500,
-      maxConnections: 4,
-      maxResponseBytes: MAX_SIGNING_KEY_BYTES,
-      breaker,
-      secrets,
-      logger,
-      observe: (path, status, seconds) => metrics.upstream('core-keys', path, status, seconds),
-    });
-    undo.push(() => keysHttp.close());
-    const webhooksEnabled = config.appKind === 'FULL';
-    const deadLetters = stores.deadLetters;
-
-    const schema = await buildGatewaySchema({
-      enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest },
-    });
-    const rules = createOperationRules({
-      graphql: config.graphql,
-      maxListLength: config.enrichment.maxQueriesPerRequest,
-    });
-    const apollo = createApolloServer(schema, rules, logger, (type, outcome) => metrics.operation(type, outcome));
-    await apollo.start();
-    undo.push(() => apollo.stop());
+    const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
+    const state = await createState(config, upstreams.coreClient, logger, clock, undo);
+    undo.push(() => state.stores.pubsub.close());
 
     let publicUrl = config.publicUrl ?? '';
-    const router = new Router();
-    if (webhooksEnabled) {
-      const keyClient = createSigningKeyClient(keysHttp, core.appToken, core.appSecret);
-      registerWebhookRoute(router, {
-        headerPrefix: config.headerPrefix,
-        keys: new SigningKeyCache({
-          fetchKey: (id) =>
-            keyClient.fetchKey(id).then(
-              (key) => (metrics.keyFetch('ok'), key),
-              (error: unknown) => {
-                metrics.keyFetch('failed');
-                throw error;
-              },
-            ),
-          clock,
-          unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute,
-        }),
-        ledger: stores.ledger,
-        deadLetters,
+    let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
+    const http = await createHttpLayer(
+      {
+        config,
+        platform,
+        upstreams,
+        state,
+        metrics,
         logger,
         clock,
-        accepting: () => lifecycle.phase === 'running' && stores.healthy(),
-        bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
-        onOutcome: (outcome) => metrics.webhook(outcome),
-        dispatcher: createWebhookDispatcher({
-          pubsub,
-          handles,
-          logger,
-          clock,
-          async onTokenRevoked(userId, token) {
-            const remaining = await sessions.endSessionsWithToken(userId, token);
-            if (remaining === 0) await eraser.forget(userId);
-          },
-        }),
-      });
-    }
-    const subscribeWebhooks = createWebhookSubscriber({ core: coreClient, handles, types: WEBHOOK_TYPES, logger });
-    registerAuthRoutes(router, {
-      sessions,
-      states: stores.oauthStates,
-      core: coreClient,
-      logger,
-      appToken: core.appToken,
-      authorizeUrl: core.authorizeUrl,
-      publicUrl: () => publicUrl,
-      secureCookies,
-      redirectToPublicOrigin: config.publicUrl === undefined,
-      releaseToken: (userId, token) => releaser.release(userId, token),
-      onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
-    });
-    if (config.adminToken) registerAdminRoutes(router, { token: config.adminToken, deadLetters, metrics: scrape });
-    const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, sessions) : undefined;
-    const userCalls = createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser });
-    const createContext = createRequestContextFactory({
-      core: coreClient,
-      sessions,
-      loaders: loaderDeps,
-      eraser,
-      appKind: config.appKind,
-      pubsub,
-      publicUrl: () => publicUrl,
-      userCalls,
-      clock,
-      logger,
-    });
-    const graphql = createGraphQLHttpHandler({ apollo, sessions, maxBodyBytes: MAX_GRAPHQL_BODY_BYTES, createContext });
-    let allowedOrigins: ReadonlySet<string> = new Set(config.allowedOrigins);
-    const server = createGatewayHttpServer({
-      router,
-      graphql,
-      graphiql,
-      logger,
-      limits: config.http,
-      allowedOrigins: () => allowedOrigins,
-      trustRequestIdHeader: config.trustRequestIdHeader,
-      onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
-      // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
-      readiness: () =>
-        lifecycle.phase === 'draining'
-          ? 'draining'
-          : lifecycle.phase !== 'running'
-            ? 'starting'
-            : stores.healthy()
-              ? 'ready'
-              : 'unavailable',
-    });
-    const websockets = attachGraphQLWebSocket({
-      server,
-      schema,
-      sessions,
-      createContext,
-      createEventStreamContext: createEventStreamContextFactory({ sessions, clock, pubsub, logger }),
-      clock,
-      formatError: createFormatError(logger),
-      allowedOrigins: () => allowedOrigins,
-      rules,
-      limits: config.websocket,
-      logger,
-      connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
-      sessionRecheckMs: options.sessionRecheckMs,
-      heartbeatIntervalMs: options.heartbeatIntervalMs,
-      onSubscriptionStarted: () => metrics.subscriptionStarted(),
-      onFrameSent: () => metrics.eventDelivered(),
-    });
-    metrics.watch('gateway_websocket_open_sockets', 'Open GraphQL WebSockets.', () => websockets.openSockets);
-    if (config.metricsPort !== undefined) {
-      const metricsServer = await startMetricsServer(config.host, config.metricsPort, scrape);
-      undo.push(() => new Promise((resolve) => metricsServer.close(resolve)));
-      metricsListener = metricsServer;
-    }
-
-    undo.push(
-      () => websockets.close(CloseCode.GOING_AWAY, 'Going away'),
-      () => pubsub.close(),
-      () => releaser.close(),
+        publicUrl: () => publicUrl,
+        allowedOrigins: () => allowedOrigins,
+        // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
+        readiness: () =>
+          lifecycle.phase === 'draining'
+            ? 'draining'
+            : lifecycle.phase !== 'running'
+              ? 'starting'
+              : state.stores.healthy()
+                ? 'ready'
+                : 'unavailable',
+        accepting: () => lifecycle.phase === 'running' && state.stores.healthy(),
+        sessionRecheckMs: options.sessionRecheckMs,
+        heartbeatIntervalMs: options.heartbeatIntervalMs,
+      },
+      undo,
     );
+    metricsListener = http.metricsServer;
+
+    const { server } = http;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
     publicUrl ||= `http://localhost:${port}`;
+    const { sandbox } = platform;
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
     allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
     const address = server.address() as AddressInfo;
@@ -399,19 +144,19 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
           ? '127.0.0.1'
           : address.address;
     // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
-    if (sandbox && !config.core.baseUrl && webhooksEnabled)
+    if (sandbox && !config.core.baseUrl && config.appKind === 'FULL')
       sandbox.setWebhookUrl(`http://${listenHost}:${port}/webhooks`);
     lifecycle = {
       phase: 'running',
       url: publicUrl,
       listenUrl: `http://${listenHost}:${port}`,
       server,
-      apollo,
-      upstreams: [coreHttp, enrichmentHttp, keysHttp],
-      stores,
-      releaser,
-      pubsub,
-      websockets,
+      apollo: http.apollo,
+      upstreams: upstreams.pools,
+      stores: state.stores,
+      releaser: state.releaser,
+      pubsub: state.stores.pubsub,
+      websockets: http.websockets,
       sandbox,
     };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');

@@ -1,0 +1,177 @@
+import type { Server } from 'node:http';
+import type { ApolloServer } from '@apollo/server';
+import { registerAuthRoutes } from '../auth/auth-routes.js';
+import type { GatewayConfig } from '../config/config.js';
+import type { GatewayContext } from '../graphql/context.js';
+import { createFormatError } from '../graphql/format-error.js';
+import { createOperationRules } from '../graphql/operation-rules.js';
+import { buildGatewaySchema } from '../graphql/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { Router } from '../lib/http/router.js';
+import type { Logger } from '../lib/logger.js';
+import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
+import { WEBHOOK_TYPES } from '../platform/webhook-events.js';
+import { registerAdminRoutes } from '../server/admin-routes.js';
+import { createApolloServer } from '../server/apollo.js';
+import { CloseCode } from '../server/close-codes.js';
+import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
+import { createGraphQLHttpHandler } from '../server/graphql-http-handler.js';
+import { createGatewayHttpServer } from '../server/http-server.js';
+import type { GatewayMetrics } from '../server/metrics.js';
+import { startMetricsServer } from '../server/metrics-server.js';
+import { createEventStreamContextFactory, createRequestContextFactory } from '../server/request-context.js';
+import { attachGraphQLWebSocket } from '../server/websocket-server.js';
+import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
+import type { PlatformEndpoints } from './platform.js';
+import type { GatewayState } from './state.js';
+import type { Upstreams } from './upstreams.js';
+import { registerWebhookReceiver } from './webhook-receiver.js';
+
+const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
+
+export interface HttpLayer {
+  /** Not yet listening: the caller listens once every step has succeeded. */
+  server: Server;
+  apollo: ApolloServer<GatewayContext>;
+  websockets: ReturnType<typeof attachGraphQLWebSocket>;
+  /** The METRICS_PORT listener, when configured (already listening). */
+  metricsServer: Server | undefined;
+}
+
+export interface HttpLayerDependencies {
+  config: GatewayConfig;
+  platform: PlatformEndpoints;
+  upstreams: Upstreams;
+  state: GatewayState;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  clock: Clock;
+  /** Known once the server listens (the port may be chosen then). */
+  publicUrl: () => string;
+  allowedOrigins: () => ReadonlySet<string>;
+  readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
+  /** Whether webhooks are received (full apps). */
+  accepting: () => boolean;
+  sessionRecheckMs?: number;
+  heartbeatIntervalMs?: number;
+}
+
+/**
+ * Step 5: GraphQL over HTTP and WebSockets, and every route: the schema and the operation rules,
+ * Apollo, the webhook receiver (full apps), sign-in, operator routes, GraphiQL, the HTTP server and
+ * the socket server on it, and the metrics listener when METRICS_PORT is set.
+ */
+export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<() => unknown>): Promise<HttpLayer> {
+  const { config, platform, upstreams, state, metrics, logger, clock } = deps;
+  const scrape = async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
+  const webhooksEnabled = config.appKind === 'FULL';
+
+  const schema = await buildGatewaySchema({
+    enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest },
+  });
+  const rules = createOperationRules({
+    graphql: config.graphql,
+    maxListLength: config.enrichment.maxQueriesPerRequest,
+  });
+  const apollo = createApolloServer(schema, rules, logger, (type, outcome) => metrics.operation(type, outcome));
+  await apollo.start();
+  undo.push(() => apollo.stop());
+
+  const router = new Router();
+  if (webhooksEnabled) {
+    registerWebhookReceiver(router, {
+      config,
+      platform,
+      keysHttp: upstreams.keysHttp,
+      state,
+      metrics,
+      logger,
+      clock,
+      accepting: deps.accepting,
+    });
+  }
+  const subscribeWebhooks = createWebhookSubscriber({
+    core: upstreams.coreClient,
+    handles: state.stores.handles,
+    types: WEBHOOK_TYPES,
+    logger,
+  });
+  registerAuthRoutes(router, {
+    sessions: state.sessions,
+    states: state.stores.oauthStates,
+    core: upstreams.coreClient,
+    logger,
+    appToken: platform.core.appToken,
+    authorizeUrl: platform.core.authorizeUrl,
+    publicUrl: deps.publicUrl,
+    secureCookies: config.publicUrl?.startsWith('https:') ?? false,
+    redirectToPublicOrigin: config.publicUrl === undefined,
+    releaseToken: (userId, token) => state.releaser.release(userId, token),
+    onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
+  });
+  if (config.adminToken)
+    registerAdminRoutes(router, { token: config.adminToken, deadLetters: state.stores.deadLetters, metrics: scrape });
+  const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, state.sessions) : undefined;
+
+  const createContext = createRequestContextFactory({
+    core: upstreams.coreClient,
+    sessions: state.sessions,
+    loaders: upstreams.loaderDeps,
+    eraser: state.eraser,
+    appKind: config.appKind,
+    pubsub: state.stores.pubsub,
+    publicUrl: deps.publicUrl,
+    userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
+    clock,
+    logger,
+  });
+  const server = createGatewayHttpServer({
+    router,
+    graphql: createGraphQLHttpHandler({
+      apollo,
+      sessions: state.sessions,
+      maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
+      createContext,
+    }),
+    graphiql,
+    logger,
+    limits: config.http,
+    allowedOrigins: deps.allowedOrigins,
+    trustRequestIdHeader: config.trustRequestIdHeader,
+    onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
+    readiness: deps.readiness,
+  });
+  const websockets = attachGraphQLWebSocket({
+    server,
+    schema,
+    sessions: state.sessions,
+    createContext,
+    createEventStreamContext: createEventStreamContextFactory({
+      sessions: state.sessions,
+      clock,
+      pubsub: state.stores.pubsub,
+      logger,
+    }),
+    clock,
+    formatError: createFormatError(logger),
+    allowedOrigins: deps.allowedOrigins,
+    rules,
+    limits: config.websocket,
+    logger,
+    connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
+    sessionRecheckMs: deps.sessionRecheckMs,
+    heartbeatIntervalMs: deps.heartbeatIntervalMs,
+    onSubscriptionStarted: () => metrics.subscriptionStarted(),
+    onFrameSent: () => metrics.eventDelivered(),
+  });
+  undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'));
+  metrics.watch('gateway_websocket_open_sockets', 'Open GraphQL WebSockets.', () => websockets.openSockets);
+
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined) {
+    const listening = await startMetricsServer(config.host, config.metricsPort, scrape);
+    undo.push(() => new Promise((resolve) => listening.close(resolve)));
+    metricsServer = listening;
+  }
+  return { server, apollo, websockets, metricsServer };
+}

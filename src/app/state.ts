@@ -1,0 +1,58 @@
+import { SessionManager } from '../auth/session-manager.js';
+import { createTokenReleaser, type TokenReleaser } from '../auth/token-releaser.js';
+import { UserDataEraser } from '../auth/user-data-eraser.js';
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import { randomToken } from '../lib/ids.js';
+import type { Logger } from '../lib/logger.js';
+import { createStores, type GatewayStores } from '../stores/create-stores.js';
+import type { CoreClient } from '../upstream/core-client.js';
+
+export interface GatewayState {
+  stores: GatewayStores;
+  sessions: SessionManager;
+  /** Revokes the platform tokens of ended sessions (unless another session holds them). */
+  releaser: TokenReleaser;
+  /** Deletes everything the gateway holds for a user, store by store. */
+  eraser: UserDataEraser;
+}
+
+/**
+ * Step 3: what the gateway keeps between requests (memory or Redis), the session manager over
+ * it, and the user-data eraser that knows every store holding a user's data.
+ */
+export async function createState(
+  config: GatewayConfig,
+  coreClient: CoreClient,
+  logger: Logger,
+  clock: Clock,
+  undo: Array<() => unknown>,
+): Promise<GatewayState> {
+  const stores = await createStores({
+    config,
+    clock,
+    logger,
+    onSessionExpired: (key, record) => {
+      sessions.expired(key, record);
+      void releaser.release(record.userId, record.accessToken);
+    },
+  });
+  undo.push(() => stores.close());
+  // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
+  const sessions = new SessionManager({
+    store: stores.sessions,
+    secret: config.session.secret ?? randomToken(48),
+    clock,
+    maxAgeMs: config.session.maxAgeMs,
+    idleTimeoutMs: config.session.idleTimeoutMs,
+    secure: config.publicUrl?.startsWith('https:') ?? false,
+    endings: stores.sessionEndings,
+  });
+  const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
+  undo.push(() => releaser.close());
+  const eraser = new UserDataEraser(logger);
+  eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
+  eraser.register('events', (userId) => stores.pubsub.deleteUser(userId));
+  eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
+  return { stores, sessions, releaser, eraser };
+}

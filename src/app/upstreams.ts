@@ -1,0 +1,96 @@
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { createEnrichmentBatcher } from '../loaders/enrichment-batcher.js';
+import { createEnrichmentCache } from '../loaders/enrichment-cache.js';
+import type { LoaderDependencies } from '../loaders/request-loaders.js';
+import type { GatewayMetrics } from '../server/metrics.js';
+import { createCoreClient, type CoreClient } from '../upstream/core-client.js';
+import { createEnrichmentClient } from '../upstream/enrichment-client.js';
+import { createUpstreamHttp, type UpstreamHttp } from '../upstream/upstream-http.js';
+import type { PlatformEndpoints } from './platform.js';
+
+const MAX_CORE_RESPONSE_BYTES = 4 * 1024 * 1024;
+const MAX_ENRICHMENT_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** A PEM public key is under 1 KiB; anything much larger is not one. */
+const MAX_SIGNING_KEY_BYTES = 16 * 1024;
+
+export interface Upstreams {
+  /** Every pool, closed on stop. */
+  pools: UpstreamHttp[];
+  coreClient: CoreClient;
+  /** Its own small pool with a short deadline, for the webhook route's key fetches. */
+  keysHttp: UpstreamHttp;
+  loaderDeps: LoaderDependencies;
+}
+
+/** Step 2: the upstream clients, each with its deadlines, caps, breakers and metrics. */
+export function createUpstreams(
+  config: GatewayConfig,
+  platform: PlatformEndpoints,
+  metrics: GatewayMetrics,
+  logger: Logger,
+  clock: Clock,
+  undo: Array<() => unknown>,
+): Upstreams {
+  const { core, enrichment } = platform;
+  // Every credential the gateway holds for any upstream: none may echo back through another.
+  const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
+  const breaker = {
+    failures: config.resilience.breakerFailures,
+    halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs,
+  };
+  const pool = (name: string, baseUrl: string, timeoutMs: number, maxConnections: number, maxResponseBytes: number) => {
+    const http = createUpstreamHttp({
+      name,
+      baseUrl,
+      timeoutMs,
+      maxConnections,
+      maxResponseBytes,
+      breaker,
+      secrets,
+      logger,
+      observe: (path, status, seconds) => metrics.upstream(name, path, status, seconds),
+    });
+    undo.push(() => http.close());
+    return http;
+  };
+  const coreHttp = pool(
+    'core',
+    core.baseUrl,
+    config.core.timeoutMs,
+    config.upstreamMaxConnections,
+    MAX_CORE_RESPONSE_BYTES,
+  );
+  const enrichmentHttp = pool(
+    'enrichment',
+    enrichment.baseUrl,
+    config.enrichment.timeoutMs,
+    config.upstreamMaxConnections,
+    MAX_ENRICHMENT_RESPONSE_BYTES,
+  );
+  // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.
+  const keysHttp = pool('core-keys', core.baseUrl, 1_500, 4, MAX_SIGNING_KEY_BYTES);
+  const coreClient = createCoreClient(coreHttp, {
+    appToken: core.appToken,
+    appSecret: core.appSecret,
+    headerPrefix: config.headerPrefix,
+  });
+  const loaderDeps: LoaderDependencies = {
+    enrichment: createEnrichmentBatcher({
+      client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
+      maxBatch: config.enrichment.maxBatch,
+      windowMs: config.enrichment.batchWindowMs,
+      onCall: (size) => metrics.enrichmentBatch(size),
+    }),
+    enrichmentCache: createEnrichmentCache({
+      ttlMs: config.enrichment.cacheTtlMs,
+      maxEntries: config.enrichment.cacheMaxEntries,
+      clock,
+    }),
+    enrichmentMaxBatch: config.enrichment.maxBatch,
+    enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
+    onEnrichmentCacheLookup: (hit) => metrics.enrichmentCache(hit),
+  };
+  return { pools: [coreHttp, enrichmentHttp, keysHttp], coreClient, keysHttp, loaderDeps };
+}

@@ -1,0 +1,66 @@
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Router } from '../lib/http/router.js';
+import type { Logger } from '../lib/logger.js';
+import type { GatewayMetrics } from '../server/metrics.js';
+import { createSigningKeyClient } from '../upstream/signing-key-client.js';
+import type { UpstreamHttp } from '../upstream/upstream-http.js';
+import { SigningKeyCache } from '../webhooks/signing-key-cache.js';
+import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { registerWebhookRoute } from '../webhooks/webhook-route.js';
+import type { PlatformEndpoints } from './platform.js';
+import type { GatewayState } from './state.js';
+
+/**
+ * Step 4 (full apps only): the webhook receiver. Verified → deduplicated → routed to its user →
+ * published to the event log, where subscriptions read it.
+ */
+export function registerWebhookReceiver(
+  router: Router,
+  deps: {
+    config: GatewayConfig;
+    platform: PlatformEndpoints;
+    keysHttp: UpstreamHttp;
+    state: GatewayState;
+    metrics: GatewayMetrics;
+    logger: Logger;
+    clock: Clock;
+    /** False while starting, draining, or with the shared store down: webhooks get 503. */
+    accepting: () => boolean;
+  },
+): void {
+  const { config, state, metrics, logger, clock } = deps;
+  const keyClient = createSigningKeyClient(deps.keysHttp, deps.platform.core.appToken, deps.platform.core.appSecret);
+  registerWebhookRoute(router, {
+    headerPrefix: config.headerPrefix,
+    keys: new SigningKeyCache({
+      fetchKey: (id) =>
+        keyClient.fetchKey(id).then(
+          (key) => (metrics.keyFetch('ok'), key),
+          (error: unknown) => {
+            metrics.keyFetch('failed');
+            throw error;
+          },
+        ),
+      clock,
+      unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute,
+    }),
+    ledger: state.stores.ledger,
+    deadLetters: state.stores.deadLetters,
+    logger,
+    clock,
+    accepting: deps.accepting,
+    bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
+    onOutcome: (outcome) => metrics.webhook(outcome),
+    dispatcher: createWebhookDispatcher({
+      pubsub: state.stores.pubsub,
+      handles: state.stores.handles,
+      logger,
+      clock,
+      async onTokenRevoked(userId, token) {
+        const remaining = await state.sessions.endSessionsWithToken(userId, token);
+        if (remaining === 0) await state.eraser.forget(userId);
+      },
+    }),
+  });
+}
