@@ -20,6 +20,8 @@ case "$login" in
   http://127.0.0.1:*/oauth/authorize\?*) echo "smoke: gateway up on the embedded sandbox, sign-in redirects to $login" | sed 's/state=[^&]*/state=…/' ;;
   *) echo "unexpected login redirect: $login"; cat "$log"; exit 1 ;;
 esac
+# The start-up banner tells a newcomer where the sandbox is.
+grep -q "Sandbox core API: http://127.0.0.1:" "$log" || { echo "the banner does not show the sandbox URL"; cat "$log"; exit 1; }
 ready=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
 [ "$ready" = "200" ] || { echo "expected /readyz 200, got $ready"; cat "$log"; exit 1; }
 # SIGTERM drains: readiness fails first, then the process exits 0 on its own.

@@ -21,7 +21,14 @@ async function main(): Promise<void> {
   await app.start();
   if (app.sandbox) {
     process.stdout.write(
-      `\n  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.\n\n`,
+      [
+        '',
+        `  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.`,
+        `  Sandbox core API: ${app.sandbox.coreUrl} (controls under /sandbox/…, see the README)`,
+        `  Sandbox enrichment API: ${app.sandbox.enrichmentUrl}`,
+        '',
+        '',
+      ].join('\n'),
     );
   }
 
