@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { createLogger } from '../src/lib/logger.js';
 import { MERCHANTS } from '../src/sandbox/data/merchants.js';
 import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
@@ -98,15 +100,23 @@ async function main(): Promise<void> {
     ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
     ENRICHMENT_CACHE_TTL_SECONDS: '0',
   };
-  const [windowOn, windowOff] = await Promise.all([
+  // A collector that accepts and drops spans, for the tracing-on gateway.
+  const collector = createServer((req, res) =>
+    req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}')),
+  ).listen(0, '127.0.0.1');
+  await once(collector, 'listening');
+  const collectorUrl = `http://127.0.0.1:${(collector.address() as { port: number }).port}`;
+  const [windowOn, windowOff, traced] = await Promise.all([
     startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '20' }),
     startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0' }),
+    startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }),
   ]);
-  const started: Measured[] = [windowOn, windowOff];
+  const started: Measured[] = [windowOn, windowOff, traced];
   sandbox.setWebhookUrl(`${windowOn.url}/webhooks`);
   try {
     const cookieOn = (await signIn(publicUrl, windowOn, sandbox)).cookie;
     const cookieOff = (await signIn(publicUrl, windowOff, sandbox)).cookie;
+    const cookieTraced = (await signIn(publicUrl, traced, sandbox)).cookie;
     const token = sandbox.issuedTokens()[0]!;
     const [naive, dataloader] = await Promise.all([
       startReferenceBff('naive', sandbox, token),
@@ -236,9 +246,36 @@ async function main(): Promise<void> {
       );
     }
     out.push('\ngoals: ratio ≤ 1.1× at 100 and ≤ 2× at 1; ≤ 10 µs of gateway CPU per lookup at 1,000');
+
+    // 4. What tracing costs: the same gateway with spans exported to a collector, against off.
+    const tracedTarget: Target = { name: 'gateway (tracing on)', process: traced, headers: { cookie: cookieTraced } };
+    out.push(
+      '\n4. Tracing on (OTLP/HTTP to a collector in this process) against off: enrich(10), 1 client, no injected delay\n',
+    );
+    out.push('| tracing | p50 | p99 | CPU/request |', '|---|---|---|---|');
+    const ten = (n: number) =>
+      Array.from({ length: 10 }, (_, j) => ({
+        id: `${j}`,
+        description: `${MERCHANTS[j % MERCHANTS.length]!.sample} t${n}-${j}`,
+      }));
+    const figures: Array<Awaited<ReturnType<typeof load>>> = [];
+    for (const target of [gateway, tracedTarget]) {
+      const result = await load(sandbox, target, 1, 100, (_, n) =>
+        graphql(target, ENRICH, { q: ten(n + (target === gateway ? 0 : 100_000)) }),
+      );
+      figures.push(result);
+      out.push(
+        `| ${target === gateway ? 'off' : 'on'} | ${ms(result.p50)} | ${ms(result.p99)} | ${ms(result.cpuMs)} |`,
+      );
+    }
+    out.push(
+      '',
+      `tracing adds ${ms(figures[1]!.p50 - figures[0]!.p50)} at p50 and ${((figures[1]!.cpuMs / figures[0]!.cpuMs - 1) * 100).toFixed(0)}% CPU per request`,
+    );
     console.log(out.join('\n'));
   } finally {
     await Promise.all(started.map((process) => process.stop()));
+    collector.close();
     await sandbox.stop();
   }
 }

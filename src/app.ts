@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/config.js';
 import type { GatewayContext } from './graphql/context.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { startTracing } from './lib/tracing.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import type { Sandbox, SandboxOptions } from './sandbox/sandbox.js';
 import { CloseCode } from './server/close-codes.js';
@@ -67,6 +68,8 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
   let lifecycle: Lifecycle = { phase: 'created' };
   /** The METRICS_PORT listener, when configured; closed last on stop. */
   let metricsListener: Server | undefined;
+  /** The tracer provider, when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed last on stop. */
+  let tracing: { shutdown(): Promise<void> } | undefined;
 
   async function start(): Promise<void> {
     if (lifecycle.phase !== 'created') throw new Error(`cannot start a gateway that is ${lifecycle.phase}`);
@@ -90,6 +93,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
    * fails part-way stops everything already running (see start()).
    */
   async function startSteps(undo: Array<() => unknown>): Promise<void> {
+    if (config.tracing) {
+      const started = startTracing(config.tracing);
+      undo.push(() => started.shutdown());
+      tracing = started;
+    }
     const platform = await startPlatform(config, options.sandbox, logger, clock, undo);
     const metrics = createMetrics();
     const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
@@ -202,6 +210,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     running.releaser.close();
     await running.stores.close();
     await running.sandbox?.stop();
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'could not flush traces'));
+    tracing = undefined;
     logger.info('gateway stopped');
   }
 

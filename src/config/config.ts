@@ -52,6 +52,8 @@ export interface GatewayConfig {
   eventRetentionMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
+  /** OpenTelemetry traces to an OTLP/HTTP collector; undefined: tracing off. */
+  tracing: { endpoint: string; serviceName: string } | undefined;
   /** `GET /metrics` without a token on this port of its own; undefined: only on the main port, behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
   /** A proxy in front sets `x-request-id`: use it rather than making a new id per request. */
@@ -215,6 +217,7 @@ export function loadConfig(env: Env): GatewayConfig {
     redis: undefined,
     eventRetentionMs: read.int('EVENT_RETENTION_SECONDS', 3 * 86_400, 60, 30 * 86_400) * 1000,
     trustRequestIdHeader: read.bool('REQUEST_ID_HEADER_TRUSTED', false),
+    tracing: readTracing(read),
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     http: {
@@ -266,6 +269,15 @@ export function loadConfig(env: Env): GatewayConfig {
 const REDIS_MODES = ['standalone', 'sentinel', 'cluster'] as const;
 const KEY_PREFIX_FORM = /^[A-Za-z0-9_.-]{1,32}:$/;
 const TOKEN_KEY_FORM = /^([A-Za-z0-9_-]{1,16}):([A-Za-z0-9+/]{43}=)$/;
+
+/** Tracing is on when the standard OTLP endpoint variable is set. */
+function readTracing(read: EnvReader): GatewayConfig['tracing'] {
+  const endpoint = read.url('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const serviceName = read.raw('OTEL_SERVICE_NAME') ?? 'open-finance-gateway';
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(serviceName))
+    read.fail('OTEL_SERVICE_NAME', 'must be 1-64 letters, digits, . _ -');
+  return endpoint === undefined ? undefined : { endpoint, serviceName };
+}
 
 /** REDIS_URL and what must come with it: the token encryption keys are required, never defaulted. */
 function readRedis(read: EnvReader): GatewayConfig['redis'] {

@@ -11,6 +11,8 @@ export interface UserEvent {
   payload: Record<string, unknown>;
   /** When the gateway accepted the webhook (ISO 8601). */
   receivedAt: string;
+  /** The W3C trace context of the webhook's receipt, when tracing is on. */
+  traceparent?: string;
 }
 
 /** An event as the log holds it: with its position, which clients resume after. */

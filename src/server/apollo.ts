@@ -5,6 +5,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../lib/logger.js';
+import { activeSpan } from '../lib/tracing.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
@@ -30,6 +31,14 @@ function operationMetricsPlugin(
   return {
     async requestDidStart() {
       return {
+        // The request's server span is named after the operation it carried.
+        async didResolveOperation({ operation, operationName }) {
+          const span = activeSpan();
+          if (!operation) return;
+          span?.updateName(`graphql ${operation.operation}${operationName ? ` ${operationName.slice(0, 100)}` : ''}`);
+          span?.setAttribute('graphql.operation.type', operation.operation);
+          if (operationName) span?.setAttribute('graphql.operation.name', operationName.slice(0, 100));
+        },
         async willSendResponse({ operation, response }) {
           const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
           onOperation(

@@ -6,6 +6,7 @@ import { wantsHtml } from './graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
 import { requestIdFor, runInRequestScope } from '../lib/request-scope.js';
+import { inServerSpan } from '../lib/tracing.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
 export interface GatewayHttpServerOptions {
@@ -55,27 +56,36 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     (req, res) => {
       const requestId = requestIdFor(req.headers['x-request-id'], options.trustRequestIdHeader);
       res.setHeader('x-request-id', requestId);
-      runInRequestScope(requestId, () => handle(req, res, requestId));
+      const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+      const route = routeLabel(req.method ?? 'GET', url.pathname);
+      runInRequestScope(requestId, () =>
+        inServerSpan(`HTTP ${req.method ?? 'GET'} ${route}`, req.headers, (span) => {
+          span.setAttributes({
+            'http.request.method': req.method ?? 'GET',
+            'http.route': route,
+            'request.id': requestId,
+          });
+          res.on('finish', () => {
+            span.setAttribute('http.response.status_code', res.statusCode);
+            span.end();
+          });
+          handle(req, res, requestId, url, route);
+        }),
+      );
     },
   );
 
-  function handle(req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  function handle(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL, route: string): void {
     const started = performance.now();
     // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
     if (options.readiness() === 'draining') res.setHeader('connection', 'close');
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     res.on('finish', () => {
       const elapsed = performance.now() - started;
       options.logger.info(
         { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(elapsed) },
         'http request',
       );
-      options.onRequest?.(
-        req.method ?? 'GET',
-        routeLabel(req.method ?? 'GET', url.pathname),
-        res.statusCode,
-        elapsed / 1000,
-      );
+      options.onRequest?.(req.method ?? 'GET', route, res.statusCode, elapsed / 1000);
     });
     dispatch(req, res, url).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) {

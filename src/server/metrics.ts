@@ -1,13 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-
-/** Path segments that are ids (`acc_…`, `payment_…`, numbers) become `:id`: labels never carry one. */
-export function routeTemplate(path: string): string {
-  return path
-    .split('?')[0]!
-    .split('/')
-    .map((segment) => (/^[a-z]+_[A-Za-z0-9_-]+$|^\d+$/.test(segment) ? ':id' : segment))
-    .join('/');
-}
+import { routeTemplate } from '../lib/route-template.js';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 

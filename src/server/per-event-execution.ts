@@ -1,4 +1,5 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { inLinkedSpan } from '../lib/tracing.js';
 import type { SharedExecutions } from './shared-executions.js';
 
 /** How one event is executed for one subscription. */
@@ -35,7 +36,13 @@ export async function subscribePerEvent(
       const event = await events.next();
       if (event.done) return { done: true, value: undefined };
       const how = forEvent(event.value);
-      const run = async () => execute({ ...args, rootValue: event.value, contextValue: how.context() });
+      const traceparent = (event.value as { traceparent?: unknown } | null)?.traceparent;
+      const run = () =>
+        inLinkedSpan(
+          'graphql subscription event',
+          typeof traceparent === 'string' ? traceparent : undefined,
+          async () => execute({ ...args, rootValue: event.value, contextValue: how.context() }),
+        );
       return { done: false, value: await (how.shareKey === undefined ? run() : shared.run(how.shareKey, run)) };
     },
     async return() {

@@ -3,6 +3,8 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { currentRequestId } from '../lib/request-scope.js';
+import { routeTemplate } from '../lib/route-template.js';
+import { inClientSpan } from '../lib/tracing.js';
 import { scrubErrorBody } from '../lib/scrub.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -107,11 +109,29 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     }
   }
 
-  async function sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  /** One attempt, in a client span whose context travels upstream as `traceparent`. */
+  function sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+    const traceHeaders: Record<string, string> = {};
+    return inClientSpan(
+      `${options.name} ${request.method} ${routeTemplate(request.path)}`,
+      traceHeaders,
+      async (span) => {
+        const response = await sendOnceUntraced(request, timeoutMs, traceHeaders);
+        span.setAttribute('http.response.status_code', response.status);
+        return response;
+      },
+    );
+  }
+
+  async function sendOnceUntraced(
+    request: UpstreamRequest,
+    timeoutMs: number,
+    traceHeaders: Record<string, string>,
+  ): Promise<UpstreamResponse> {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) search.set(key, value);
     const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers, ...traceHeaders };
     // The platform's logs and the gateway's can be matched by the request that caused the call.
     const requestId = currentRequestId();
     if (requestId !== undefined) headers['x-request-id'] = requestId;

@@ -1,4 +1,5 @@
 import type { Logger } from '../lib/logger.js';
+import { currentTraceparent } from '../lib/tracing.js';
 import { isKnownWebhook } from '../platform/webhook-events.js';
 import type { PubSub, UserEvent } from '../pubsub/pubsub.js';
 import type { RoutingHandleStore } from './routing-handles.js';
@@ -58,7 +59,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           ignored: 'webhook for no known user (state unknown or already deleted): ignored',
           fields: { type, code: known },
         };
-      return { userId, event: { type, code: known, payload, receivedAt: new Date(options.clock()).toISOString() } };
+      // The webhook's trace travels with the event, so its delivery to subscribers joins it.
+      const traceparent = currentTraceparent();
+      return {
+        userId,
+        event: {
+          type,
+          code: known,
+          payload,
+          receivedAt: new Date(options.clock()).toISOString(),
+          ...(traceparent ? { traceparent } : {}),
+        },
+      };
     },
 
     async deliver({ userId, event }) {

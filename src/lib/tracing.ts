@@ -1,0 +1,98 @@
+import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+
+/**
+ * OpenTelemetry tracing, off unless an OTLP endpoint is configured. The code below calls the API
+ * everywhere; with no provider registered those calls are no-ops that cost next to nothing. With
+ * one: a server span per HTTP request (its name says the GraphQL operation), a client span per
+ * upstream call with `traceparent` sent upstream, and each subscription event executed in a span
+ * linked to the webhook that produced it (receipt → publish → delivery in one trace).
+ */
+const tracer = () => trace.getTracer('open-finance-gateway');
+
+export interface TracingSettings {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (spans go to `/v1/traces`). */
+  endpoint: string;
+  serviceName: string;
+}
+
+/** Registers the global tracer provider; returns how to flush and unregister it. */
+export function startTracing(settings: TracingSettings): { shutdown(): Promise<void> } {
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': settings.serviceName }),
+    spanProcessors: [
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${settings.endpoint.replace(/\/+$/, '')}/v1/traces` }), {
+        scheduledDelayMillis: 500,
+      }),
+    ],
+  });
+  provider.register();
+  return {
+    async shutdown() {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+/** Runs `work` in a server span for an incoming request, continuing the caller's trace if it sent one. */
+export function inServerSpan<T>(
+  name: string,
+  headers: Record<string, string | string[] | undefined>,
+  work: (span: Span) => T,
+): T {
+  const parent = propagation.extract(context.active(), headers);
+  return tracer().startActiveSpan(name, { kind: SpanKind.SERVER }, parent, work);
+}
+
+/** Runs an upstream call in a client span and returns the headers that carry the trace upstream. */
+export async function inClientSpan<T>(
+  name: string,
+  headers: Record<string, string>,
+  call: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer().startActiveSpan(name, { kind: SpanKind.CLIENT }, async (span) => {
+    propagation.inject(context.active(), headers);
+    try {
+      return await call(span);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The current trace as a `traceparent` value, to carry it inside an event; undefined when not tracing. */
+export function currentTraceparent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** Runs `work` in a span linked to the trace an event carried (the webhook that produced it). */
+export function inLinkedSpan<T>(name: string, traceparent: string | undefined, work: () => Promise<T>): Promise<T> {
+  const origin: Context | undefined = traceparent ? propagation.extract(context.active(), { traceparent }) : undefined;
+  const link = origin ? trace.getSpanContext(origin) : undefined;
+  return tracer().startActiveSpan(
+    name,
+    { kind: SpanKind.CONSUMER, links: link ? [{ context: link }] : [] },
+    async (span) => {
+      try {
+        return await work();
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+export function activeSpan(): Span | undefined {
+  return trace.getActiveSpan();
+}
