@@ -6,22 +6,90 @@
 export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var defaultQuery = [
     '# Signed in through the gateway: your platform token stays on the server.',
-    '# Every lookup below, across both fields, is sent in one batched enrichment search.',
+    '# Every lookup below, across both fields, goes out in one enrichment search.',
     'query EnrichDemo {',
     '  me { id preferredName email }',
     '  groceries: enrich(queries: [',
-    '    { id: "t1", description: "WOOLWORTHS NZ/1234 PONSONBY AUCKLAND", amount: -84.2 }',
+    '    { id: "t1", description: "WOOLWORTHS NZ/1234 PONSONBY", amount: -84.2 }',
     '    { id: "t2", description: "PAK N SAVE WAIRAU ROAD", direction: DEBIT }',
-    '  ]) { id description confidence merchant { name logo website } category { name personalFinance { name } } }',
-    '  other: enrich(queries: [{ id: "t3", description: "NETFLIX.COM AUCKLAND" }, { id: "t4", description: "UNKNOWN SHOP 42" }]) {',
-    '    id confidence merchant { name } category { name } matches { confidence merchant { name } }',
+    '  ]) {',
+    '    id description confidence',
+    '    merchant { name logo website }',
+    '    category { name personalFinance { name } }',
+    '  }',
+    '  other: enrich(queries: [',
+    '    { id: "t3", description: "NETFLIX.COM AUCKLAND" }',
+    '    { id: "t4", description: "UNKNOWN SHOP 42" }',
+    '  ]) {',
+    '    id confidence merchant { name } category { name }',
+    '    matches { confidence merchant { name } }',
     '  }',
     '}',
     ''
   ].join('\\n');
   // Subscriptions use graphql-ws on the same origin and path; the browser sends the session cookie.
   var socketUrl = (window.location.protocol === 'https:' ? 'wss://' : 'ws://') + window.location.host + '/graphql';
-  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql', subscriptionUrl: socketUrl });
+  var SIGNED_OUT = 'Your session has ended (signed out, here or in another tab, or expired). Sign in again: ' +
+    window.location.origin + '/auth/login?returnTo=%2Fgraphql';
+  // The session can end while this page is open: say so once, plainly, instead of a raw error.
+  function signedOut() {
+    var bar = document.getElementById('bar');
+    if (!bar || bar.getAttribute('data-state') === 'signed-out') return;
+    bar.setAttribute('data-state', 'signed-out');
+    bar.innerHTML = '';
+    var text = document.createElement('span');
+    text.textContent = 'Open finance gateway: signed out';
+    var link = document.createElement('a');
+    link.href = '/auth/login?returnTo=%2Fgraphql';
+    link.textContent = 'Sign in';
+    link.style.color = '#fff';
+    bar.appendChild(text);
+    bar.appendChild(link);
+  }
+  function isSignedOut(value) {
+    return !!(value && value.errors && value.errors.some(function (e) { return e && e.extensions && e.extensions.code === 'UNAUTHENTICATED'; }));
+  }
+  function check(value) {
+    if (!isSignedOut(value)) return value;
+    signedOut();
+    return { errors: [{ message: SIGNED_OUT }] };
+  }
+  function rescue(error) {
+    // graphql-ws ends a subscription whose session ended with close code 4401.
+    var text = String((error && (error.reason || error.message)) || error);
+    if ((error && error.code === 4401) || /4401|Session ended/.test(text)) {
+      signedOut();
+      return { errors: [{ message: SIGNED_OUT }] };
+    }
+    throw error;
+  }
+  function watched(fetcher) {
+    return function (params, options) {
+      var result;
+      try { result = fetcher(params, options); } catch (error) { return Promise.resolve().then(function () { return rescue(error); }); }
+      if (result && typeof result.then === 'function') return result.then(check, rescue);
+      if (result && typeof result[Symbol.asyncIterator] === 'function') {
+        var iterator = result[Symbol.asyncIterator]();
+        var ended = false;
+        var wrapped = {
+          next: function () {
+            if (ended) return Promise.resolve({ done: true, value: undefined });
+            return iterator.next().then(function (step) {
+              return step.done ? step : { done: false, value: check(step.value) };
+            }, function (error) {
+              ended = true;
+              return { done: false, value: rescue(error) };
+            });
+          },
+          return: function () { ended = true; return iterator.return ? iterator.return() : Promise.resolve({ done: true, value: undefined }); }
+        };
+        wrapped[Symbol.asyncIterator] = function () { return wrapped; };
+        return wrapped;
+      }
+      return result;
+    };
+  }
+  var fetcher = watched(GraphiQL.createFetcher({ url: window.location.origin + '/graphql', subscriptionUrl: socketUrl }));
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: defaultQuery, shouldPersistHeaders: false }));
   var signOut = document.getElementById('sign-out');

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { GRAPHIQL_INIT_SCRIPT } from '../src/server/graphiql/graphiql-init.js';
+
+/** Runs the page's script against stand-ins for the DOM and GraphiQL (no browser on these machines). */
+function mount(inner: (params: unknown) => unknown) {
+  const rendered: { fetcher?: (params: unknown) => unknown; defaultQuery?: string } = {};
+  const attributes = new Map<string, string>();
+  const bar = {
+    innerHTML: '<span>Open finance gateway: signed in</span>',
+    children: [] as Array<{ textContent?: string; href?: string }>,
+    setAttribute: (name: string, value: string) => attributes.set(name, value),
+    getAttribute: (name: string) => attributes.get(name) ?? null,
+    appendChild(child: { textContent?: string; href?: string }) {
+      this.children.push(child);
+    },
+  };
+  const document = {
+    getElementById: (id: string) => (id === 'bar' ? bar : id === 'sign-out' ? null : {}),
+    createElement: () => ({ style: {} }),
+  };
+  const window = { location: { protocol: 'http:', host: 'localhost:4000', origin: 'http://localhost:4000' } };
+  const GraphiQL = Object.assign(() => undefined, { createFetcher: () => inner });
+  const React = { createElement: (_component: unknown, props: typeof rendered) => props };
+  const ReactDOM = { createRoot: () => ({ render: (props: typeof rendered) => Object.assign(rendered, props) }) };
+  new Function('window', 'document', 'GraphiQL', 'React', 'ReactDOM', 'fetch', GRAPHIQL_INIT_SCRIPT)(
+    window,
+    document,
+    GraphiQL,
+    React,
+    ReactDOM,
+    fetch,
+  );
+  return { rendered, bar, state: () => attributes.get('data-state') };
+}
+
+describe('the GraphiQL page script', () => {
+  it('turns UNAUTHENTICATED into "signed out" with a sign-in link, instead of raw JSON', async () => {
+    const page = mount(() =>
+      Promise.resolve({ errors: [{ message: 'Sign in first', extensions: { code: 'UNAUTHENTICATED' } }] }),
+    );
+    const result = (await page.rendered.fetcher!({ query: '{ me { id } }' })) as { errors: Array<{ message: string }> };
+    expect(result.errors[0]!.message).toContain('Sign in again: http://localhost:4000/auth/login');
+    expect(page.state()).toBe('signed-out');
+    expect(page.bar.children.map((child) => child.textContent)).toEqual([
+      'Open finance gateway: signed out',
+      'Sign in',
+    ]);
+  });
+
+  it('turns a subscription closed with 4401 into the same message, not a stack trace, and ends it', async () => {
+    const page = mount(() => ({
+      [Symbol.asyncIterator]() {
+        return {
+          next: () =>
+            Promise.reject(
+              Object.assign(new Error('Socket closed with event 4401 Session ended'), {
+                code: 4401,
+                reason: 'Session ended',
+              }),
+            ),
+        };
+      },
+    }));
+    const stream = (
+      page.rendered.fetcher!({ query: 'subscription { incomeEvents { incomeId } }' }) as AsyncIterable<{
+        errors: Array<{ message: string }>;
+      }>
+    )[Symbol.asyncIterator]();
+    const first = await stream.next();
+    expect(first.value.errors[0]!.message).toContain('Your session has ended');
+    expect((await stream.next()).done).toBe(true);
+    expect(page.state()).toBe('signed-out');
+  });
+
+  it('passes other results through, and its default query fits an editor (80 columns)', async () => {
+    const page = mount(() => Promise.resolve({ data: { me: { id: 'user_1' } } }));
+    expect(await page.rendered.fetcher!({ query: '{ me { id } }' })).toEqual({ data: { me: { id: 'user_1' } } });
+    expect(page.state()).toBeUndefined();
+    expect(Math.max(...page.rendered.defaultQuery!.split('\n').map((line) => line.length))).toBeLessThanOrEqual(80);
+  });
+});
