@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/config.js';
 import type { GatewayContext } from './graphql/context.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
+import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import type { Sandbox, SandboxOptions } from './sandbox/sandbox.js';
@@ -42,6 +43,8 @@ export interface GatewayApp {
   readonly sandbox: Sandbox | undefined;
   /** Where `GET /metrics` answers without a token (METRICS_PORT); undefined when not set. */
   readonly metricsUrl: string | undefined;
+  /** What happens inside, as events to wait for (subscription started, webhook published). */
+  readonly events: GatewayEvents;
 }
 
 interface Running {
@@ -68,6 +71,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
   let lifecycle: Lifecycle = { phase: 'created' };
   /** The METRICS_PORT listener, when configured; closed last on stop. */
   let metricsListener: Server | undefined;
+  const events = new GatewayEvents();
   /** The tracer provider, when OTEL_EXPORTER_OTLP_ENDPOINT is set; flushed last on stop. */
   let tracing: { shutdown(): Promise<void> } | undefined;
 
@@ -129,6 +133,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
         accepting: () => lifecycle.phase === 'running' && state.stores.healthy(),
         sessionRecheckMs: options.sessionRecheckMs,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
+        events,
       },
       undo,
     );
@@ -233,6 +238,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     get sandbox() {
       return lifecycle.phase === 'running' || lifecycle.phase === 'draining' ? lifecycle.sandbox : undefined;
     },
+    events,
     get metricsUrl() {
       const address = metricsListener?.address();
       return address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/metrics` : undefined;

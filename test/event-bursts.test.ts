@@ -60,8 +60,7 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
   it('brings 100 subscribers to the latest state of every object after a burst of 250 events, with one re-read per event', async () => {
     const gateway = await startGateway();
     const { browser, state } = await signedInUser(gateway);
-    const started = () => gateway.logs.filter((line) => line.msg === 'subscription started').length;
-    const before = started();
+    const allStarted = gateway.subscriptionsStarted(100);
     const latest: Array<Map<string, string>> = [];
     const finished: Array<Promise<void>> = [];
     const errors: unknown[] = [];
@@ -92,7 +91,7 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
         );
       }
     }
-    await gateway.waitForLog(() => started() >= before + 100);
+    await allStarted;
 
     // 25 payments at once, each through its ten statuses in order: 250 events in a burst, with a
     // known last status per payment.

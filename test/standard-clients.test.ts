@@ -64,7 +64,7 @@ describe('standard clients, out of the box', () => {
     });
     track(() => wsClient.dispose());
     const client = new ApolloClient({ link: new GraphQLWsLink(wsClient), cache: new InMemoryCache() });
-    const started = gateway.logs.filter((line) => line.msg === 'subscription started').length;
+    const started = gateway.subscriptionsStarted(1, 'INCOME');
     const received = new Promise<string>((resolve, reject) => {
       const subscription = client
         .subscribe<{ incomeEvents: { incomeId: string } }>({
@@ -84,7 +84,7 @@ describe('standard clients, out of the box', () => {
         });
       track(() => subscription.unsubscribe());
     });
-    await gateway.waitForLog(() => gateway.logs.filter((line) => line.msg === 'subscription started').length > started);
+    await started;
     const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_apollo' });
     expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200);
     expect(await received).toBe('income_apollo');

@@ -38,8 +38,7 @@ describe('one event to many identical subscriptions of one user', () => {
       (edge) => edge.node,
     );
 
-    const started = () => gateway.logs.filter((line) => line.msg === 'subscription started').length;
-    const before = started();
+    const allStarted = gateway.subscriptionsStarted(SOCKETS);
     const frames: string[] = [];
     let allArrived!: () => void;
     const everyone = new Promise<void>((resolve) => (allArrived = resolve));
@@ -54,7 +53,7 @@ describe('one event to many identical subscriptions of one user', () => {
         ),
       );
     }
-    await gateway.waitForLog(() => started() >= before + SOCKETS);
+    await allStarted;
 
     const reads = () => gateway.sandbox.requests({ method: 'POST', path: '/v1/transactions/ids' }).length;
     const searches = () => gateway.sandbox.requests({ method: 'POST', path: '/v1/search' }).length;

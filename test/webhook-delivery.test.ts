@@ -5,7 +5,7 @@ import { execute, startGateway, type TestGateway } from './support/gateway.js';
 import { signedInUser } from './support/webhooks.js';
 
 function republishedFor(gateway: TestGateway, type: string, code: string) {
-  return gateway.waitForLog((line) => line.msg === 'webhook republished' && line.type === type && line.code === code);
+  return gateway.waitForPublished((event) => event.type === type && event.code === code);
 }
 
 async function appEvents(gateway: TestGateway, status?: string) {

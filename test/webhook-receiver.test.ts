@@ -10,7 +10,7 @@ function keyFetches(gateway: TestGateway) {
 }
 
 function republished(gateway: TestGateway) {
-  return gateway.logs.filter((line) => line.msg === 'webhook republished');
+  return gateway.published;
 }
 
 const paymentUpdate = (state: string, status = 'SENT') =>

@@ -8,6 +8,7 @@ import { createOperationRules } from '../graphql/operation-rules.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { Router } from '../lib/http/router.js';
+import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
 import { WEBHOOK_TYPES } from '../platform/webhook-events.js';
@@ -54,6 +55,7 @@ export interface HttpLayerDependencies {
   accepting: () => boolean;
   sessionRecheckMs?: number;
   heartbeatIntervalMs?: number;
+  events: GatewayEvents;
 }
 
 /**
@@ -80,6 +82,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const router = new Router();
   if (webhooksEnabled) {
     registerWebhookReceiver(router, {
+      events: deps.events,
       config,
       platform,
       keysHttp: upstreams.keysHttp,
@@ -151,6 +154,10 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
       clock,
       pubsub: state.stores.pubsub,
       logger,
+      onStarted: (userId, type) => {
+        metrics.subscriptionStarted();
+        deps.events.emit('subscription-started', { userId, type });
+      },
     }),
     clock,
     formatError: createFormatError(logger),
@@ -161,7 +168,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
     sessionRecheckMs: deps.sessionRecheckMs,
     heartbeatIntervalMs: deps.heartbeatIntervalMs,
-    onSubscriptionStarted: () => metrics.subscriptionStarted(),
     onFrameSent: () => metrics.eventDelivered(),
   });
   undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'));

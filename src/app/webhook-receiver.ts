@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Router } from '../lib/http/router.js';
+import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
 import type { GatewayMetrics } from '../server/metrics.js';
 import { createSigningKeyClient } from '../upstream/signing-key-client.js';
@@ -27,6 +28,7 @@ export function registerWebhookReceiver(
     clock: Clock;
     /** False while starting, draining, or with the shared store down: webhooks get 503. */
     accepting: () => boolean;
+    events: GatewayEvents;
   },
 ): void {
   const { config, state, metrics, logger, clock } = deps;
@@ -57,6 +59,7 @@ export function registerWebhookReceiver(
       handles: state.stores.handles,
       logger,
       clock,
+      onPublished: (userId, type, code) => deps.events.emit('webhook-published', { userId, type, code }),
       async onTokenRevoked(userId, token) {
         const remaining = await state.sessions.endSessionsWithToken(userId, token);
         if (remaining === 0) await state.eraser.forget(userId);

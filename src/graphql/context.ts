@@ -44,4 +44,6 @@ export interface GatewayContext {
  */
 export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger'> & {
   session: Pick<GatewayContext['session'], 'isLive'>;
+  /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
+  onStarted?: (type: string) => void;
 };

@@ -50,13 +50,17 @@ function livenessCheck(
 
 /** The lean context a subscription keeps for its life (see EventStreamContext). */
 export function createEventStreamContextFactory(
-  deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger'>,
+  deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger'> & {
+    /** A subscription's live delivery began. */
+    onStarted?: (userId: string, type: string) => void;
+  },
 ) {
   return (session: Session): EventStreamContext => ({
     user: { id: session.userId },
     pubsub: deps.pubsub,
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
+    onStarted: deps.onStarted && ((type) => deps.onStarted!(session.userId, type)),
   });
 }
 

@@ -41,8 +41,7 @@ export interface WebSocketOptions {
   connectionInitTimeoutMs?: number;
   /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
   maxPayloadBytes?: number;
-  /** Told when a subscription starts and when a frame is sent (metrics). */
-  onSubscriptionStarted?: () => void;
+  /** Told when a frame is sent (metrics). */
   onFrameSent?: () => void;
   /** How often peers are pinged; one that missed the previous ping is cut. @default 12000 */
   heartbeatIntervalMs?: number;
@@ -167,7 +166,6 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         const session = ctx.extra.session!;
         await options.sessions.touch(session.key);
         const contextValue = options.createEventStreamContext(session);
-        options.onSubscriptionStarted?.();
         // Same user, document, variables and operation: the same result for the same event. The
         // key is built per event, not kept: an idle subscription should hold as little as possible.
         const { document } = prepared;

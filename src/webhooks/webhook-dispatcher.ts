@@ -9,6 +9,8 @@ export interface WebhookDispatcherOptions {
   handles: RoutingHandleStore;
   logger: Logger;
   clock: () => number;
+  /** Told after each event is published. */
+  onPublished?: (userId: string, type: string, code: string) => void;
   /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
   onTokenRevoked(userId: string, token: string): Promise<void>;
 }
@@ -81,6 +83,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         await options.onTokenRevoked(userId, payload.item_id);
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.
       options.logger.debug({ userId, type, code }, 'webhook republished');
+      options.onPublished?.(userId, type, code);
       return 'published';
     },
   };

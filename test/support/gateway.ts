@@ -18,6 +18,17 @@ export interface TestGateway {
   logs: Array<Record<string, unknown>>;
   /** Resolves with the first log line (past or future) that matches. */
   waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /**
+   * Resolves once `count` subscriptions (of `type`, if given) have started from now on: live
+   * delivery is in effect (the gateway's own event, not log text). Call before subscribing.
+   */
+  subscriptionsStarted(count: number, type?: string): Promise<void>;
+  /** Every webhook the gateway published so far (its own event, not log text). */
+  published: Array<{ userId: string; type: string; code: string }>;
+  /** Resolves with the first published webhook (past or future) that matches. */
+  waitForPublished(
+    match: (event: { userId: string; type: string; code: string }) => boolean,
+  ): Promise<{ userId: string; type: string; code: string }>;
 }
 
 /**
@@ -60,6 +71,35 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   });
   await app.start();
   const sandbox = app.sandbox!;
+  const published: TestGateway['published'] = [];
+  const publishedWaiters = new Set<{
+    match: (event: TestGateway['published'][number]) => boolean;
+    resolve: (event: TestGateway['published'][number]) => void;
+  }>();
+  app.events.on('webhook-published', (event) => {
+    published.push(event);
+    for (const waiter of [...publishedWaiters]) {
+      if (!waiter.match(event)) continue;
+      publishedWaiters.delete(waiter);
+      waiter.resolve(event);
+    }
+  });
+  const waitForPublished: TestGateway['waitForPublished'] = (match) => {
+    const seen = published.find(match);
+    return seen ? Promise.resolve(seen) : new Promise((resolve) => publishedWaiters.add({ match, resolve }));
+  };
+  const subscriptionsStarted = (count: number, type?: string) =>
+    new Promise<void>((resolve) => {
+      let seen = 0;
+      const listener = (event: { type: string }) => {
+        if (type !== undefined && event.type !== type) return;
+        seen += 1;
+        if (seen < count) return;
+        app.events.off('subscription-started', listener);
+        resolve();
+      };
+      app.events.on('subscription-started', listener);
+    });
   track(async () => {
     recordSecrets([
       { label: 'app secret', value: sandbox.credentials.appSecret },
@@ -68,7 +108,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     ]);
     await app.stop();
   });
-  return { app, url: app.url, sandbox, logs, waitForLog };
+  return { app, url: app.url, sandbox, logs, waitForLog, subscriptionsStarted, published, waitForPublished };
 }
 
 /**

@@ -52,14 +52,12 @@ export async function subscribe<T = Record<string, unknown>>(
   type: string,
   variables?: Record<string, unknown>,
 ) {
-  const started = gateway.logs.filter((line) => line.msg === 'subscription started' && line.type === type).length;
+  const started = gateway.subscriptionsStarted(1, type);
   const iterator = client.iterate<T>({ query, variables });
   // iterate() only sends `subscribe` when pulled: start pulling, and wait for the server's word.
   const first = iterator.next();
   first.catch(() => undefined); // a socket closed by the server ends the pull; next() still sees it
-  await gateway.waitForLog(
-    () => gateway.logs.filter((line) => line.msg === 'subscription started' && line.type === type).length > started,
-  );
+  await started;
   let pending: Promise<IteratorResult<{ data?: T | null; errors?: unknown[] }>> | undefined = first as never;
   return {
     async next(): Promise<{

@@ -24,6 +24,7 @@ export async function userEvents(
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
   await source.started;
+  context.onStarted?.(type);
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
   const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {
