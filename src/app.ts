@@ -105,7 +105,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const platform = await startPlatform(config, options.sandbox, logger, clock, undo);
     const metrics = createMetrics();
     const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
-    const state = await createState(config, upstreams.coreClient, logger, clock, undo);
+    const state = await createState(config, upstreams.coreClient, logger, clock, events, undo);
     undo.push(() => state.stores.pubsub.close());
 
     let publicUrl = config.publicUrl ?? '';

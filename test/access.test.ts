@@ -66,7 +66,7 @@ describe('revocation', () => {
     expect((await execute(gateway, browser, MeDocument)).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
     expect((await execute(gateway, other, MeDocument)).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
     expect(gateway.sandbox.requests({ service: 'core' })).toHaveLength(coreCallsBefore);
-    expect(gateway.logs.some((line) => line.msg === 'user data deleted')).toBe(true);
+    expect(await gateway.waitForEvent('user-data-deleted', () => true)).toMatchObject({ failures: [] });
   });
 
   it('reports a failed revocation as a failure and keeps the session so the user can retry', async () => {

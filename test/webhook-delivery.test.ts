@@ -94,7 +94,7 @@ describe('sandbox webhook delivery', () => {
     });
 
     gateway.sandbox.revokeUserTokens(userId);
-    await gateway.waitForLog((line) => line.msg === 'user data deleted' && line.userId === userId);
+    await gateway.waitForEvent('user-data-deleted', (event) => event.userId === userId);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
     const cancelled = (await appEvents(gateway)).filter((event) => event.payload.webhook_code === 'WEBHOOK_CANCELLED');
     expect(cancelled.map((event) => event.payload.webhook_type).sort()).toEqual([

@@ -110,7 +110,12 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     secureCookies: config.publicUrl?.startsWith('https:') ?? false,
     redirectToPublicOrigin: config.publicUrl === undefined,
     releaseToken: (userId, token) => state.releaser.release(userId, token),
-    onSignedIn: webhooksEnabled ? async (userId, token) => void (await subscribeWebhooks(userId, token)) : undefined,
+    onSignedIn: webhooksEnabled
+      ? async (userId, token) => {
+          const outcome = await subscribeWebhooks(userId, token);
+          deps.events.emit('webhooks-subscribed', { userId, ...outcome });
+        }
+      : undefined,
   });
   if (config.adminToken)
     registerAdminRoutes(router, { token: config.adminToken, deadLetters: state.stores.deadLetters, metrics: scrape });

@@ -3,6 +3,7 @@ import { createTokenReleaser, type TokenReleaser } from '../auth/token-releaser.
 import { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
+import type { GatewayEvents } from '../lib/gateway-events.js';
 import { randomToken } from '../lib/ids.js';
 import type { Logger } from '../lib/logger.js';
 import { createStores, type GatewayStores } from '../stores/create-stores.js';
@@ -26,6 +27,7 @@ export async function createState(
   coreClient: CoreClient,
   logger: Logger,
   clock: Clock,
+  events: GatewayEvents,
   undo: Array<() => unknown>,
 ): Promise<GatewayState> {
   const stores = await createStores({
@@ -50,7 +52,9 @@ export async function createState(
   });
   const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
   undo.push(() => releaser.close());
-  const eraser = new UserDataEraser(logger);
+  const eraser = new UserDataEraser(logger, (userId, failures) =>
+    events.emit('user-data-deleted', { userId, failures }),
+  );
   eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
   eraser.register('events', (userId) => stores.pubsub.deleteUser(userId));
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));

@@ -10,7 +10,11 @@ export type UserDataDeleter = (userId: string) => Promise<void>;
 export class UserDataEraser {
   private readonly deleters = new Map<string, UserDataDeleter>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Told after each `forget`, with the stores that failed. */
+    private readonly onForgotten?: (userId: string, failures: string[]) => void,
+  ) {}
 
   register(name: string, deleter: UserDataDeleter): void {
     this.deleters.set(name, deleter);
@@ -28,6 +32,7 @@ export class UserDataEraser {
       }
     }
     this.logger.info({ userId, stores: [...this.deleters.keys()], failures }, 'user data deleted');
+    this.onForgotten?.(userId, failures);
     if (failures.length > 0) throw new Error(`could not delete user data from ${failures.join(', ')}`);
   }
 }

@@ -4,6 +4,7 @@ import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
+import type { GatewayEventMap } from '../../src/lib/gateway-events.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { recordLogLine, recordSecrets } from './audit.js';
@@ -25,6 +26,11 @@ export interface TestGateway {
   subscriptionsStarted(count: number, type?: string): Promise<void>;
   /** Every webhook the gateway published so far (its own event, not log text). */
   published: Array<{ userId: string; type: string; code: string }>;
+  /** Resolves with the first event of that kind (past or future) that matches. */
+  waitForEvent<K extends 'webhook-published' | 'webhooks-subscribed' | 'user-data-deleted'>(
+    name: K,
+    match: (event: GatewayEventMap[K][0]) => boolean,
+  ): Promise<GatewayEventMap[K][0]>;
   /** Resolves with the first published webhook (past or future) that matches. */
   waitForPublished(
     match: (event: { userId: string; type: string; code: string }) => boolean,
@@ -71,23 +77,33 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   });
   await app.start();
   const sandbox = app.sandbox!;
-  const published: TestGateway['published'] = [];
-  const publishedWaiters = new Set<{
-    match: (event: TestGateway['published'][number]) => boolean;
-    resolve: (event: TestGateway['published'][number]) => void;
+  /** Every event of these kinds is kept (past or future waits), like the log lines. */
+  const recorded = new Map<keyof GatewayEventMap, unknown[]>();
+  const waiters = new Set<{
+    name: keyof GatewayEventMap;
+    match: (event: never) => boolean;
+    resolve: (event: never) => void;
   }>();
-  app.events.on('webhook-published', (event) => {
-    published.push(event);
-    for (const waiter of [...publishedWaiters]) {
-      if (!waiter.match(event)) continue;
-      publishedWaiters.delete(waiter);
-      waiter.resolve(event);
-    }
-  });
-  const waitForPublished: TestGateway['waitForPublished'] = (match) => {
-    const seen = published.find(match);
-    return seen ? Promise.resolve(seen) : new Promise((resolve) => publishedWaiters.add({ match, resolve }));
+  for (const name of ['webhook-published', 'webhooks-subscribed', 'user-data-deleted'] as const) {
+    recorded.set(name, []);
+    app.events.on(name, (event: unknown) => {
+      recorded.get(name)!.push(event);
+      for (const waiter of [...waiters]) {
+        if (waiter.name !== name || !waiter.match(event as never)) continue;
+        waiters.delete(waiter);
+        waiter.resolve(event as never);
+      }
+    });
+  }
+  const waitForEvent: TestGateway['waitForEvent'] = (name, match) => {
+    const seen = (recorded.get(name) as never[] | undefined)?.find((event) => match(event));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) =>
+      waiters.add({ name, match: match as (event: never) => boolean, resolve: resolve as (event: never) => void }),
+    );
   };
+  const published = recorded.get('webhook-published') as TestGateway['published'];
+  const waitForPublished: TestGateway['waitForPublished'] = (match) => waitForEvent('webhook-published', match);
   const subscriptionsStarted = (count: number, type?: string) =>
     new Promise<void>((resolve) => {
       let seen = 0;
@@ -108,7 +124,17 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     ]);
     await app.stop();
   });
-  return { app, url: app.url, sandbox, logs, waitForLog, subscriptionsStarted, published, waitForPublished };
+  return {
+    app,
+    url: app.url,
+    sandbox,
+    logs,
+    waitForLog,
+    subscriptionsStarted,
+    published,
+    waitForPublished,
+    waitForEvent,
+  };
 }
 
 /**

@@ -54,7 +54,7 @@ export function signedHeaders(gateway: TestGateway, body: Buffer | string, keyId
 
 /** The routing handle (`state`) the gateway registered for a user's webhooks. */
 export async function routingStateOf(gateway: TestGateway, userId: string): Promise<string> {
-  await gateway.waitForLog((line) => line.msg === 'webhook subscriptions set up' && line.userId === userId);
+  await gateway.waitForEvent('webhooks-subscribed', (event) => event.userId === userId);
   const hook = gateway.sandbox.webhookSubscriptions().find((subscription) => subscription.userId === userId);
   return hook!.state!;
 }
