@@ -5,7 +5,7 @@ import { execute, startGateway, type TestGateway } from './support/gateway.js';
 import { signedInUser } from './support/webhooks.js';
 
 function republishedFor(gateway: TestGateway, type: string, code: string) {
-  return gateway.waitForPublished((event) => event.type === type && event.code === code);
+  return gateway.waitForEvent('webhook-published', (event) => event.type === type && event.code === code);
 }
 
 async function appEvents(gateway: TestGateway, status?: string) {

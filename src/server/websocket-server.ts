@@ -120,17 +120,17 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   const eventExecutions = new WeakMap<object, (event: unknown) => EventExecution>();
   const shareReads = createSharedEventReads();
   const sharedExecutions = createSharedExecutions();
-  const alone = (context: unknown) => () => ({ context: () => context, shareKey: undefined });
+  /** Set by onSubscribe for every operation; executing with the lean stream context would be a wiring bug. */
+  const executionOf = (contextValue: unknown) => {
+    const plan = eventExecutions.get(contextValue as object);
+    if (!plan) throw new Error('subscription has no per-event execution plan');
+    return plan;
+  };
 
   const disposable = useServer<Record<string, unknown>, Extra>(
     {
       schema: options.schema,
-      subscribe: (args) =>
-        subscribePerEvent(
-          args,
-          eventExecutions.get(args.contextValue as object) ?? alone(args.contextValue),
-          sharedExecutions,
-        ),
+      subscribe: (args) => subscribePerEvent(args, executionOf(args.contextValue), sharedExecutions),
       connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
       onConnect: async (ctx) => {
         const session = await options.sessions.read(ctx.extra.request);

@@ -20,28 +20,30 @@ const topologies = ownTopologies();
 /** Two handles on one log: in memory the same object, on Redis two instances sharing a prefix. */
 type Pair = [PubSub, PubSub];
 
+/** One gateway's event log on Redis: its own command and subscriber connections, closed after the test. */
+async function redisPubSub(connection: RedisConnectionSettings, keyPrefix: string) {
+  const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
+  const subscriber = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-subscriber' });
+  await Promise.all([redis.connect(), subscriber.connect()]);
+  const pubsub = createRedisPubSub({
+    redis,
+    subscriber,
+    keyPrefix,
+    clock: Date.now,
+    retentionMs: RETENTION_MS,
+    logger,
+  });
+  track(async () => {
+    await pubsub.close();
+    redis.disconnect();
+    subscriber.disconnect();
+  });
+  return { pubsub, subscriber };
+}
+
 async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
   const keyPrefix = testPrefix();
-  const make = async () => {
-    const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
-    const subscriber = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-subscriber' });
-    await Promise.all([redis.connect(), subscriber.connect()]);
-    const pubsub = createRedisPubSub({
-      redis,
-      subscriber,
-      keyPrefix,
-      clock: Date.now,
-      retentionMs: RETENTION_MS,
-      logger,
-    });
-    track(async () => {
-      await pubsub.close();
-      redis.disconnect();
-      subscriber.disconnect();
-    });
-    return pubsub;
-  };
-  return [await make(), await make()];
+  return [(await redisPubSub(connection, keyPrefix)).pubsub, (await redisPubSub(connection, keyPrefix)).pubsub];
 }
 
 async function memoryPair(): Promise<Pair> {
@@ -194,23 +196,10 @@ for (const [kind, connectionOf] of [
     async function setUp() {
       const connection = connectionOf();
       const keyPrefix = testPrefix();
-      const clients = ['commands', 'subscriber', 'raw'].map((role) =>
-        createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: `test-${role}` }),
-      );
-      await Promise.all(clients.map((client) => client.connect()));
-      const [redis, subscriber, raw] = clients as [RedisClient, RedisClient, RedisClient];
-      const pubsub = createRedisPubSub({
-        redis,
-        subscriber,
-        keyPrefix,
-        clock: Date.now,
-        retentionMs: RETENTION_MS,
-        logger,
-      });
-      track(async () => {
-        await pubsub.close();
-        for (const client of clients) client.disconnect();
-      });
+      const { pubsub, subscriber } = await redisPubSub(connection, keyPrefix);
+      const raw = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-raw' });
+      await raw.connect();
+      track(() => raw.disconnect());
       /** Appends to the stream without announcing: as if the announcement was lost. */
       const appendSilently = (userId: string, n: number) =>
         raw.xadd(`${keyPrefix}{u:${userTag(userId)}}:events`, '*', 'e', JSON.stringify(event(n))) as Promise<string>;

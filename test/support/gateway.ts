@@ -31,10 +31,6 @@ export interface TestGateway {
     name: K,
     match: (event: GatewayEventMap[K][0]) => boolean,
   ): Promise<GatewayEventMap[K][0]>;
-  /** Resolves with the first published webhook (past or future) that matches. */
-  waitForPublished(
-    match: (event: { userId: string; type: string; code: string }) => boolean,
-  ): Promise<{ userId: string; type: string; code: string }>;
 }
 
 /**
@@ -103,7 +99,6 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     );
   };
   const published = recorded.get('webhook-published') as TestGateway['published'];
-  const waitForPublished: TestGateway['waitForPublished'] = (match) => waitForEvent('webhook-published', match);
   const subscriptionsStarted = (count: number, type?: string) =>
     new Promise<void>((resolve) => {
       let seen = 0;
@@ -132,7 +127,6 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     waitForLog,
     subscriptionsStarted,
     published,
-    waitForPublished,
     waitForEvent,
   };
 }
