@@ -173,6 +173,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       sandbox,
     };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
+    events.emit('listening', { url: publicUrl, listenUrl: `http://${listenHost}:${port}` });
   }
 
   /**

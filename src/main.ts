@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { createLogger } from './lib/logger.js';
+import { forwardEventsToParent } from './lib/parent-events.js';
 
 /** Process entry point: validate config once, start, stop cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -18,6 +19,11 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel });
   const app = createApp(config, { logger });
+  if (config.ipcEvents) {
+    const send = process.send?.bind(process);
+    if (send) forwardEventsToParent(app.events, (message) => send(message));
+    else logger.warn('IPC_EVENTS is set but this process has no IPC channel: events are not forwarded');
+  }
   await app.start();
   if (app.sandbox) {
     process.stdout.write(

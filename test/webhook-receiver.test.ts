@@ -35,12 +35,7 @@ describe('webhook subscriptions at sign-in', () => {
 
     // Signing in again does not add another set at the platform.
     await signIn(gateway);
-    await gateway.waitForLog(
-      (line) =>
-        line.msg === 'webhook subscriptions set up' &&
-        Array.isArray(line.alreadySubscribed) &&
-        line.alreadySubscribed.length === 6,
-    );
+    await gateway.waitForEvent('webhooks-subscribed', (event) => event.alreadySubscribed.length === 6);
     expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });
 

@@ -38,6 +38,7 @@ export async function createState(
       sessions.expired(key, record);
       void releaser.release(record.userId, record.accessToken);
     },
+    onRedisConnectionChange: (role, state) => events.emit('redis-connection', { role, state }),
   });
   undo.push(() => stores.close());
   // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.

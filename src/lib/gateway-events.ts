@@ -2,17 +2,32 @@ import { EventEmitter } from 'node:events';
 
 /**
  * Things that happened inside the gateway that an embedding program or a test may wait for, as
- * events rather than log text: a subscription's live delivery began; a webhook was published; a
- * user's webhook subscriptions were set up; a user's data was deleted.
+ * events rather than log text: the gateway is listening; a subscription's live delivery began; a
+ * webhook was published; a user's webhook subscriptions were set up; a user's data was deleted; a
+ * Redis connection was lost or restored.
  */
 export interface GatewayEventMap {
+  /** The gateway accepts connections at `url` (its public URL) and `listenUrl`. */
+  listening: [{ url: string; listenUrl: string }];
   'subscription-started': [{ userId: string; type: string }];
   'webhook-published': [{ userId: string; type: string; code: string }];
   /** A signed-in user's webhook subscriptions at the platform were set up (or some failed). */
-  'webhooks-subscribed': [{ userId: string; subscribed: string[]; failed: string[] }];
+  'webhooks-subscribed': [{ userId: string; subscribed: string[]; failed: string[]; alreadySubscribed: string[] }];
   /** Everything the gateway held for a user was deleted (`failures` names stores that failed). */
   'user-data-deleted': [{ userId: string; failures: string[] }];
+  /** A Redis connection ('commands' or 'subscriber') was lost or came back. */
+  'redis-connection': [{ role: string; state: 'lost' | 'restored' }];
 }
+
+/** Every event name, for code that forwards them all (see forwardEventsToParent). */
+export const GATEWAY_EVENT_NAMES = [
+  'listening',
+  'subscription-started',
+  'webhook-published',
+  'webhooks-subscribed',
+  'user-data-deleted',
+  'redis-connection',
+] as const satisfies ReadonlyArray<keyof GatewayEventMap>;
 
 export class GatewayEvents extends EventEmitter<GatewayEventMap> {
   constructor() {

@@ -44,6 +44,8 @@ export interface StoreDependencies {
   logger: Logger;
   /** A session lapsed in the in-memory store (Redis expires keys itself). */
   onSessionExpired(sessionKey: string, record: SessionRecord): void;
+  /** A Redis connection was lost or came back. */
+  onRedisConnectionChange?(role: string, state: 'lost' | 'restored'): void;
 }
 
 export async function createStores({
@@ -51,6 +53,7 @@ export async function createStores({
   clock,
   logger,
   onSessionExpired,
+  onRedisConnectionChange,
 }: StoreDependencies): Promise<GatewayStores> {
   if (!config.redis) {
     logger.warn(
@@ -77,9 +80,17 @@ export async function createStores({
   }
 
   const { connection, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
-  const redis = createRedisClient({ connection, commandTimeoutMs, logger, role: 'commands' });
+  const client = (role: string) =>
+    createRedisClient({
+      connection,
+      commandTimeoutMs,
+      logger,
+      role,
+      onConnectionChange: (state) => onRedisConnectionChange?.(role, state),
+    });
+  const redis = client('commands');
   // Subscribe mode takes a connection of its own: session endings and event announcements.
-  const subscriber = createRedisClient({ connection, commandTimeoutMs, logger, role: 'subscriber' });
+  const subscriber = client('subscriber');
   try {
     await Promise.all([redis.connect(), subscriber.connect()]);
     const options = { redis, keyPrefix };

@@ -12,6 +12,8 @@ export interface RedisClientOptions {
   logger: Logger;
   /** For logs: 'commands', 'subscriber'. */
   role: string;
+  /** Told when an established connection is lost or comes back (not on the first connect). */
+  onConnectionChange?: (state: 'lost' | 'restored') => void;
 }
 
 /**
@@ -68,12 +70,21 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
     });
   }
   let wasReady = false;
+  let connected = false;
   client.on('ready', () => {
-    if (wasReady) options.logger.info({ role: options.role }, 'redis connection restored');
+    if (wasReady) {
+      options.logger.info({ role: options.role }, 'redis connection restored');
+      options.onConnectionChange?.('restored');
+    }
     wasReady = true;
+    connected = true;
   });
   client.on('close', () => {
-    if (wasReady) options.logger.warn({ role: options.role }, 'redis connection lost');
+    // ioredis emits close again for every failed reconnection attempt: report the loss once.
+    if (!connected) return;
+    connected = false;
+    options.logger.warn({ role: options.role }, 'redis connection lost');
+    options.onConnectionChange?.('lost');
   });
   client.on('error', (error: Error) =>
     options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'),

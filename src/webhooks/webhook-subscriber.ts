@@ -22,7 +22,10 @@ export interface WebhookSubscriberOptions {
 export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
   const attempts = options.attempts ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 500;
-  return async (userId: string, accessToken: string): Promise<{ subscribed: string[]; failed: string[] }> => {
+  return async (
+    userId: string,
+    accessToken: string,
+  ): Promise<{ subscribed: string[]; failed: string[]; alreadySubscribed: string[] }> => {
     const state = await options.handles.handleFor(userId);
     const subscribed: string[] = [];
     const failed: string[] = [];
@@ -65,6 +68,6 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
       { userId, subscribed, failed, alreadySubscribed: [...present] },
       'webhook subscriptions set up',
     );
-    return { subscribed, failed };
+    return { subscribed, failed, alreadySubscribed: [...present] };
   };
 }

@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument } from '../__generated__/graphql.js';
 import { execute, startGateway } from '../support/gateway.js';
-import { freePort, GATEWAY_ENTRY } from '../support/instances.js';
-import { track } from '../support/leftovers.js';
+import { startInstance } from '../support/instances.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -36,29 +33,15 @@ describe('shutdown that loses nothing', () => {
   });
 
   it('drains on SIGTERM in a real process and exits 0, with Apollo leaving the signal to the gateway', async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [GATEWAY_ENTRY], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SHUTDOWN_DELAY_MS: '1500',
-        SHUTDOWN_GRACE_MS: '1000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // Started with an IPC channel: it resolves on the gateway's own 'listening' event.
+    const instance = await startInstance('drained', {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DELAY_MS: '1500',
+      SHUTDOWN_GRACE_MS: '1000',
     });
-    track(() => void child.kill('SIGKILL'));
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    let output = '';
-    const ready = new Promise<void>((resolve) =>
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('gateway listening')) resolve();
-      }),
-    );
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await ready;
+    const port = instance.port;
+    const child = instance.process;
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
 
     child.kill('SIGTERM');
@@ -68,7 +51,6 @@ describe('shutdown that loses nothing', () => {
     for (let attempt = 0; attempt < 100 && during === 200; attempt += 1)
       during = (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
     expect(during).toBe(503);
-    const [code] = await exited;
-    expect(code, output).toBe(0);
+    expect(await instance.exited, JSON.stringify(instance.logs)).toBe(0);
   }, 30_000);
 });

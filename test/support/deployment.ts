@@ -68,7 +68,7 @@ export async function signInVia(deployed: Deployment, start: Instance, finish: I
   expect(landed.status, landed.text).toBe(303);
   const me = await graphql(deployed, finish);
   const userId = (me.body as { data: { me: { id: string } } }).data.me.id;
-  await finish.waitForLog((line) => line.msg === 'webhook subscriptions set up' && line.userId === userId);
+  await finish.events.waitFor('webhooks-subscribed', (event) => event.userId === userId);
   return userId;
 }
 
@@ -112,11 +112,11 @@ export function socketOn(deployed: Deployment, instance: Instance) {
 
 /** Subscribes and resolves once the instance has the subscription. */
 export async function paymentEvents(instance: Instance, client: Client, after?: string) {
-  const started = instance.logs.filter((line) => line.msg === 'subscription started').length;
+  const started = instance.events.more('subscription-started', 1);
   const iterator = client.iterate<PaymentEvent>({ query: PAYMENTS, variables: { after } });
   const first = iterator.next();
   first.catch(() => undefined);
-  await instance.waitForLog(() => instance.logs.filter((line) => line.msg === 'subscription started').length > started);
+  await started;
   let pending: typeof first | undefined = first;
   return {
     async next(): Promise<PaymentEvent['paymentUpdated']> {

@@ -4,11 +4,12 @@ import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { GatewayEventMap } from '../../src/lib/gateway-events.js';
+import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser } from './browser.js';
+import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
 
 export interface TestGateway {
@@ -27,9 +28,9 @@ export interface TestGateway {
   /** Every webhook the gateway published so far (its own event, not log text). */
   published: Array<{ userId: string; type: string; code: string }>;
   /** Resolves with the first event of that kind (past or future) that matches. */
-  waitForEvent<K extends 'webhook-published' | 'webhooks-subscribed' | 'user-data-deleted'>(
+  waitForEvent<K extends keyof GatewayEventMap>(
     name: K,
-    match: (event: GatewayEventMap[K][0]) => boolean,
+    match?: (event: GatewayEventMap[K][0]) => boolean,
   ): Promise<GatewayEventMap[K][0]>;
 }
 
@@ -73,44 +74,13 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   });
   await app.start();
   const sandbox = app.sandbox!;
-  /** Every event of these kinds is kept (past or future waits), like the log lines. */
-  const recorded = new Map<keyof GatewayEventMap, unknown[]>();
-  const waiters = new Set<{
-    name: keyof GatewayEventMap;
-    match: (event: never) => boolean;
-    resolve: (event: never) => void;
-  }>();
-  for (const name of ['webhook-published', 'webhooks-subscribed', 'user-data-deleted'] as const) {
-    recorded.set(name, []);
-    app.events.on(name, (event: unknown) => {
-      recorded.get(name)!.push(event);
-      for (const waiter of [...waiters]) {
-        if (waiter.name !== name || !waiter.match(event as never)) continue;
-        waiters.delete(waiter);
-        waiter.resolve(event as never);
-      }
-    });
-  }
-  const waitForEvent: TestGateway['waitForEvent'] = (name, match) => {
-    const seen = (recorded.get(name) as never[] | undefined)?.find((event) => match(event));
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) =>
-      waiters.add({ name, match: match as (event: never) => boolean, resolve: resolve as (event: never) => void }),
-    );
-  };
-  const published = recorded.get('webhook-published') as TestGateway['published'];
+  const recorder = new EventRecorder();
+  for (const name of GATEWAY_EVENT_NAMES)
+    app.events.on(name, (event: unknown) => recorder.record(name, event as never));
+  const waitForEvent: TestGateway['waitForEvent'] = (name, match) => recorder.waitFor(name, match);
+  const published = recorder.all('webhook-published');
   const subscriptionsStarted = (count: number, type?: string) =>
-    new Promise<void>((resolve) => {
-      let seen = 0;
-      const listener = (event: { type: string }) => {
-        if (type !== undefined && event.type !== type) return;
-        seen += 1;
-        if (seen < count) return;
-        app.events.off('subscription-started', listener);
-        resolve();
-      };
-      app.events.on('subscription-started', listener);
-    });
+    recorder.more('subscription-started', count, (event) => type === undefined || event.type === type);
   track(async () => {
     recordSecrets([
       { label: 'app secret', value: sandbox.credentials.appSecret },

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createLogger } from '../../src/lib/logger.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import type { ParentEventMessage } from '../../src/lib/parent-events.js';
 import { recordLogLine, recordSecrets } from './audit.js';
+import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
 
 /** The built gateway, as operators run it (the global setup builds it before any test). */
@@ -58,8 +60,10 @@ export interface Instance {
   port: number;
   /** Where this instance listens (a load balancer would send requests here). */
   url: string;
+  /** Parsed log lines so far (also recorded for the secret-leak audit). */
   logs: Array<Record<string, unknown>>;
-  waitForLog(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** The gateway's own events, sent over IPC (`IPC_EVENTS`): wait on these, not on log text. */
+  events: EventRecorder;
   process: ChildProcess;
   exited: Promise<number | null>;
 }
@@ -68,8 +72,12 @@ export interface Instance {
 export async function startInstance(name: string, env: Record<string, string>, port?: number): Promise<Instance> {
   const listenPort = port ?? (await freePort());
   const child = spawn(process.execPath, [GATEWAY_ENTRY], {
-    env: { ...process.env, ...env, PORT: String(listenPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, PORT: String(listenPort), IPC_EVENTS: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const events = new EventRecorder();
+  child.on('message', (message: ParentEventMessage) => {
+    if (message?.type === 'gateway-event') events.record(message.name, message.event);
   });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   track(async () => {
@@ -79,40 +87,24 @@ export async function startInstance(name: string, env: Record<string, string>, p
     }
   });
   const logs: Array<Record<string, unknown>> = [];
-  const waiters = new Set<{
-    match: (line: Record<string, unknown>) => boolean;
-    resolve: (line: Record<string, unknown>) => void;
-  }>();
   let buffered = '';
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop()!;
     for (const text of lines) {
       if (!text.startsWith('{')) continue;
       recordLogLine(text);
-      const line = JSON.parse(text) as Record<string, unknown>;
-      logs.push(line);
-      for (const waiter of [...waiters]) {
-        if (waiter.match(line)) {
-          waiters.delete(waiter);
-          waiter.resolve(line);
-        }
-      }
+      logs.push(JSON.parse(text) as Record<string, unknown>);
     }
   });
-  const waitForLog = (match: (line: Record<string, unknown>) => boolean) => {
-    const seen = logs.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise<Record<string, unknown>>((resolve) => waiters.add({ match, resolve }));
-  };
-  const listening = waitForLog((line) => line.msg === 'gateway listening');
+  const listening = events.waitFor('listening');
   const failed = exited.then((code) => {
     throw new Error(`instance ${name} exited with ${code} before listening: ${stderr}`);
   });
   await Promise.race([listening, failed]);
   failed.catch(() => undefined);
-  return { name, port: listenPort, url: `http://127.0.0.1:${listenPort}`, logs, waitForLog, process: child, exited };
+  return { name, port: listenPort, url: `http://127.0.0.1:${listenPort}`, logs, events, process: child, exited };
 }
