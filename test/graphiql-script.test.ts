@@ -48,7 +48,8 @@ describe('the GraphiQL page script', () => {
   });
 
   it('turns a subscription closed with 4401 into the same message, not a stack trace, and ends it', async () => {
-    const page = mount(() => ({
+    // GraphiQL's fetcher is an async function: the subscription's iterator arrives in a promise.
+    const page = mount(async () => ({
       [Symbol.asyncIterator]() {
         return {
           next: () =>
@@ -62,7 +63,7 @@ describe('the GraphiQL page script', () => {
       },
     }));
     const stream = (
-      page.rendered.fetcher!({ query: 'subscription { incomeEvents { incomeId } }' }) as AsyncIterable<{
+      (await page.rendered.fetcher!({ query: 'subscription { incomeEvents { incomeId } }' })) as AsyncIterable<{
         errors: Array<{ message: string }>;
       }>
     )[Symbol.asyncIterator]();

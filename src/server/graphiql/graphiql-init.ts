@@ -63,30 +63,37 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     }
     throw error;
   }
+  // A live result (subscription) is an async iterator: its values are checked, and its end by a
+  // closed socket becomes the same message.
+  function watchedStream(result) {
+    var iterator = result[Symbol.asyncIterator]();
+    var ended = false;
+    var wrapped = {
+      next: function () {
+        if (ended) return Promise.resolve({ done: true, value: undefined });
+        return iterator.next().then(function (step) {
+          return step.done ? step : { done: false, value: check(step.value) };
+        }, function (error) {
+          ended = true;
+          return { done: false, value: rescue(error) };
+        });
+      },
+      return: function () { ended = true; return iterator.return ? iterator.return() : Promise.resolve({ done: true, value: undefined }); }
+    };
+    wrapped[Symbol.asyncIterator] = function () { return wrapped; };
+    return wrapped;
+  }
+  function watchedResult(value) {
+    if (value && typeof value[Symbol.asyncIterator] === 'function') return watchedStream(value);
+    return check(value);
+  }
   function watched(fetcher) {
     return function (params, options) {
       var result;
       try { result = fetcher(params, options); } catch (error) { return Promise.resolve().then(function () { return rescue(error); }); }
-      if (result && typeof result.then === 'function') return result.then(check, rescue);
-      if (result && typeof result[Symbol.asyncIterator] === 'function') {
-        var iterator = result[Symbol.asyncIterator]();
-        var ended = false;
-        var wrapped = {
-          next: function () {
-            if (ended) return Promise.resolve({ done: true, value: undefined });
-            return iterator.next().then(function (step) {
-              return step.done ? step : { done: false, value: check(step.value) };
-            }, function (error) {
-              ended = true;
-              return { done: false, value: rescue(error) };
-            });
-          },
-          return: function () { ended = true; return iterator.return ? iterator.return() : Promise.resolve({ done: true, value: undefined }); }
-        };
-        wrapped[Symbol.asyncIterator] = function () { return wrapped; };
-        return wrapped;
-      }
-      return result;
+      // GraphiQL's fetcher is async: even a subscription's iterator arrives inside a promise.
+      if (result && typeof result.then === 'function') return result.then(watchedResult, rescue);
+      return watchedResult(result);
     };
   }
   var fetcher = watched(GraphiQL.createFetcher({ url: window.location.origin + '/graphql', subscriptionUrl: socketUrl }));
