@@ -12,7 +12,7 @@ declare const document: { querySelector(selector: string): unknown; documentElem
 declare const window: { innerWidth: number };
 
 /** The frontend developer's first hour, in a real browser (headless Debian Chromium). */
-describe.skipIf(!chromiumAvailable())('in a real browser', () => {
+describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, () => {
   it('signs in through the consent page and runs the default GraphiQL query', async () => {
     const gateway = await startGateway();
     const context = await (await launchChromium()).newContext();
@@ -38,7 +38,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', () => {
     const started = gateway.subscriptionsStarted(1);
     await setQuery(page, 'subscription Live { accountEvents { code } }');
     await page.locator('.graphiql-execute-button').click();
-    await started;
+    await within(started, 10_000, 'the subscription to start');
 
     const other = await context.newPage();
     await other.goto(`${gateway.url}/graphql`);
@@ -47,7 +47,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', () => {
 
     // The socket closed with 4401: the page says so plainly, with no raw error or stack trace.
     const bar = page.locator('#bar');
-    await expect.poll(() => bar.getAttribute('data-state')).toBe('signed-out');
+    await expect.poll(() => bar.getAttribute('data-state'), { timeout: 10_000 }).toBe('signed-out');
     expect(await bar.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe(
       '/auth/login?returnTo=%2Fgraphql',
     );
@@ -58,7 +58,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', () => {
     // A query afterwards gets the same message instead of raw UNAUTHENTICATED JSON.
     await setQuery(page, '{ me { id } }');
     await page.locator('.graphiql-execute-button').click();
-    await expect.poll(() => resultText(page)).toContain('Your session has ended');
+    await expect.poll(() => resultText(page), { timeout: 10_000 }).toContain('Your session has ended');
     expect(await resultText(page)).not.toContain('UNAUTHENTICATED');
   });
 
@@ -122,6 +122,14 @@ async function signIn(context: BrowserContext, gateway: TestGateway): Promise<Pa
   await page.locator('.graphiql-execute-button').waitFor();
   expect(await page.locator('#bar').textContent()).toContain('signed in');
   return page;
+}
+
+/** Fails with what was awaited instead of hanging until the test's timeout. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms).unref()),
+  ]);
 }
 
 /** Replaces the query editor's text (GraphiQL 3's CodeMirror 5 instance). */

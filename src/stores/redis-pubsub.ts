@@ -33,8 +33,21 @@ local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local previous = '0-0'
 if last[1] then previous = last[1][1] end
 local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2])
+redis.call('PERSIST', KEYS[1])
 redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
 return id
+`;
+
+/**
+ * Forgets a user's events but keeps the emptied stream (with the last id it generated) for the
+ * retention period: a stream recreated by DEL would restart its ids and could hand out a cursor
+ * again, within the same millisecond, so a client resuming from an old cursor would skip the new
+ * events. The append script clears the expiry when events arrive again.
+ */
+const FORGET_SCRIPT = `
+redis.call('XTRIM', KEYS[1], 'MAXLEN', 0)
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1
 `;
 
 interface Followed {
@@ -64,6 +77,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const channelOf = (userId: string) => `${tagged(userId)}:events:live`;
   redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
   const append = (redis as unknown as { ofgAppendEvent: AppendCommand }).ofgAppendEvent.bind(redis);
+  redis.defineCommand('ofgForgetEvents', { numberOfKeys: 1, lua: FORGET_SCRIPT });
+  const forget = (
+    redis as unknown as { ofgForgetEvents: (key: string, ttlMs: number) => Promise<number> }
+  ).ofgForgetEvents.bind(redis);
 
   /** By channel: who follows which user here. */
   const followed = new Map<string, Followed>();
@@ -218,7 +235,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     },
 
     async deleteUser(userId) {
-      await storeCall(() => redis.del(streamKey(userId)));
+      await storeCall(() => forget(streamKey(userId), options.retentionMs));
     },
 
     async close() {

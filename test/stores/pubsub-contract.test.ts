@@ -6,6 +6,7 @@ import type { RedisConnectionSettings } from '../../src/config/redis-settings.js
 import { createLogger } from '../../src/lib/logger.js';
 import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
+import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
 import { track } from '../support/leftovers.js';
@@ -152,6 +153,17 @@ for (const [kind, pair] of [
         CursorExpiredError,
       );
       await expect(publisher.checkCursor('user_d', cursor)).resolves.toBeUndefined();
+    });
+
+    it('never hands out a cursor again after deleting a user\u2019s events (an old cursor cannot hide new events)', async () => {
+      const [publisher] = await pair();
+      // Deleting and appending within one millisecond is where a recreated log would restart its ids.
+      for (let round = 0; round < 20; round += 1) {
+        const before = await publisher.publish('user_f', event(round));
+        await publisher.deleteUser('user_f');
+        const after = await publisher.publish('user_f', event(round));
+        expect(compareCursors(after, before), `round ${round}: ${after} after ${before}`).toBeGreaterThan(0);
+      }
     });
 
     it('forgets a user\u2019s events when their data is deleted', async () => {

@@ -33,5 +33,12 @@ export async function launchChromium(): Promise<Browser> {
     ],
   });
   track(() => browser.close());
+  // A step that cannot finish fails with its locator named, well before the test's own timeout.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(10_000);
+    return context;
+  };
   return browser;
 }
