@@ -23,6 +23,8 @@ import { DeliveryEngine } from './webhooks/delivery-engine.js';
 import { registerWebhookEventRoutes } from './webhooks/events-routes.js';
 import { PaymentControls } from './webhooks/payment-controls.js';
 import { registerPaymentRoutes } from './core/payment-routes.js';
+import { registerCatalogRoutes } from './core/catalog-routes.js';
+import { registerIdentityRoutes } from './core/identity-routes.js';
 import { registerDemoControlRoutes } from './webhooks/demo-control-routes.js';
 import { compareTransactions } from './data/demo-world.js';
 import { MERCHANTS } from './data/merchants.js';
@@ -57,6 +59,8 @@ export interface SandboxOptions {
   loadTestUsers?: number;
   /** Divides webhook retry intervals (hourly for three days at 1). @default 1 */
   webhookTimeScale?: number;
+  /** How long a payment or transfer created through the API stays READY before it settles. @default 1000 */
+  paymentSettleMs?: number;
   clock?: Clock;
 }
 
@@ -127,7 +131,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     url: () => webhookUrl,
     timeScale: options.webhookTimeScale,
   });
-  const payments = new PaymentControls(state, deliveries);
+  const payments = new PaymentControls(state, deliveries, options.paymentSettleMs);
 
   /** What a finished refresh produces on the platform: a new transaction and balance updates. */
   function emitRefreshResults(userId: string, accounts: SandboxAccount[]): void {
@@ -143,6 +147,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           created_at: now,
           updated_at: now,
           date: now,
+          hash: sandboxId('hash', `refresh:${account._id}:${state.transactions.length}:${now}`),
           description: merchant.sample,
           amount: -12.5,
           type: 'EFTPOS',
@@ -205,26 +210,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       state.pending = world.pending;
       state.parties = world.parties;
       const matcher = createMerchantMatcher(categories, enrichmentUrl, new Set(connections.map((c) => c._id)));
-      registerSearchRoutes(enrichmentRouter, state, matcher, options.headerPrefix);
+      registerSearchRoutes(enrichmentRouter, state, matcher);
 
       const coreRouter = new Router<SandboxRequest>();
       registerOAuthRoutes(coreRouter, state, { codeTtlMs: options.codeTtlMs ?? 60_000 });
-      registerUserRoutes(coreRouter, state, options.headerPrefix);
-      registerAccountRoutes(coreRouter, state, options.headerPrefix);
-      registerTransactionRoutes(coreRouter, state, options.headerPrefix);
-      registerAccessRoutes(coreRouter, state, options.headerPrefix, emitRefreshResults);
-      registerVerifyNameRoutes(coreRouter, state, options.headerPrefix);
+      registerUserRoutes(coreRouter, state);
+      registerAccountRoutes(coreRouter, state);
+      registerTransactionRoutes(coreRouter, state);
+      registerCatalogRoutes(coreRouter, state, connections, categories);
+      registerIdentityRoutes(coreRouter, state);
+      registerAccessRoutes(coreRouter, state, emitRefreshResults);
+      registerVerifyNameRoutes(coreRouter, state);
       registerControlRoutes(coreRouter, state, sandbox);
       registerKeyRoutes(coreRouter, state, signingKeys);
-      registerSubscriptionRoutes(
-        coreRouter,
-        state,
-        options.headerPrefix,
-        webhookSubscriptions,
-        () => webhookUrl !== undefined,
-      );
+      registerSubscriptionRoutes(coreRouter, state, webhookSubscriptions, () => webhookUrl);
       registerWebhookEventRoutes(coreRouter, state, deliveries);
-      registerPaymentRoutes(coreRouter, state, options.headerPrefix, payments.payments, payments.transfers);
+      registerPaymentRoutes(coreRouter, state, payments);
       registerDemoControlRoutes(coreRouter, sandbox);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
@@ -234,6 +235,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async stop() {
       stopping.abort();
       deliveries.stop();
+      payments.stop();
       await Promise.all(
         [coreServer, enrichmentServer].map(
           (server) =>

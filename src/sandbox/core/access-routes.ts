@@ -10,18 +10,17 @@ const REFRESH_INTERVAL_MS = 5 * 60_000;
 export function registerAccessRoutes(
   router: SandboxRouter,
   state: SandboxState,
-  headerPrefix: string,
   onRefreshed: (userId: string, accounts: SandboxAccount[]) => void,
 ): void {
   router.on('DELETE', '/v1/token', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     state.tokens.get(auth.token)!.revoked = true;
     sendJson(request.res, 200, { success: true });
   });
 
   const refresh = (request: SandboxRequest) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     const target = request.params.id;
     const visible = state.visibleAccounts(auth.user._id);

@@ -7,7 +7,8 @@ import { authenticateUser } from './user-auth.js';
 /** The account as the platform serves it: sandbox bookkeeping fields stripped. */
 export function publicAccount(account: SandboxAccount) {
   const { sandboxShared: _shared, sandboxUserId: _user, ...rest } = account;
-  return rest;
+  // `_credentials`: the deprecated name of `_authorisation`, still served and typed by the SDK.
+  return { ...rest, _credentials: account._authorisation };
 }
 
 /** Finds one of the user's visible accounts, answering 404 otherwise. */
@@ -25,22 +26,22 @@ export function visibleAccount(
   return account;
 }
 
-export function registerAccountRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string): void {
+export function registerAccountRoutes(router: SandboxRouter, state: SandboxState): void {
   router.on('GET', '/v1/accounts', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     sendJson(request.res, 200, { success: true, items: state.visibleAccounts(auth.user._id).map(publicAccount) });
   });
 
   router.on('GET', '/v1/accounts/:id', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.id!);
     if (account) sendJson(request.res, 200, { success: true, item: publicAccount(account) });
   });
 
   // Revokes the app's access to one account: it disappears from every listing.
   router.on('DELETE', '/v1/accounts/:id', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.id!);
     if (!account) return;
     account.sandboxShared = false;

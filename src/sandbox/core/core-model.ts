@@ -21,6 +21,8 @@ export interface SandboxAccount {
 
 export interface SandboxTransaction {
   _id: string;
+  /** Deprecated on the platform (prefer `_id`), still served and typed by its SDK. */
+  hash: string;
   _account: string;
   _connection: string;
   _user: string;
@@ -35,7 +37,7 @@ export interface SandboxTransaction {
 }
 
 /** Pending rows have no id: they are replaced wholesale when they settle. */
-export type SandboxPendingTransaction = Omit<SandboxTransaction, '_id' | 'created_at' | 'balance'>;
+export type SandboxPendingTransaction = Omit<SandboxTransaction, '_id' | 'hash' | 'created_at' | 'balance'>;
 
 /** The name a bank associates with the credentials of one connection. */
 export interface SandboxParty {

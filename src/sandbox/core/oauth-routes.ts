@@ -15,11 +15,14 @@ export interface OAuthOptions {
  * redirect URI is known to be registered are shown as a page, never redirected (RFC 6749 §4.1.2.1).
  */
 export function registerOAuthRoutes(router: SandboxRouter, state: SandboxState, options: OAuthOptions): void {
-  router.on('GET', '/oauth/authorize', ({ url, res }) => {
+  const authorizePage = ({ url, res }: SandboxRequest) => {
     const problem = validateClient(url.searchParams, state);
     if (problem) return sendHtml(res, 400, errorPage(problem));
     sendHtml(res, 200, consentPage(url.searchParams, [...state.users.values()]));
-  });
+  };
+  router.on('GET', '/oauth/authorize', authorizePage);
+  // The live platform serves it at its OAuth origin's root (the SDK's default path is empty).
+  router.on('GET', '/', authorizePage);
 
   router.on('POST', '/oauth/authorize', (request) => {
     const form = new URLSearchParams((parseBody(request) as Record<string, string> | undefined) ?? {});

@@ -1,15 +1,29 @@
 /** Payments and transfers as the platform serves them. */
+export interface PaymentMeta {
+  source: { code?: string; reference?: string };
+  destination: { particulars?: string; code?: string; reference?: string };
+}
+
+export interface TimelineEntry {
+  status: string;
+  time: string;
+  /** Only on SENT: when the money is expected to arrive. */
+  eta?: string;
+}
+
 export interface SandboxPayment {
   _id: string;
   sid: string;
   from: string;
   to: { name: string; account_number: string };
   amount: number;
+  meta: PaymentMeta;
   status: string;
   status_code?: string;
   status_text?: string;
+  approval_type?: 'BANK' | 'USER';
   final: boolean;
-  timeline: Array<{ status: string; time: string }>;
+  timeline: TimelineEntry[];
   created_at: string;
   updated_at: string;
   received_at?: string;
@@ -25,10 +39,13 @@ export interface SandboxTransfer {
   status: string;
   status_text?: string;
   final: boolean;
-  timeline: Array<{ status: string; time: string }>;
+  timeline: TimelineEntry[];
   created_at: string;
   updated_at: string;
   sandboxUserId: string;
 }
 
 export const FINAL_STATUSES = new Set(['SENT', 'DECLINED', 'ERROR', 'CANCELLED']);
+
+/** Statuses from which the app may still cancel (`PUT /v1/payments/{id}/cancel`). */
+export const CANCELLABLE_STATUSES = new Set(['READY', 'PENDING_APPROVAL', 'PAUSED']);

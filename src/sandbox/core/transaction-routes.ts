@@ -71,22 +71,22 @@ function listPending(request: SandboxRequest, state: SandboxState, userId: strin
   sendJson(request.res, 200, { success: true, items });
 }
 
-export function registerTransactionRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string): void {
+export function registerTransactionRoutes(router: SandboxRouter, state: SandboxState): void {
   router.on('GET', '/v1/transactions', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (auth) listTransactions(request, state, auth.user._id);
   });
   router.on('GET', '/v1/transactions/pending', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (auth) listPending(request, state, auth.user._id);
   });
   router.on('GET', '/v1/accounts/:id/transactions', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.id!);
     if (account) listTransactions(request, state, auth.user._id, account._id);
   });
   router.on('GET', '/v1/accounts/:id/transactions/pending', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.id!);
     if (account) listPending(request, state, auth.user._id, account._id);
   });

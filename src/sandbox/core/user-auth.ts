@@ -1,23 +1,23 @@
 import type { SandboxRequest } from '../sandbox-http.js';
 import { platformError } from '../sandbox-http.js';
 import type { SandboxState, SandboxUser } from '../sandbox-state.js';
+import { appIdProblem } from './app-id-header.js';
 
 /**
- * User-scoped auth as the platform does it: a bearer user token and the app id header, both
- * required. Unknown credentials are 401; a token that was valid and is no longer is 403, the
+ * User-scoped auth as the platform does it: a bearer user token and the app id header (either
+ * prefix, see app-id-header.ts), both required. Unknown credentials are 401; a token that was valid and is no longer is 403, the
  * signal the specification tells apps to treat as "this token is dead".
  * Answers the request itself and returns undefined when auth fails.
  */
 export function authenticateUser(
   request: SandboxRequest,
   state: SandboxState,
-  headerPrefix: string,
 ): { user: SandboxUser; token: string } | undefined {
-  const appId = request.req.headers[`${headerPrefix}-Id`.toLowerCase()];
   const authorization = request.req.headers.authorization ?? '';
   const token = /^Bearer (\S+)$/.exec(authorization)?.[1];
-  if (appId !== state.credentials.appToken || token === undefined) {
-    platformError(request, 401, 'Unauthorized');
+  const problem = appIdProblem(request.req.headers, state.credentials.appToken);
+  if (problem || token === undefined) {
+    platformError(request, 401, problem ?? 'Unauthorized');
     return undefined;
   }
   const record = state.tokens.get(token);

@@ -3,9 +3,9 @@ import type { SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { authenticateUser } from './user-auth.js';
 
-export function registerUserRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string): void {
+export function registerUserRoutes(router: SandboxRouter, state: SandboxState): void {
   router.on('GET', '/v1/me', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     const grantedAt = state.tokens.get(auth.token)!.grantedAt;
     sendJson(request.res, 200, {

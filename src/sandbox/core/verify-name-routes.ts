@@ -58,13 +58,13 @@ function verify(request: SandboxRequest, state: SandboxState, userId: string, ac
   sendJson(request.res, 200, { success: true, item: { sources, name: input } });
 }
 
-export function registerVerifyNameRoutes(router: SandboxRouter, state: SandboxState, headerPrefix: string): void {
+export function registerVerifyNameRoutes(router: SandboxRouter, state: SandboxState): void {
   router.on('POST', '/v1/verify/name', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (auth) verify(request, state, auth.user._id, state.visibleAccounts(auth.user._id));
   });
   router.on('POST', '/v1/verify/name/:account', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.account!);
     if (account) verify(request, state, auth!.user._id, [account]);
   });

@@ -245,6 +245,7 @@ export function buildDemoWorld(now: number, connections: SandboxConnection[]): D
       sequence += 1;
       world.transactions.push({
         _id: sandboxId('trans', `${spec.key}:${sequence}`),
+        hash: sandboxId('hash', `${spec.key}:${sequence}`),
         _account: account._id,
         _connection: account.connection._id,
         _user: userId,

@@ -2,6 +2,7 @@ import { sendJson } from '../../lib/http/respond.js';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { MerchantMatcher, SearchQuery } from './merchant-matcher.js';
+import { appIdOf } from '../core/app-id-header.js';
 
 /** The live service is reported to take up to 1000 queries per call; the sandbox enforces that. */
 export const SANDBOX_MAX_QUERIES_PER_SEARCH = 1000;
@@ -12,14 +13,9 @@ const PLACEHOLDER_PNG = Buffer.from(
   'base64',
 );
 
-export function registerSearchRoutes(
-  router: SandboxRouter,
-  state: SandboxState,
-  matcher: MerchantMatcher,
-  headerPrefix: string,
-): void {
+export function registerSearchRoutes(router: SandboxRouter, state: SandboxState, matcher: MerchantMatcher): void {
   router.on('POST', '/v1/search', (request) => {
-    if (!authorised(request, state, headerPrefix)) return;
+    if (!authorised(request, state)) return;
     const parsed = parseQueries(parseBody(request));
     if (typeof parsed === 'string') return platformError(request, 400, parsed);
     const items = parsed.map(({ id, query }) => ({
@@ -45,9 +41,9 @@ export function registerSearchRoutes(
  * The enrichment API takes its own bearer key and nothing else: app credentials (the app id
  * header, Basic auth) are refused even alongside the right key.
  */
-function authorised(request: SandboxRequest, state: SandboxState, headerPrefix: string): boolean {
+function authorised(request: SandboxRequest, state: SandboxState): boolean {
   const headers = request.req.headers;
-  if (headers[`${headerPrefix}-Id`.toLowerCase()] !== undefined) {
+  if (appIdOf(headers) !== undefined) {
     platformError(request, 401, 'App credentials are not accepted by the enrichment API');
     return false;
   }

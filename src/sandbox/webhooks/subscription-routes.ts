@@ -21,25 +21,21 @@ export interface WebhookSubscription {
 export function registerSubscriptionRoutes(
   router: SandboxRouter,
   state: SandboxState,
-  headerPrefix: string,
   hooks: WebhookSubscription[],
-  hasWebhookUrl: () => boolean,
+  webhookUrl: () => string | undefined,
 ): void {
   let sequence = 0;
-  const view = ({ userId: _user, type, ...rest }: WebhookSubscription) => ({
-    ...rest,
-    type,
-    url: '(registered webhook URL)',
-  });
+  // `last_called_at` is set by the delivery engine on each successful delivery.
+  const view = ({ userId: _user, type, ...rest }: WebhookSubscription) => ({ ...rest, type, url: webhookUrl() });
 
   router.on('POST', '/v1/webhooks', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     const body = parseBody(request) as { webhook_type?: unknown; state?: unknown } | undefined;
     if (!isWebhookType(body?.webhook_type)) return platformError(request, 400, 'Invalid webhook_type');
     if (body.state !== undefined && typeof body.state !== 'string')
       return platformError(request, 400, 'state must be a string');
-    if (!hasWebhookUrl()) return platformError(request, 400, 'App is missing webhook url');
+    if (webhookUrl() === undefined) return platformError(request, 400, 'App is missing webhook url');
     sequence += 1;
     const now = new Date(state.clock()).toISOString();
     const hook: WebhookSubscription = {
@@ -55,7 +51,7 @@ export function registerSubscriptionRoutes(
   });
 
   router.on('GET', '/v1/webhooks', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (auth)
       sendJson(request.res, 200, {
         success: true,
@@ -66,7 +62,7 @@ export function registerSubscriptionRoutes(
   });
 
   router.on('DELETE', '/v1/webhooks/:id', (request) => {
-    const auth = authenticateUser(request, state, headerPrefix);
+    const auth = authenticateUser(request, state);
     if (!auth) return;
     const index = hooks.findIndex((hook) => hook._id === request.params.id && hook.userId === auth.user._id);
     if (index < 0) return platformError(request, 404, 'Not found');
