@@ -18,10 +18,11 @@ const ALLOWED: Record<string, string[]> = {
   loaders: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
   pubsub: ['lib', 'platform'],
   webhooks: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
-  graphql: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub'],
+  payments: ['lib'],
+  graphql: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'payments'],
   auth: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
-  stores: ['lib', 'config', 'platform', 'auth', 'webhooks', 'pubsub'],
-  server: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks'],
+  stores: ['lib', 'config', 'platform', 'auth', 'webhooks', 'pubsub', 'payments'],
+  server: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
   sandbox: ['lib', 'platform'],
   // The composition root (app.ts and its steps in app/) and main.ts may import any area.
 };

@@ -130,6 +130,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     pubsub: state.stores.pubsub,
     publicUrl: deps.publicUrl,
     userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
+    creationKeys: { store: state.stores.creationKeys, windowMs: config.payments.dedupeWindowMs },
     clock,
     logger,
   });

@@ -52,6 +52,10 @@ export interface GatewayConfig {
   eventRetentionMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
+  payments: {
+    /** Without a client key, the same payment or transfer input within this window reuses one idempotency key. */
+    dedupeWindowMs: number;
+  };
   /** Send the gateway's events to the parent process over Node's IPC channel (test harnesses). */
   ipcEvents: boolean;
   /** OpenTelemetry traces to an OTLP/HTTP collector; undefined: tracing off. */
@@ -223,6 +227,7 @@ export function loadConfig(env: Env): GatewayConfig {
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     ipcEvents: read.bool('IPC_EVENTS', false),
+    payments: { dedupeWindowMs: read.int('PAYMENT_DEDUPE_WINDOW_SECONDS', 600, 10, 86_400) * 1000 },
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),
       requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),

@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
 import type { UserPlatform } from '../loaders/user-platform.js';
 import type { PubSub } from '../pubsub/pubsub.js';
+import type { CreationKeys } from '../payments/idempotency-keys.js';
 
 /**
  * Per-request data handed to resolvers; for a subscription, per event (each event executes with a
@@ -30,6 +31,8 @@ export interface GatewayContext {
     isLive(): Promise<boolean>;
   };
   appKind: AppKind;
+  /** Idempotency keys for payments and transfers (client-supplied, or derived per user and input). */
+  creationKeys: CreationKeys;
   links: {
     /** Where to send a user whose connection needs attention (starts the connection flow again). */
     reconnectUrl: string;

@@ -22,6 +22,13 @@ export const ErrorCode = {
    * is where to resume: subscribe again with `after` set to it and nothing is lost.
    */
   EVENTS_DROPPED: 'EVENTS_DROPPED',
+  /** An idempotency key was reused for a different payment or transfer; `extensions.idempotencyKey`. */
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  /**
+   * A payment or transfer may or may not have been created (its answer was lost). Send the same
+   * request with `extensions.idempotencyKey` to learn which; it is never created twice.
+   */
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
   /** The gateway's shared store (Redis) is unreachable for now; retry shortly. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',

@@ -5,6 +5,8 @@ import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/en
 import { UserResolver } from './user/user.resolver.js';
 import { AccessResolver } from './access/access.resolver.js';
 import { EventResolver } from './subscriptions/event.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
+import { authChecker } from './authorization.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
@@ -24,8 +26,11 @@ export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQ
       TransactionResolver,
       NameVerificationResolver,
       AccessResolver,
+      PaymentResolver,
       EventResolver,
     ],
+    // Every @Authorized field is checked here (money movement today; MFA freshness joins it).
+    authChecker,
     // Every @Subscription brings its own `subscribe` (the user's channel of our PubSub), but
     // type-graphql refuses to build subscriptions without a pubSub option: give it one that
     // fails loudly if anything ever routes through it by topic.

@@ -1,5 +1,5 @@
-import type { CoreClient, TransactionFilter } from '../upstream/core-client.js';
-import type { PlatformNameInput } from '../upstream/platform-types.js';
+import type { CoreClient, DateRange, TransactionFilter } from '../upstream/core-client.js';
+import type { PlatformNameInput, PlatformPaymentRequest, PlatformTransferRequest } from '../upstream/platform-types.js';
 import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
 
 /** The core API for one signed-in user: the token is bound here and never handed to resolvers. */
@@ -15,6 +15,14 @@ export interface UserPlatform {
   refresh: (id?: string) => Promise<void>;
   getPayment: (paymentId: string) => ReturnType<CoreClient['getPayment']>;
   getTransfer: (transferId: string) => ReturnType<CoreClient['getTransfer']>;
+  listPayments: (range: DateRange) => ReturnType<CoreClient['listPayments']>;
+  listTransfers: (range: DateRange) => ReturnType<CoreClient['listTransfers']>;
+  createPayment: (payment: PlatformPaymentRequest, idempotencyKey: string) => ReturnType<CoreClient['createPayment']>;
+  cancelPayment: (paymentId: string) => Promise<void>;
+  createTransfer: (
+    transfer: PlatformTransferRequest,
+    idempotencyKey: string,
+  ) => ReturnType<CoreClient['createTransfer']>;
   getTransactionsByIds: (ids: string[]) => ReturnType<CoreClient['getTransactionsByIds']>;
 }
 
@@ -66,6 +74,13 @@ export function bindUserPlatform(
     revokeToken: guard(() => core.revokeToken(token)),
     getPayment: guard((paymentId: string) => core.getPayment(token, paymentId)),
     getTransfer: guard((transferId: string) => core.getTransfer(token, transferId)),
+    listPayments: guard((range: DateRange) => core.listPayments(token, range)),
+    listTransfers: guard((range: DateRange) => core.listTransfers(token, range)),
+    createPayment: guard((payment: PlatformPaymentRequest, key: string) => core.createPayment(token, payment, key)),
+    cancelPayment: guard((paymentId: string) => core.cancelPayment(token, paymentId)),
+    createTransfer: guard((transfer: PlatformTransferRequest, key: string) =>
+      core.createTransfer(token, transfer, key),
+    ),
     getTransactionsByIds: guard((ids: string[]) => core.getTransactionsByIds(token, ids)),
     async refresh(id?: string) {
       try {

@@ -76,16 +76,19 @@ export function createSandboxServer(
         rawBody.length,
       );
       const fault = { ...faultOf() };
+      let dropResponse = false;
       if (
-        (fault.status || fault.delayMs) &&
+        (fault.status || fault.delayMs || fault.dropResponse) &&
         url.pathname.startsWith('/v1/') &&
         (!fault.pathPrefix || url.pathname.startsWith(fault.pathPrefix))
       ) {
         const live = faultOf();
         if (live.times !== undefined) {
           live.times -= 1;
-          if (live.times <= 0) Object.assign(live, { status: undefined, delayMs: undefined, times: undefined });
+          if (live.times <= 0)
+            Object.assign(live, { status: undefined, delayMs: undefined, times: undefined, dropResponse: undefined });
         }
+        dropResponse = fault.dropResponse === true;
         if (fault.delayMs) {
           try {
             await delay(fault.delayMs, undefined, { signal: stopping });
@@ -105,6 +108,14 @@ export function createSandboxServer(
       if (match === undefined) return platformError(request, 404, 'Not found');
       if (match === 'methodNotAllowed') return platformError(request, 405, 'Method not allowed');
       request.params = match.params;
+      if (dropResponse) {
+        // The handler's effects stand; its answer never leaves.
+        res.writeHead = () => res;
+        res.end = (() => {
+          req.socket.destroy();
+          return res;
+        }) as typeof res.end;
+      }
       await match.handler(request);
     })().catch((error: unknown) => {
       logger.error({ err: error, service }, 'sandbox handler failed');

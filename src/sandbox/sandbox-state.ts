@@ -57,6 +57,8 @@ export interface ServiceFault {
   pathPrefix?: string;
   /** Affect only this many requests, then clear (for retry tests). Unlimited when unset. */
   times?: number;
+  /** Handle the request, then cut the connection instead of answering: the work was done, the answer is lost. */
+  dropResponse?: boolean;
   /**
    * The error message quotes the request's credentials (its headers and body), as careless
    * services do: the gateway must never pass them on to a client or a log.

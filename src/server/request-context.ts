@@ -10,6 +10,8 @@ import { bindUserPlatform, type UserPlatform } from '../loaders/user-platform.js
 import type { UserCallLimiter } from '../loaders/user-call-limiter.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import type { PubSub } from '../pubsub/pubsub.js';
+import type { CreationKeyStore } from '../payments/creation-keys.js';
+import { creationKeysFor } from '../payments/idempotency-keys.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 
 export interface RequestContextDependencies {
@@ -22,6 +24,8 @@ export interface RequestContextDependencies {
   publicUrl: () => string;
   /** Each user's share of upstream concurrency. */
   userCalls: UserCallLimiter;
+  /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
+  creationKeys: { store: CreationKeyStore; windowMs: number };
   clock: Clock;
   logger: Logger;
 }
@@ -140,6 +144,9 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         isLive: livenessCheck(deps, session, () => ended),
       },
       appKind: deps.appKind,
+      get creationKeys() {
+        return creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs);
+      },
       links: {
         get reconnectUrl() {
           return `${deps.publicUrl()}/auth/login?returnTo=%2Fgraphql`;

@@ -1,3 +1,5 @@
+import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
+import { createRedisCreationKeys } from './redis-creation-keys.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
@@ -28,6 +30,8 @@ export interface GatewayStores {
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
+  /** Idempotency keys derived for money-moving creations (see CreationKeyStore). */
+  creationKeys: CreationKeyStore;
   sessionEndings: SessionEndingsBus;
   /** The per-user event log where webhooks and subscriptions meet. */
   pubsub: PubSub;
@@ -71,6 +75,7 @@ export async function createStores({
       ledger: createMemoryDeliveryLedger({ clock }),
       handles: createMemoryRoutingHandles(),
       deadLetters: createMemoryDeadLetters(),
+      creationKeys: createMemoryCreationKeys({ clock }),
       sessionEndings: localSessionEndings,
       pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
       redis: undefined,
@@ -115,6 +120,7 @@ export async function createStores({
       ledger: createRedisDeliveryLedger(options),
       handles: createRedisRoutingHandles(options),
       deadLetters: createRedisDeadLetters(options),
+      creationKeys: createRedisCreationKeys(options),
       sessionEndings,
       pubsub: createRedisPubSub({ redis, subscriber, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
       redis,

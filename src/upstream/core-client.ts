@@ -2,8 +2,11 @@ import type {
   PlatformAccount,
   PlatformNameInput,
   PlatformNameVerification,
+  PlatformCreation,
   PlatformPayment,
+  PlatformPaymentRequest,
   PlatformTransfer,
+  PlatformTransferRequest,
   PlatformPendingTransaction,
   PlatformTokenGrant,
   PlatformTransaction,
@@ -45,12 +48,36 @@ export interface CoreClient {
   /** Current payment or transfer by id (webhooks are signals: the object is re-read); undefined on 404. */
   getPayment(userToken: string, paymentId: string): Promise<PlatformPayment | undefined>;
   getTransfer(userToken: string, transferId: string): Promise<PlatformTransfer | undefined>;
+  /** `GET /v1/payments` created in [start, end] (the platform's default: the last 30 days). */
+  listPayments(userToken: string, range: DateRange): Promise<PlatformPayment[]>;
+  listTransfers(userToken: string, range: DateRange): Promise<PlatformTransfer[]>;
+  /**
+   * `POST /v1/payments` with an `Idempotency-Key`. Never retried here: a lost answer is the
+   * caller's to resolve by sending the same key again.
+   */
+  createPayment(
+    userToken: string,
+    payment: PlatformPaymentRequest,
+    idempotencyKey: string,
+  ): Promise<PlatformCreation<PlatformPayment>>;
+  /** `PUT /v1/payments/{id}/cancel`. */
+  cancelPayment(userToken: string, paymentId: string): Promise<void>;
+  createTransfer(
+    userToken: string,
+    transfer: PlatformTransferRequest,
+    idempotencyKey: string,
+  ): Promise<PlatformCreation<PlatformTransfer>>;
   /** `POST /v1/transactions/ids`: the rows a TRANSACTION webhook names. */
   getTransactionsByIds(userToken: string, ids: string[]): Promise<PlatformTransaction[]>;
   /** `GET /v1/webhooks`: the user's subscriptions (the type is absent in some platform versions). */
   listWebhooks(userToken: string): Promise<Array<{ _id: string; type?: string; state?: string }>>;
   /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
   subscribeWebhook(userToken: string, webhookType: string, state: string): Promise<string>;
+}
+
+export interface DateRange {
+  start?: string;
+  end?: string;
 }
 
 export interface TransactionFilter {
@@ -99,6 +126,33 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
     const items = (response.body as { items?: unknown } | undefined)?.items;
     if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', `${path} response has no items`);
     return items;
+  }
+
+  async function getItemsWithQuery(userToken: string, path: string, query: DateRange): Promise<unknown[]> {
+    const response = await http.send({ method: 'GET', path, query: { ...query }, headers: userHeaders(userToken) });
+    ensureOk(response, `GET ${path}`);
+    const items = (response.body as { items?: unknown } | undefined)?.items;
+    if (!Array.isArray(items)) throw new UpstreamError(http.name, 'bad_response', `${path} response has no items`);
+    return items;
+  }
+
+  async function create<T extends { _id: string; status: string }>(
+    userToken: string,
+    path: string,
+    json: unknown,
+    idempotencyKey: string,
+  ): Promise<PlatformCreation<T>> {
+    const response = await http.send({
+      method: 'POST',
+      path,
+      headers: { ...userHeaders(userToken), 'idempotency-key': idempotencyKey },
+      json,
+      retry: false,
+    });
+    ensureOk(response, `POST ${path}`);
+    const item = (response.body as { item?: unknown } | undefined)?.item;
+    if (!isPaymentLike(item)) throw new UpstreamError(http.name, 'bad_response', `POST ${path} response has no item`);
+    return { item: item as unknown as T, replayed: response.headers['idempotent-replayed'] === 'true' };
   }
 
   return {
@@ -223,6 +277,32 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
       ) as Promise<PlatformTransfer | undefined>;
     },
 
+    async listPayments(userToken, range) {
+      return (await getItemsWithQuery(userToken, '/v1/payments', range)).filter(isPaymentLike) as PlatformPayment[];
+    },
+
+    async listTransfers(userToken, range) {
+      return (await getItemsWithQuery(userToken, '/v1/transfers', range)).filter(isPaymentLike) as PlatformTransfer[];
+    },
+
+    async createPayment(userToken, payment, idempotencyKey) {
+      return create<PlatformPayment>(userToken, '/v1/payments', payment, idempotencyKey);
+    },
+
+    async cancelPayment(userToken, paymentId) {
+      const response = await http.send({
+        method: 'PUT',
+        path: `/v1/payments/${encodeURIComponent(paymentId)}/cancel`,
+        headers: userHeaders(userToken),
+        retry: false,
+      });
+      ensureOk(response, 'PUT /v1/payments/{id}/cancel');
+    },
+
+    async createTransfer(userToken, transfer, idempotencyKey) {
+      return create<PlatformTransfer>(userToken, '/v1/transfers', transfer, idempotencyKey);
+    },
+
     async getTransactionsByIds(userToken, ids) {
       if (ids.length === 0) return [];
       // A read, though sent as POST: safe to retry.
@@ -290,6 +370,11 @@ function isTransaction(value: unknown): value is PlatformTransaction {
     typeof row.amount === 'number' &&
     typeof row.description === 'string'
   );
+}
+
+function isPaymentLike(value: unknown): value is { _id: string; status: string; amount: number } {
+  const item = value as { _id?: unknown; status?: unknown; amount?: unknown } | undefined;
+  return typeof item?._id === 'string' && typeof item.status === 'string' && typeof item.amount === 'number';
 }
 
 function isPending(value: unknown): value is PlatformPendingTransaction {

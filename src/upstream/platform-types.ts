@@ -101,15 +101,30 @@ export interface PlatformNameVerification {
   name: PlatformNameInput;
 }
 
+export interface PlatformTimelineEntry {
+  status: string;
+  time: string;
+  eta?: string;
+}
+
+export interface PlatformPaymentMeta {
+  source?: { code?: string; reference?: string; particulars?: string };
+  destination?: { particulars?: string; code?: string; reference?: string };
+}
+
 export interface PlatformPayment {
   _id: string;
+  sid?: string;
   status: string;
   status_code?: string;
   status_text?: string;
+  approval_type?: string;
   final?: boolean;
   amount: number;
   from?: string;
   to?: { name?: string; account_number?: string };
+  meta?: PlatformPaymentMeta;
+  timeline?: PlatformTimelineEntry[];
   created_at?: string;
   updated_at?: string;
   received_at?: string;
@@ -117,12 +132,35 @@ export interface PlatformPayment {
 
 export interface PlatformTransfer {
   _id: string;
+  sid?: string;
   status: string;
   status_text?: string;
   final?: boolean;
   amount: number;
   from?: string;
   to?: string;
+  timeline?: PlatformTimelineEntry[];
   created_at?: string;
   updated_at?: string;
+}
+
+/** `POST /v1/payments`. */
+export interface PlatformPaymentRequest {
+  from: string;
+  to: { name: string; account_number: string };
+  amount: number;
+  meta?: PlatformPaymentMeta;
+}
+
+/** `POST /v1/transfers`. */
+export interface PlatformTransferRequest {
+  from: string;
+  to: string;
+  amount: number;
+}
+
+/** What a creation answered: the object, and whether the platform replayed an earlier answer to the key. */
+export interface PlatformCreation<T> {
+  item: T;
+  replayed: boolean;
 }

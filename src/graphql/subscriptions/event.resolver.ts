@@ -1,17 +1,15 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { parseInstant } from '../../lib/instant.js';
 import type { LoggedEvent } from '../../pubsub/pubsub.js';
-import type { PlatformPayment, PlatformTransfer } from '../../upstream/platform-types.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
 import { toTransaction } from '../transactions/transaction.mapper.js';
+import { toPayment, toTransfer } from '../payments/payment.mapper.js';
 import {
   AccessRevokedEvent,
   AccountEvent,
   IncomeEvent,
-  Payment,
   PaymentUpdate,
-  Transfer,
   TransactionEvent,
   TransferUpdate,
 } from './event.types.js';
@@ -21,31 +19,6 @@ type Args = Record<string, string | undefined>;
 
 const AFTER_DESCRIPTION =
   'Resume after this `cursor` (from an earlier event): the retained events after it come first, then live ones, with no gap or duplicate. Unknown or too old: CURSOR_EXPIRED.';
-
-function toPayment(payment: PlatformPayment): Payment {
-  return {
-    id: payment._id,
-    status: payment.status,
-    statusCode: payment.status_code,
-    statusText: payment.status_text,
-    final: payment.final ?? false,
-    amount: payment.amount,
-    toName: payment.to?.name,
-    toAccountNumber: payment.to?.account_number,
-    updatedAt: parseInstant(payment.updated_at),
-  };
-}
-
-function toTransfer(transfer: PlatformTransfer): Transfer {
-  return {
-    id: transfer._id,
-    status: transfer.status,
-    statusText: transfer.status_text,
-    final: transfer.final ?? false,
-    amount: transfer.amount,
-    updatedAt: parseInstant(transfer.updated_at),
-  };
-}
 
 /**
  * Live events, republished from verified webhooks. Each event is a signal: the object it names

@@ -1,59 +1,7 @@
 import { Field, Float, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
 import { Account } from '../accounts/account.types.js';
 import { Transaction } from '../transactions/transaction.types.js';
-
-@ObjectType({ description: 'A payment as the platform holds it now.' })
-export class Payment {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => String, {
-    description: 'READY, PENDING_APPROVAL, PAUSED, SENT, DECLINED, ERROR, CANCELLED, or a newer value.',
-  })
-  status!: string;
-
-  @Field(() => String, { nullable: true })
-  statusCode?: string;
-
-  @Field(() => String, { nullable: true })
-  statusText?: string;
-
-  @Field(() => Boolean, { description: 'True once the status can no longer change.' })
-  final!: boolean;
-
-  @Field(() => Float)
-  amount!: number;
-
-  @Field(() => String, { nullable: true })
-  toName?: string;
-
-  @Field(() => String, { nullable: true })
-  toAccountNumber?: string;
-
-  @Field(() => GraphQLISODateTime, { nullable: true })
-  updatedAt?: Date;
-}
-
-@ObjectType({ description: 'A transfer between the user\u2019s own accounts, as the platform holds it now.' })
-export class Transfer {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => String)
-  status!: string;
-
-  @Field(() => String, { nullable: true })
-  statusText?: string;
-
-  @Field(() => Boolean)
-  final!: boolean;
-
-  @Field(() => Float)
-  amount!: number;
-
-  @Field(() => GraphQLISODateTime, { nullable: true })
-  updatedAt?: Date;
-}
+import { Payment, Transfer } from '../payments/payment.types.js';
 
 @ObjectType({
   description:

@@ -1,0 +1,45 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { CreationKeyStore } from './creation-keys.js';
+
+/** The key a client sees (and may send again) and the key the platform sees for one creation. */
+export interface CreationKey {
+  /** What the client supplied, or the gateway's derived key: returned with the result and in OUTCOME_UNKNOWN. */
+  key: string;
+  /** Sent as `Idempotency-Key`: scoped to the user, so two users' keys can never collide at the platform. */
+  upstreamKey: string;
+}
+
+/** JSON with object keys sorted, so the same input always fingerprints the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('base64url');
+
+/**
+ * Idempotency keys for one user's money-moving creations. A client key is used as given (scoped
+ * to the user upstream). Without one, the gateway derives it: the same operation with the same
+ * input by the same user within `windowMs` gets the same key (so a retry or double submit replays
+ * the first creation instead of paying twice); a deliberate second identical payment within the
+ * window needs a key of its own.
+ */
+export function creationKeysFor(userId: string, store: CreationKeyStore, windowMs: number) {
+  const scoped = (key: string) => digest('idempotency', userId, key);
+  return {
+    async keyFor(operation: string, input: unknown, clientKey: string | undefined): Promise<CreationKey> {
+      if (clientKey !== undefined) return { key: clientKey, upstreamKey: scoped(clientKey) };
+      const fingerprint = digest('creation', userId, operation, canonical(input));
+      const key = await store.claim(fingerprint, `gw-${randomUUID()}`, windowMs);
+      return { key, upstreamKey: scoped(key) };
+    },
+  };
+}
+
+export type CreationKeys = ReturnType<typeof creationKeysFor>;
