@@ -9,6 +9,8 @@ import { createLogger } from '../../src/lib/logger.js';
 import { sha256Hex } from '../../src/lib/ids.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisDeadLetters } from '../../src/stores/redis-dead-letters.js';
+import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';
+import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
 import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
 import { createRedisOAuthStates } from '../../src/stores/redis-oauth-states.js';
 import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
@@ -33,6 +35,7 @@ interface Stores {
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
+  creationKeys: CreationKeyStore;
   /** What Redis holds (empty in memory), for the at-rest checks. */
   dump(): Promise<Array<[string, string]>>;
 }
@@ -70,6 +73,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     ledger: createRedisDeliveryLedger(options),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
+    creationKeys: createRedisCreationKeys(options),
     dump: () => (connection.mode === 'standalone' ? dumpKeys(keyPrefix) : Promise.resolve([])),
   };
 }
@@ -90,6 +94,7 @@ function memoryStores(): Stores {
     ledger: createMemoryDeliveryLedger({ clock: Date.now }),
     handles: createMemoryRoutingHandles(),
     deadLetters: createMemoryDeadLetters({ maxEntries: 3 }),
+    creationKeys: createMemoryCreationKeys({ clock: Date.now }),
     dump: async () => [],
   };
 }
@@ -170,6 +175,20 @@ for (const [kind, make] of [
       const raced = await oauthStates.issue('binding-1', '/x');
       const outcomes = await Promise.all(Array.from({ length: 10 }, () => oauthStates.consume(raced, 'binding-1')));
       expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+    });
+
+    it('creation keys: the first claim of an input wins, even raced, and holds for the window only', async () => {
+      const { creationKeys } = await make();
+      const raced = await Promise.all(
+        Array.from({ length: 10 }, (_, index) => creationKeys.claim('fingerprint-1', `key-${index}`, 60_000)),
+      );
+      expect(new Set(raced).size).toBe(1);
+      expect(await creationKeys.claim('fingerprint-1', 'later', 60_000)).toBe(raced[0]);
+      expect(await creationKeys.claim('fingerprint-2', 'other', 60_000)).toBe('other');
+      // A short window lapses (the one wait here: Redis expiry has no clock to move).
+      expect(await creationKeys.claim('fingerprint-3', 'first', 30)).toBe('first');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await creationKeys.claim('fingerprint-3', 'second', 30)).toBe('second');
     });
 
     it('delivery ledger: one claim wins, even raced; a released claim can be taken again', async () => {
