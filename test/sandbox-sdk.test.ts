@@ -1,66 +1,7 @@
-import { createServer } from 'node:http';
-import { once } from 'node:events';
 import { AkahuClient, type Payment } from 'akahu';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
-import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
-import { Browser } from './support/browser.js';
-import { approveConsent } from './support/gateway.js';
-import { track } from './support/leftovers.js';
-
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-
-/**
- * The sandbox driven by the platform's own JavaScript SDK (`akahu@2`), the way an app team that
- * already uses it would: everything the SDK does that the live platform serves must work, with the
- * shapes its types declare. The sandbox signs webhooks with `X-Service`; the SDK sends `X-Akahu-Id`.
- */
-async function sdkAgainstSandbox(options: { webhookUrl?: string } = {}) {
-  const sandbox = createSandbox({
-    logger: createLogger({ level: 'silent' }),
-    headerPrefix: 'X-Akahu',
-    recordRequests: true,
-    paymentSettleMs: 30,
-    webhookUrl: options.webhookUrl,
-  });
-  await sandbox.start();
-  track(() => sandbox.stop());
-  sandbox.registerRedirectUri(REDIRECT_URI);
-  const core = new URL(sandbox.coreUrl);
-  const akahu = new AkahuClient({
-    appToken: sandbox.credentials.appToken,
-    appSecret: sandbox.credentials.appSecret,
-    protocol: 'http',
-    host: core.hostname,
-    port: Number(core.port),
-  });
-  return { sandbox, akahu, core };
-}
-
-/** The SDK's authorization URL (default path: the origin's root), consent, and the code. */
-async function authorize(
-  { akahu, core }: Awaited<ReturnType<typeof sdkAgainstSandbox>>,
-  scope?: string,
-  userIndex = 0,
-): Promise<string> {
-  const url = akahu.auth.buildAuthorizationUrl({
-    protocol: 'http',
-    host: core.hostname,
-    port: Number(core.port),
-    redirect_uri: REDIRECT_URI,
-    state: 'sdk-state',
-    ...(scope ? { scope } : {}),
-  });
-  expect(new URL(url).pathname).toBe('/');
-  const back = await approveConsent(new Browser(), url, { userIndex });
-  expect(back.searchParams.get('state')).toBe('sdk-state');
-  return back.searchParams.get('code')!;
-}
-
-async function signedIn(setup: Awaited<ReturnType<typeof sdkAgainstSandbox>>, userIndex = 0): Promise<string> {
-  const grant = await setup.akahu.auth.exchange(await authorize(setup, undefined, userIndex), REDIRECT_URI);
-  return grant.access_token;
-}
+import type { Sandbox } from '../src/sandbox/sandbox.js';
+import { authorize, sdkAgainstSandbox, signedIn, webhookReceiver } from './support/sdk.js';
 
 function payableFrom(sandbox: Sandbox, userId: string) {
   return sandbox.world().accounts.find((a) => a.sandboxUserId === userId && a.attributes.includes('PAYMENT_FROM'))!;
@@ -252,18 +193,7 @@ describe('the sandbox, driven by the platform\u2019s SDK (akahu@2)', () => {
   });
 
   it('subscribes webhooks (with the real url and last_called_at), lists delivered events, and the SDK validates a delivery', async () => {
-    const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
-    const receiver = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        received.push({ headers: request.headers, body });
-        response.writeHead(200).end();
-      });
-    }).listen(0, '127.0.0.1');
-    await once(receiver, 'listening');
-    track(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
-    const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+    const { url: webhookUrl, received } = await webhookReceiver();
     const setup = await sdkAgainstSandbox({ webhookUrl });
     const { akahu, sandbox } = setup;
     const token = await signedIn(setup);

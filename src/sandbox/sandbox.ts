@@ -26,6 +26,8 @@ import { registerPaymentRoutes } from './core/payment-routes.js';
 import { registerCatalogRoutes } from './core/catalog-routes.js';
 import { registerIdentityRoutes } from './core/identity-routes.js';
 import { registerDemoControlRoutes } from './webhooks/demo-control-routes.js';
+import { registerEventControls } from './webhooks/event-controls.js';
+import { WorldChanges } from './webhooks/world-changes.js';
 import { compareTransactions } from './data/demo-world.js';
 import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
@@ -92,6 +94,8 @@ export interface Sandbox {
   readonly deliveries: DeliveryEngine;
   /** Create payments and transfers and move them through their statuses (emitting webhooks). */
   readonly payments: PaymentControls;
+  /** Changes at the platform outside the app (accounts connected or removed, transactions withdrawn, income). */
+  readonly changes: WorldChanges;
   /** Read-only view of the seeded world, for tests and demos. */
   world(): Readonly<DemoWorld>;
   /** Calls `listener` with each request as it arrives (kept or not); returns how to stop. */
@@ -132,6 +136,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     timeScale: options.webhookTimeScale,
   });
   const payments = new PaymentControls(state, deliveries, options.paymentSettleMs);
+  const changes = new WorldChanges(state, deliveries);
 
   /** What a finished refresh produces on the platform: a new transaction and balance updates. */
   function emitRefreshResults(userId: string, accounts: SandboxAccount[]): void {
@@ -185,6 +190,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     signingKeys,
     deliveries,
     payments,
+    changes,
     get coreUrl() {
       return coreUrl;
     },
@@ -227,6 +233,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       registerWebhookEventRoutes(coreRouter, state, deliveries);
       registerPaymentRoutes(coreRouter, state, payments);
       registerDemoControlRoutes(coreRouter, sandbox);
+      registerEventControls(coreRouter, state, deliveries, changes);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
       options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');

@@ -161,11 +161,14 @@ export class DeliveryEngine {
     }
     record.last_failed_at = new Date(now).toISOString();
     this.firstFailureAt ??= now;
-    if (now - this.firstFailureAt >= DISABLE_AFTER_MS) {
+    // Every interval follows the time scale, so a scaled demo also gives up and disables on its scale.
+    const scale = this.options.timeScale ?? 1;
+    if ((now - this.firstFailureAt) * scale >= DISABLE_AFTER_MS) {
       this.disabled = true;
       this.options.logger.warn({ url }, 'sandbox disabled the webhook URL after repeated failures');
     }
-    if (now - Date.parse(record.created_at) >= RETRY_HORIZON_MS || this.disabled) return this.finish(record, 'FAILED');
+    if ((now - Date.parse(record.created_at)) * scale >= RETRY_HORIZON_MS || this.disabled)
+      return this.finish(record, 'FAILED');
     this.finish(record, 'RETRY');
     const timer = setTimeout(
       () => {

@@ -123,6 +123,9 @@ export class PaymentControls {
       ...(step.statusText ? { status_text: step.statusText } : {}),
     });
     this.changes.emit('changed', payment);
+    // The payee's account is connected to the platform too: it sees the money arrive.
+    if (step.status === 'SENT' && this.isConnectedAccount(payment.to.account_number))
+      this.markPaymentReceived(payment._id);
     return payment;
   }
 
@@ -145,6 +148,11 @@ export class PaymentControls {
       item_id: payment._id,
       received_at: payment.received_at,
     });
+  }
+
+  private isConnectedAccount(accountNumber: string): boolean {
+    for (const account of this.state.accounts.values()) if (account.formatted_account === accountNumber) return true;
+    return false;
   }
 
   /** What the user's payments created since the start of today (UTC) add up to, for the daily limit. */
