@@ -22,6 +22,9 @@ case "$login" in
 esac
 # The start-up banner tells a newcomer where the sandbox is.
 grep -q "Sandbox core API: http://127.0.0.1:" "$log" || { echo "the banner does not show the sandbox URL"; cat "$log"; exit 1; }
+console_url=$(grep -o "Sandbox console: http://127.0.0.1:[0-9]*/console" "$log" | cut -d' ' -f3)
+[ -n "$console_url" ] || { echo "the banner does not link the sandbox console"; cat "$log"; exit 1; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$console_url")" = "200" ] || { echo "the sandbox console does not answer"; exit 1; }
 ready=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")
 [ "$ready" = "200" ] || { echo "expected /readyz 200, got $ready"; cat "$log"; exit 1; }
 # SIGTERM drains: readiness fails first, then the process exits 0 on its own.

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
       [
         '',
         `  Gateway ready on the embedded sandbox: open ${app.url}/graphql and sign in as a demo user.`,
+        `  Sandbox console: ${app.sandbox.consoleUrl} (the demo world, webhook deliveries, payments and every control)`,
         `  Sandbox core API: ${app.sandbox.coreUrl} (controls under /sandbox/…, see the README)`,
         `  Sandbox enrichment API: ${app.sandbox.enrichmentUrl}`,
         '',

@@ -84,6 +84,36 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     expect(await page.evaluate(openSocket, gateway.url.replace(/^http/, 'ws'))).toBe('closed');
   });
 
+  it('makes a payment on the sandbox console and watches it reach SENT there and in a GraphiQL subscription', async () => {
+    const gateway = await startGateway();
+    const context = await (await launchChromium()).newContext();
+    const graphiql = await signIn(context, gateway); // the consent page's first user
+    const userId = gateway.sandbox.world().users[0]!._id;
+    const started = gateway.subscriptionsStarted(1);
+    await setQuery(graphiql, 'subscription Live { paymentUpdated { reportedStatus payment { id status final } } }');
+    await graphiql.locator('.graphiql-execute-button').click();
+    await within(started, 10_000, 'the subscription to start');
+
+    // The signed-out page and the banner link the console; here it is opened directly.
+    const console = await context.newPage();
+    await console.goto(gateway.sandbox.consoleUrl);
+    const user = console.locator(`section[data-user-id="${userId}"]`);
+    await user.getByRole('button', { name: 'Make payment' }).click();
+    const payment = user.locator('tr[data-payment-id]').first();
+    await expect.poll(() => payment.locator('.status').textContent(), { timeout: 10_000 }).toBe('READY');
+    await payment.getByRole('button', { name: 'SENT', exact: true }).click();
+    // The console updates itself from the sandbox's events; GraphiQL from the gateway's subscription.
+    await expect.poll(() => payment.locator('.status').textContent(), { timeout: 10_000 }).toBe('SENT');
+    await expect.poll(() => resultText(graphiql), { timeout: 10_000 }).toContain('"status": "SENT"');
+    const paymentId = await payment.getAttribute('data-payment-id');
+    expect(JSON.parse(await resultText(graphiql))).toMatchObject({
+      data: { paymentUpdated: { payment: { id: paymentId, status: 'SENT', final: true } } },
+    });
+    const deliveries = console.locator('#deliveries tr[data-delivery-id]');
+    await expect.poll(() => deliveries.count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    expect(await console.locator('#deliveries').textContent()).toContain('PAYMENT UPDATE');
+  });
+
   it('renders the sign-in, consent and error pages at phone width, not zoomed out', async () => {
     const gateway = await startGateway();
     const context = await (
@@ -97,6 +127,8 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     const page = await context.newPage();
     await page.goto(`${gateway.url}/graphql`);
     expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
+    // On the embedded sandbox, the signed-out page also links the sandbox console.
+    expect(await page.getByRole('link', { name: 'console' }).getAttribute('href')).toBe(gateway.sandbox.consoleUrl);
     await page.getByRole('link', { name: 'Sign in' }).click();
     await page
       .getByRole('button', { name: /^Connect as/ })

@@ -119,7 +119,9 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   });
   if (config.adminToken)
     registerAdminRoutes(router, { token: config.adminToken, deadLetters: state.stores.deadLetters, metrics: scrape });
-  const graphiql = config.graphql.graphiql ? registerGraphiqlRoutes(router, state.sessions) : undefined;
+  const graphiql = config.graphql.graphiql
+    ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
+    : undefined;
 
   const createContext = createRequestContextFactory({
     core: upstreams.coreClient,

@@ -53,6 +53,8 @@ async function main(): Promise<void> {
       `  SESSION_SECRET=${seeded(seed, 'session-secret', 43)}`,
       ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
       '',
+      `Console (the demo world, webhook deliveries, payments and every control): ${sandbox.consoleUrl}`,
+      '',
     ].join('\n'),
   );
   const stop = () => void sandbox.stop().then(() => process.exit(0));

@@ -64,6 +64,10 @@ export function createSandboxServer(
         throw error;
       }
       const request: SandboxRequest = { req, res, url, params: {}, rawBody };
+      // Controls change the world: JSON only, so a foreign web page cannot send one without a
+      // CORS preflight, which the sandbox never grants.
+      if (req.method === 'POST' && url.pathname.startsWith('/sandbox/') && mediaType(req) !== 'application/json')
+        return platformError(request, 415, 'Sandbox controls take application/json');
       state.record(
         {
           service,

@@ -28,6 +28,7 @@ import { registerIdentityRoutes } from './core/identity-routes.js';
 import { registerDemoControlRoutes } from './webhooks/demo-control-routes.js';
 import { registerEventControls } from './webhooks/event-controls.js';
 import { WorldChanges } from './webhooks/world-changes.js';
+import { registerConsoleRoutes } from './console/console-routes.js';
 import { compareTransactions } from './data/demo-world.js';
 import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
@@ -73,6 +74,8 @@ export interface Sandbox {
   /** `{enrichment_url}`: its own origin, as on the live platform. */
   readonly enrichmentUrl: string;
   readonly authorizeUrl: string;
+  /** The sandbox console: the demo world, the delivery log and every control, live. */
+  readonly consoleUrl: string;
   start(): Promise<void>;
   stop(): Promise<void>;
   registerRedirectUri(uri: string): void;
@@ -170,6 +173,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
   }
   const host = options.host ?? '127.0.0.1';
+  let closeConsole: () => void = () => undefined;
   const stopping = new AbortController();
   let coreServer: Server | undefined;
   let enrichmentServer: Server | undefined;
@@ -199,6 +203,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     get authorizeUrl() {
       return `${coreUrl}/oauth/authorize`;
+    },
+    get consoleUrl() {
+      return `${coreUrl}/console`;
     },
 
     async start() {
@@ -234,6 +241,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       registerPaymentRoutes(coreRouter, state, payments);
       registerDemoControlRoutes(coreRouter, sandbox);
       registerEventControls(coreRouter, state, deliveries, changes);
+      closeConsole = registerConsoleRoutes(coreRouter, state, sandbox);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
       options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
@@ -243,6 +251,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       stopping.abort();
       deliveries.stop();
       payments.stop();
+      closeConsole();
       await Promise.all(
         [coreServer, enrichmentServer].map(
           (server) =>

@@ -11,7 +11,11 @@ export function wantsHtml(req: IncomingMessage): boolean {
   return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
 }
 
-export function registerGraphiqlRoutes(router: Router, sessions: SessionManager) {
+export function registerGraphiqlRoutes(
+  router: Router,
+  sessions: SessionManager,
+  sandboxConsoleUrl?: () => string | undefined,
+) {
   const assets = createGraphiqlAssets();
   router.on('GET', '/graphiql/assets/:name', async ({ res, params }) => {
     const asset = assets.get(params.name!);
@@ -29,7 +33,7 @@ export function registerGraphiqlRoutes(router: Router, sessions: SessionManager)
   /** GraphiQL for a signed-in browser, the sign-in link for anyone else. */
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const session = await sessions.read(req);
-    if (!session) return sendHtml(res, 200, signInPage());
+    if (!session) return sendHtml(res, 200, signInPage(sandboxConsoleUrl?.()));
     sendHtml(res, 200, graphiqlPage(), { 'content-security-policy': GRAPHIQL_CSP });
   };
 }
