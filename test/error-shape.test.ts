@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startGateway } from './support/gateway.js';
+import { signedInUser } from './support/webhooks.js';
 
 const shape = (code: string) => ({ errors: [{ message: expect.any(String), extensions: { code } }] });
 
@@ -19,5 +20,21 @@ describe('errors outside GraphQL', () => {
       await answer('/webhooks', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
     ).toEqual({ status: 401, body: shape('INVALID_SIGNATURE') });
     expect(await answer('/admin/webhooks/dead-letters')).toEqual({ status: 401, body: shape('UNAUTHENTICATED') });
+  });
+});
+
+describe('a subscription sent over HTTP', () => {
+  it('is refused with BAD_REQUEST naming the WebSocket, not executed into an internal error', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const response = await browser.request(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { accountEvents { code } }' }),
+    });
+    expect(response.status).toBe(400);
+    const body = JSON.parse(response.text) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    expect(body.errors[0]!.extensions.code).toBe('BAD_REQUEST');
+    expect(body.errors[0]!.message).toContain('WebSocket');
   });
 });

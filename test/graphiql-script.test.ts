@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { GRAPHIQL_INIT_SCRIPT } from '../src/server/graphiql/graphiql-init.js';
 
 /** Runs the page's script against stand-ins for the DOM and GraphiQL (no browser on these machines). */
-function mount(inner: (params: unknown) => unknown) {
-  const rendered: { fetcher?: (params: unknown) => unknown; defaultQuery?: string } = {};
+function mount(inner: (params: unknown, options?: unknown) => unknown) {
+  const rendered: { fetcher?: (params: unknown, options?: unknown) => unknown; defaultQuery?: string } = {};
   const attributes = new Map<string, string>();
   const bar = {
     innerHTML: '<span>Open finance gateway: signed in</span>',
@@ -71,6 +71,26 @@ describe('the GraphiQL page script', () => {
     expect(first.value.errors[0]!.message).toContain('Your session has ended');
     expect((await stream.next()).done).toBe(true);
     expect(page.state()).toBe('signed-out');
+  });
+
+  it('sends a single-operation document under its own name when GraphiQL still holds the previous one', async () => {
+    const seen: unknown[] = [];
+    const page = mount((params) => {
+      seen.push(params);
+      return Promise.resolve({ data: {} });
+    });
+    // GraphiQL updates operationName a moment after an edit: run at once, it is stale.
+    await page.rendered.fetcher!({
+      query: 'subscription Live { accountEvents { code } }',
+      operationName: 'EnrichDemo',
+    });
+    await page.rendered.fetcher!({ query: '{ me { id } }', operationName: 'EnrichDemo' });
+    await page.rendered.fetcher!({ query: 'query A { a } query B { b }', operationName: 'B' });
+    expect(seen).toEqual([
+      { query: 'subscription Live { accountEvents { code } }', operationName: 'Live' },
+      { query: '{ me { id } }' },
+      { query: 'query A { a } query B { b }', operationName: 'B' },
+    ]);
   });
 
   it('passes other results through, and its default query fits an editor (80 columns)', async () => {

@@ -80,6 +80,18 @@ export function createOperationRules(options: OperationRulesOptions) {
     validationRules,
     hideSchemaDetails: !graphql.introspection,
 
+    /**
+     * HTTP carries queries and mutations. A subscription sent over HTTP (a client without a socket
+     * link, or GraphiQL racing an edit) gets this clear refusal, not an execution that cannot work.
+     */
+    checkHttpOperation(operation: string | undefined): GraphQLError | undefined {
+      if (operation !== 'subscription') return undefined;
+      return new GraphQLError(
+        'Subscriptions are served over WebSocket (graphql-transport-ws, the graphql-ws protocol) on this same path, not over HTTP.',
+        { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+      );
+    },
+
     /** Refuses variables carrying a list longer than any the schema accepts, before coercion. */
     checkVariables(variables: unknown): GraphQLError | undefined {
       const longest = longestList(variables, 0);

@@ -11,12 +11,12 @@ import { createFormatError } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
 
 /** Variables are coerced at execution; their size is checked as soon as the operation is known. */
-function variableLimitsPlugin(rules: OperationRules): ApolloServerPlugin<GatewayContext> {
+function httpOperationRulesPlugin(rules: OperationRules): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request }) {
-          const error = rules.checkVariables(request.variables);
+        async didResolveOperation({ request, operation }) {
+          const error = rules.checkHttpOperation(operation?.operation) ?? rules.checkVariables(request.variables);
           if (error) throw error;
         },
       };
@@ -74,7 +74,7 @@ export function createApolloServer(
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
-      variableLimitsPlugin(rules),
+      httpOperationRulesPlugin(rules),
       operationMetricsPlugin(onOperation),
     ],
     stopOnTerminationSignals: false,

@@ -87,10 +87,41 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     if (value && typeof value[Symbol.asyncIterator] === 'function') return watchedStream(value);
     return check(value);
   }
+  // GraphiQL updates its parsed document and operation name a moment after an edit: a query
+  // pasted and run at once goes out under the previous name ("Unknown operation named ...") and,
+  // for a subscription, over HTTP (the transport is chosen from the stale document). When the text
+  // holds one operation, its own name and kind are used.
+  function singleOperation(query) {
+    if (typeof query !== 'string') return undefined;
+    var heads = query.match(/(^|[}\\s])(query|mutation|subscription)\\b[^{(]*|^\\s*\\{/g) || [];
+    if (heads.length !== 1) return undefined;
+    var named = /(query|mutation|subscription)(?:\\s+([_A-Za-z][_0-9A-Za-z]*))?/.exec(heads[0]);
+    return { kind: named ? named[1] : 'query', name: named ? named[2] : undefined };
+  }
+  function currentOperation(params) {
+    var single = params && singleOperation(params.query);
+    if (!single || params.operationName === single.name) return params;
+    var copy = {};
+    Object.keys(params).forEach(function (key) { if (key !== 'operationName') copy[key] = params[key]; });
+    if (single.name) copy.operationName = single.name;
+    return copy;
+  }
+  function currentOptions(params, options) {
+    var single = params && singleOperation(params.query);
+    if (!single || !options || !options.documentAST) return options;
+    var copy = {};
+    Object.keys(options).forEach(function (key) { copy[key] = options[key]; });
+    copy.documentAST = { kind: 'Document', definitions: [{
+      kind: 'OperationDefinition', operation: single.kind,
+      name: single.name ? { kind: 'Name', value: single.name } : undefined,
+      selectionSet: { kind: 'SelectionSet', selections: [] }
+    }] };
+    return copy;
+  }
   function watched(fetcher) {
     return function (params, options) {
       var result;
-      try { result = fetcher(params, options); } catch (error) { return Promise.resolve().then(function () { return rescue(error); }); }
+      try { result = fetcher(currentOperation(params), currentOptions(params, options)); } catch (error) { return Promise.resolve().then(function () { return rescue(error); }); }
       // GraphiQL's fetcher is async: even a subscription's iterator arrives inside a promise.
       if (result && typeof result.then === 'function') return result.then(watchedResult, rescue);
       return watchedResult(result);
