@@ -137,4 +137,27 @@ describe('the sandbox\u2019s webhook engine', () => {
     expect(next.attempts).toBe(0);
     expect(receiver.received.length).toBe(failed.attempts);
   });
+
+  it('gives up on an event after the 3-day retry horizon (scaled) while the endpoint still takes others', async () => {
+    // TOKEN events fail, everything else is taken: the URL stays enabled, the TOKEN event expires.
+    const receiver = await webhookReceiver((body) => (body.includes('"TOKEN"') ? 500 : 200));
+    const setup = await sdkAgainstSandbox({ webhookUrl: receiver.url, webhookTimeScale: 360_000 });
+    const { userId } = await subscribedUser(setup);
+    const fire = (type: string, code: string) =>
+      control(setup, 'POST', '/sandbox/webhooks/fire', { user: userId, webhook_type: type, webhook_code: code });
+    // Successes every 100 ms (8 scaled hours) keep the 2-day disable window from ever filling.
+    const keepAlive = setInterval(() => void fire('ACCOUNT', 'UPDATE').catch(() => undefined), 100);
+    try {
+      const started = Date.now();
+      await fire('TOKEN', 'DELETE');
+      const expired = await setup.sandbox.deliveries.waitFor(
+        (event) => event.status === 'FAILED' && event.payload.webhook_type === 'TOKEN',
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(720);
+      expect(expired.attempts).toBeGreaterThan(10);
+      expect(setup.sandbox.deliveries.isDisabled).toBe(false);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  });
 });

@@ -65,15 +65,15 @@ export async function signedIn(setup: Awaited<ReturnType<typeof sdkAgainstSandbo
 
 export type SdkSetup = Awaited<ReturnType<typeof sdkAgainstSandbox>>;
 
-/** An app's webhook endpoint: records every delivery and answers `status` (200 unless told otherwise). */
-export async function webhookReceiver(status = 200) {
+/** An app's webhook endpoint: records every delivery and answers `status` (a number, or chosen per body). */
+export async function webhookReceiver(status: number | ((body: string) => number) = 200) {
   const received: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       received.push({ headers: request.headers, body });
-      response.writeHead(status).end();
+      response.writeHead(typeof status === 'number' ? status : status(body)).end();
     });
   }).listen(0, '127.0.0.1');
   await once(server, 'listening');
