@@ -190,6 +190,20 @@ describe('the sandbox, driven by the platform\u2019s SDK (akahu@2)', () => {
     await expect(akahu.transfers.create(token, { from: from._id, to: from._id, amount: 1 })).rejects.toMatchObject({
       status: 400,
     });
+    // Payments and transfers share a quota of 200 creations a minute per user (two used above; it
+    // refills continuously, so a burst of 260 sees about 60 refused).
+    const burst = await Promise.all(
+      Array.from({ length: 260 }, () =>
+        akahu.transfers.create(token, { from: from._id, to: to._id, amount: 1 }).then(
+          () => 200,
+          (error: { status: number }) => error.status,
+        ),
+      ),
+    );
+    const accepted = burst.filter((status) => status === 200).length;
+    expect(accepted).toBeGreaterThanOrEqual(198);
+    expect(accepted).toBeLessThan(215);
+    expect(burst.filter((status) => status === 429)).toHaveLength(260 - accepted);
   });
 
   it('subscribes webhooks (with the real url and last_called_at), lists delivered events, and the SDK validates a delivery', async () => {
