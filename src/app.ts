@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -9,6 +10,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
+import { readinessReport } from './readiness/readiness-checks.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import type { Sandbox, SandboxOptions } from './sandbox/sandbox.js';
 import { CloseCode } from './server/close-codes.js';
@@ -63,6 +65,21 @@ interface Running {
 }
 
 type Lifecycle = { phase: 'created' } | { phase: 'starting' } | Running | { phase: 'stopped' };
+
+/** The accreditation readiness report (`npm run readiness`), once at start-up: what an operator must still do. */
+function logReadiness(config: GatewayConfig, logger: Logger): void {
+  const checks = readinessReport(config, { now: Date.now(), leakAuditPresent: existsSync('test/audit') });
+  const count = (verdict: string) => checks.filter((check) => check.verdict === verdict).length;
+  logger.info(
+    {
+      pass: count('pass'),
+      warn: count('warn'),
+      fail: count('fail'),
+      checks: checks.map(({ id, verdict, fix }) => ({ id, verdict, ...(fix ? { fix } : {}) })),
+    },
+    'accreditation readiness (npm run readiness for the full report)',
+  );
+}
 
 /** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
 export function createApp(config: GatewayConfig, options: AppOptions = {}): GatewayApp {
@@ -174,6 +191,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     };
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
     events.emit('listening', { url: publicUrl, listenUrl: `http://${listenHost}:${port}` });
+    logReadiness(config, logger);
   }
 
   /**

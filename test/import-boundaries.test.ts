@@ -19,6 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   pubsub: ['lib', 'platform'],
   webhooks: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
   payments: ['lib'],
+  readiness: ['lib', 'config'],
   graphql: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'payments'],
   auth: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
   stores: ['lib', 'config', 'platform', 'auth', 'webhooks', 'pubsub', 'payments'],

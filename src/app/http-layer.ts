@@ -149,6 +149,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     limits: config.http,
     allowedOrigins: deps.allowedOrigins,
     trustRequestIdHeader: config.trustRequestIdHeader,
+    strictTransportSecurity: config.publicUrl?.startsWith('https:') ?? false,
     onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
     readiness: deps.readiness,
   });

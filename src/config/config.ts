@@ -58,6 +58,12 @@ export interface GatewayConfig {
   };
   /** Send the gateway's events to the parent process over Node's IPC channel (test harnesses). */
   ipcEvents: boolean;
+  /** What the accreditation readiness report checks besides the running configuration. */
+  compliance: {
+    privacyNoticeUrl: string | undefined;
+    /** The last independent penetration test. */
+    pentestDate: Date | undefined;
+  };
   /** OpenTelemetry traces to an OTLP/HTTP collector; undefined: tracing off. */
   tracing: { endpoint: string; serviceName: string } | undefined;
   /** `GET /metrics` without a token on this port of its own; undefined: only on the main port, behind ADMIN_TOKEN. */
@@ -227,6 +233,7 @@ export function loadConfig(env: Env): GatewayConfig {
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     ipcEvents: read.bool('IPC_EVENTS', false),
+    compliance: { privacyNoticeUrl: read.url('PRIVACY_NOTICE_URL'), pentestDate: read.pastDate('PENTEST_DATE') },
     payments: { dedupeWindowMs: read.int('PAYMENT_DEDUPE_WINDOW_SECONDS', 600, 10, 86_400) * 1000 },
     http: {
       headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 500, 120_000),

@@ -43,6 +43,22 @@ export class EnvReader {
     return fallback;
   }
 
+  /** A calendar date (YYYY-MM-DD), not in the future. */
+  pastDate(key: string): Date | undefined {
+    const value = this.raw(key);
+    if (value === undefined) return undefined;
+    const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00Z`) : undefined;
+    if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+      this.fail(key, 'must be a date: YYYY-MM-DD');
+      return undefined;
+    }
+    if (date.getTime() > Date.now()) {
+      this.fail(key, 'must not be in the future');
+      return undefined;
+    }
+    return date;
+  }
+
   /** An http(s) URL without query or fragment, returned without a trailing slash. */
   url(key: string): string | undefined {
     const value = this.raw(key);

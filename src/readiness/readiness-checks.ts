@@ -1,0 +1,167 @@
+import type { GatewayConfig } from '../config/config.js';
+
+export type Verdict = 'pass' | 'warn' | 'fail';
+
+export interface ReadinessCheck {
+  id: string;
+  /** The accreditation rule, in its own words (abridged). */
+  requirement: string;
+  verdict: Verdict;
+  detail: string;
+  /** The setting (or work) that fixes a warn or fail. */
+  fix?: string;
+}
+
+/** What the report needs besides the configuration: the time, and whether this build carries the secret-leak audit. */
+export interface ReadinessFacts {
+  now: number;
+  leakAuditPresent: boolean;
+}
+
+const YEAR_MS = 365 * 86_400_000;
+const PLATFORM_RETRY_HORIZON_MS = 3 * 86_400_000;
+
+/**
+ * The running configuration against each requirement of the platform's rules for accredited apps.
+ * On the embedded sandbox (no live upstream) a requirement that only production can meet is a
+ * warning; against the live platform it is a failure. Requirements this gateway cannot meet yet
+ * say so, rather than pass.
+ */
+export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): ReadinessCheck[] {
+  const live = config.core.baseUrl !== undefined || config.enrichment.baseUrl !== undefined;
+  const missing: Verdict = live ? 'fail' : 'warn';
+  const checks: ReadinessCheck[] = [];
+  const add = (check: ReadinessCheck) => checks.push(check);
+
+  const https = config.publicUrl?.startsWith('https:') ?? false;
+  add({
+    id: 'encrypted-traffic',
+    requirement: 'All traffic with the app\u2019s users is encrypted in transit.',
+    verdict: https ? 'pass' : missing,
+    detail: https
+      ? `PUBLIC_URL is https; every response carries Strict-Transport-Security.`
+      : `PUBLIC_URL is ${config.publicUrl ?? 'unset (http://localhost)'}: not https.`,
+    fix: https ? undefined : 'PUBLIC_URL=https://… behind a TLS-terminating proxy',
+  });
+  add({
+    id: 'tokens-server-side',
+    requirement: 'User access tokens are never exposed to the user\u2019s device.',
+    verdict: 'pass',
+    detail: 'Tokens stay in the session store; the browser holds an opaque, signed, HttpOnly session cookie.',
+  });
+  add({
+    id: 'tokens-at-rest',
+    requirement: 'Secrets and tokens are protected at rest.',
+    verdict: config.redis ? 'pass' : live ? 'warn' : 'pass',
+    detail: config.redis
+      ? `Tokens on Redis are AES-256-GCM encrypted (${config.redis.tokenKeys.length} key(s) in TOKEN_ENCRYPTION_KEYS).`
+      : 'State is in process memory: tokens are never written anywhere, and are lost on restart (one instance only).',
+    fix: config.redis || !live ? undefined : 'REDIS_URL and TOKEN_ENCRYPTION_KEYS for several instances',
+  });
+  add({
+    id: 'secret-leak-audit',
+    requirement: 'Secrets do not leak into logs, errors or responses.',
+    verdict: facts.leakAuditPresent ? 'pass' : 'warn',
+    detail: facts.leakAuditPresent
+      ? 'The secret-leak audit (test/audit) is part of this build\u2019s test run.'
+      : 'The secret-leak audit is not in this build (a container image carries no tests): make sure CI runs it.',
+    fix: facts.leakAuditPresent ? undefined : 'run `npm test` (which ends with the audit) in CI for this commit',
+  });
+  add({
+    id: 'oauth-state',
+    requirement: 'The OAuth flow uses `state` to prevent cross-site request forgery.',
+    verdict: 'pass',
+    detail: 'Always: 256 random bits, single use, 10 minutes, bound to the browser that started sign-in.',
+  });
+  add({
+    id: 'multi-factor',
+    requirement: 'Users of platform-connected functionality sign in with server-validated multi-factor authentication.',
+    verdict: missing,
+    detail:
+      'The gateway signs users in through the platform\u2019s consent only; it has no multi-factor app sign-in yet.',
+    fix: 'app sign-in through an OpenID Connect provider with MFA (not built yet)',
+  });
+  add({
+    id: 'mfa-expiry',
+    requirement: 'A web session\u2019s MFA status expires after 2 hours and is renewed before any payment.',
+    verdict: missing,
+    detail:
+      'No MFA status to expire yet. Payments pass one authorization check (@Authorized(MOVE_MONEY)) where the freshness rule will go.',
+    fix: 'as multi-factor',
+  });
+  const webhooks = config.appKind === 'FULL';
+  add({
+    id: 'consumer-controls',
+    requirement:
+      'Users see every connected account whatever its status, revoke one or all, delete their account, and hear of revoked access and inactive accounts.',
+    verdict: webhooks ? 'pass' : 'warn',
+    detail: webhooks
+      ? 'accounts lists every status; revokeAccount, revokeAllAccess (also on account deletion); TOKEN DELETE → accessRevoked; INACTIVE → accountEvents.becameInactive.'
+      : 'APP_KIND=PERSONAL subscribes no webhooks: revoked access and inactive accounts are noticed only on the next call.',
+    fix: webhooks ? undefined : 'APP_KIND=FULL',
+  });
+  const retention = [
+    `events ${config.eventRetentionMs / 3_600_000} h`,
+    `enrichment cache ${config.enrichment.cacheTtlMs / 3_600_000} h (no user data)`,
+    `payment dedupe ${config.payments.dedupeWindowMs / 60_000} min`,
+    `sessions ${config.session.maxAgeMs / 3_600_000} h`,
+  ];
+  const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
+  add({
+    id: 'data-retention',
+    requirement: 'Data is deleted when no longer needed.',
+    verdict: longEvents ? 'warn' : 'pass',
+    detail: `Kept: ${retention.join(', ')}; everything of a user is deleted when access ends.${
+      longEvents ? ' Events are kept longer than the platform\u2019s 3-day retry horizon.' : ''
+    }`,
+    fix: longEvents ? 'EVENT_RETENTION_SECONDS=259200 or less' : undefined,
+  });
+  const privacy = config.compliance.privacyNoticeUrl;
+  add({
+    id: 'privacy-notice',
+    requirement: 'The app has a privacy notice, linked where users consent.',
+    verdict: privacy ? 'pass' : missing,
+    detail: privacy ? `PRIVACY_NOTICE_URL is ${privacy}.` : 'PRIVACY_NOTICE_URL is not set.',
+    fix: privacy ? undefined : 'PRIVACY_NOTICE_URL=https://…',
+  });
+  add({
+    id: 'consumer-information',
+    requirement:
+      'Before connecting, users see what access gives them, its scope and duration, and the relationship with the platform.',
+    verdict: missing,
+    detail: 'The gateway does not show a consumer information page before the platform\u2019s connection flow yet.',
+    fix: 'a consumer information page (not built yet)',
+  });
+  const pentest = config.compliance.pentestDate;
+  const pentestAge = pentest === undefined ? undefined : facts.now - pentest.getTime();
+  add({
+    id: 'penetration-test',
+    requirement: 'An independent penetration test within the last 12 months.',
+    verdict: pentestAge !== undefined && pentestAge <= YEAR_MS ? 'pass' : missing,
+    detail:
+      pentest === undefined
+        ? 'PENTEST_DATE is not set.'
+        : `Last penetration test ${pentest.toISOString().slice(0, 10)}${pentestAge! > YEAR_MS ? ': more than 12 months ago' : ''}.`,
+    fix: pentestAge !== undefined && pentestAge <= YEAR_MS ? undefined : 'PENTEST_DATE=YYYY-MM-DD of the last test',
+  });
+  return checks;
+}
+
+/** The report as text: one line per check, then what to fix. */
+export function formatReadinessReport(checks: ReadinessCheck[]): string {
+  const mark: Record<Verdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' };
+  const lines = checks.map(
+    (check) => `${mark[check.verdict]}  ${check.id}: ${check.requirement}\n      ${check.detail}`,
+  );
+  const fixes = checks.filter((check) => check.fix).map((check) => `  ${check.id}: ${check.fix}`);
+  const failed = checks.filter((check) => check.verdict === 'fail').length;
+  const warned = checks.filter((check) => check.verdict === 'warn').length;
+  return [
+    'Accreditation readiness',
+    ...lines,
+    '',
+    `${checks.length - failed - warned} pass, ${warned} warn, ${failed} fail`,
+    ...(fixes.length > 0 ? ['To fix:', ...fixes] : []),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.js';
+import { readinessReport, type ReadinessCheck } from '../src/readiness/readiness-checks.js';
+import { tokenKeysSetting } from './support/redis.js';
+
+const NOW = Date.parse('2026-11-22T00:00:00Z');
+
+/** A configuration an operator would run against the live platform, with everything this gateway can do. */
+const PRODUCTION = {
+  PUBLIC_URL: 'https://money.example.co.nz',
+  CORE_API_URL: 'https://api.platform.example',
+  ENRICHMENT_API_URL: 'https://genie.platform.example',
+  OAUTH_AUTHORIZE_URL: 'https://oauth.platform.example',
+  APP_TOKEN: 'app_token_production',
+  APP_SECRET: 'production-app-secret',
+  ENRICHMENT_API_KEY: 'genie_token_production',
+  SESSION_SECRET: 'a-production-session-secret-of-enough-length',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+  PRIVACY_NOTICE_URL: 'https://money.example.co.nz/privacy',
+  PENTEST_DATE: '2026-05-01',
+};
+
+const verdicts = (checks: ReadinessCheck[]) => Object.fromEntries(checks.map((check) => [check.id, check.verdict]));
+
+describe('the accreditation readiness report', () => {
+  it('on the embedded sandbox: nothing fails, production-only requirements warn', () => {
+    const checks = readinessReport(loadConfig({}), { now: NOW, leakAuditPresent: true });
+    expect(verdicts(checks)).toEqual({
+      'encrypted-traffic': 'warn',
+      'tokens-server-side': 'pass',
+      'tokens-at-rest': 'pass',
+      'secret-leak-audit': 'pass',
+      'oauth-state': 'pass',
+      'multi-factor': 'warn',
+      'mfa-expiry': 'warn',
+      'consumer-controls': 'pass',
+      'data-retention': 'pass',
+      'privacy-notice': 'warn',
+      'consumer-information': 'warn',
+      'penetration-test': 'warn',
+    });
+  });
+
+  it('on a production-like configuration: what is configured passes, what the gateway cannot do yet fails', () => {
+    const checks = readinessReport(loadConfig(PRODUCTION), { now: NOW, leakAuditPresent: false });
+    expect(verdicts(checks)).toMatchObject({
+      'encrypted-traffic': 'pass',
+      'tokens-at-rest': 'pass',
+      'secret-leak-audit': 'warn',
+      'privacy-notice': 'pass',
+      'penetration-test': 'pass',
+      'multi-factor': 'fail',
+      'mfa-expiry': 'fail',
+      'consumer-information': 'fail',
+    });
+    // Each problem names what fixes it.
+    for (const check of checks.filter((c) => c.verdict !== 'pass'))
+      expect(check.fix, check.id).toEqual(expect.any(String));
+  });
+
+  it('fails a missing or year-old penetration test, a missing privacy notice and plain http against the live platform', () => {
+    const stale = readinessReport(
+      loadConfig({
+        ...PRODUCTION,
+        PUBLIC_URL: 'http://money.example.co.nz',
+        PENTEST_DATE: '2025-11-01',
+        PRIVACY_NOTICE_URL: '',
+      }),
+      { now: NOW, leakAuditPresent: true },
+    );
+    expect(verdicts(stale)).toMatchObject({
+      'encrypted-traffic': 'fail',
+      'privacy-notice': 'fail',
+      'penetration-test': 'fail',
+    });
+    expect(stale.find((c) => c.id === 'penetration-test')!.detail).toContain('more than 12 months ago');
+    expect(() => loadConfig({ PENTEST_DATE: '2026-13-01' })).toThrow(/PENTEST_DATE/);
+    expect(() => loadConfig({ EVENT_RETENTION_SECONDS: '604800' })).not.toThrow();
+    expect(
+      verdicts(
+        readinessReport(loadConfig({ EVENT_RETENTION_SECONDS: '604800' }), { now: NOW, leakAuditPresent: true }),
+      )['data-retention'],
+    ).toBe('warn');
+  });
+
+  it('prints the report from the built gateway and exits non-zero when something fails', async () => {
+    const run = async (env: Record<string, string>) => {
+      const child = spawn(process.execPath, ['dist/readiness/main.js'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      return { code, output };
+    };
+    const sandbox = await run({});
+    expect(sandbox.code).toBe(0);
+    expect(sandbox.output).toContain('WARN  multi-factor');
+    const production = await run(PRODUCTION);
+    expect(production.code).toBe(1);
+    expect(production.output).toMatch(/PASS {2}encrypted-traffic/);
+    expect(production.output).toMatch(/FAIL {2}multi-factor/);
+    expect(production.output).toContain('To fix:');
+  });
+
+  it('is logged once at start-up; an https public URL brings HSTS on every response', async () => {
+    const { startGateway } = await import('./support/gateway.js');
+    const secure = await startGateway({ PUBLIC_URL: 'https://money.example.co.nz' });
+    const hsts = (await fetch(`${secure.app.listenUrl}/healthz`)).headers.get('strict-transport-security');
+    expect(hsts).toBe('max-age=31536000; includeSubDomains');
+    const gateway = await startGateway();
+    expect((await fetch(`${gateway.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
+    const line = gateway.logs.find((entry) => String(entry.msg).startsWith('accreditation readiness'));
+    expect(line).toMatchObject({ fail: 0, checks: expect.arrayContaining([{ id: 'oauth-state', verdict: 'pass' }]) });
+  });
+});
