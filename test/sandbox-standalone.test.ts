@@ -11,6 +11,7 @@ async function standalone(seed: string): Promise<Record<string, string>> {
       ...process.env,
       SANDBOX_SEED: seed,
       SANDBOX_CORE_PORT: '0',
+      SANDBOX_IDENTITY_PORT: '0',
       SANDBOX_ENRICHMENT_PORT: '0',
       LOG_LEVEL: 'silent',
     },

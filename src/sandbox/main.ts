@@ -35,6 +35,8 @@ async function main(): Promise<void> {
       .map((uri) => uri.trim()),
     webhookUrl: env.SANDBOX_WEBHOOK_URL ?? 'http://localhost:4000/webhooks',
     webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
+    identityPort: Number(env.SANDBOX_IDENTITY_PORT ?? 4012),
+    identitySeed: seed,
   });
   await sandbox.start();
   // The sandbox's credentials are throwaway values that unlock nothing real, so printing them is
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
       ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
       '',
       `Console (the demo world, webhook deliveries, payments and every control): ${sandbox.consoleUrl}`,
+      `App identity provider (OpenID Connect, multi-factor demo users): ${sandbox.identity.issuer} (client ${sandbox.identity.clientId})`,
       '',
     ].join('\n'),
   );

@@ -29,6 +29,7 @@ import { registerDemoControlRoutes } from './webhooks/demo-control-routes.js';
 import { registerEventControls } from './webhooks/event-controls.js';
 import { WorldChanges } from './webhooks/world-changes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
+import { createSandboxIdentity, type SandboxIdentity } from './identity/identity-provider.js';
 import { compareTransactions } from './data/demo-world.js';
 import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
@@ -64,6 +65,10 @@ export interface SandboxOptions {
   webhookTimeScale?: number;
   /** How long a payment or transfer created through the API stays READY before it settles. @default 1000 */
   paymentSettleMs?: number;
+  /** The sandbox OpenID provider's port. @default 0 (any free port) */
+  identityPort?: number;
+  /** Derives the identity provider's demo users and client secret, the same on every start. @default random */
+  identitySeed?: string;
   clock?: Clock;
 }
 
@@ -76,6 +81,8 @@ export interface Sandbox {
   readonly authorizeUrl: string;
   /** The sandbox console: the demo world, the delivery log and every control, live. */
   readonly consoleUrl: string;
+  /** The app's identity provider (OpenID Connect), with demo users and multi-factor sign-in. */
+  readonly identity: SandboxIdentity;
   start(): Promise<void>;
   stop(): Promise<void>;
   registerRedirectUri(uri: string): void;
@@ -140,6 +147,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   });
   const payments = new PaymentControls(state, deliveries, options.paymentSettleMs);
   const changes = new WorldChanges(state, deliveries);
+  const identitySeed = options.identitySeed ?? randomToken(16);
+  const identity = createSandboxIdentity({
+    logger: options.logger,
+    clock: state.clock,
+    host: options.host ?? '127.0.0.1',
+    port: options.identityPort ?? 0,
+    seed: identitySeed,
+    clientId: 'open-finance-gateway',
+    clientSecret: sandboxId('oidc_secret', identitySeed),
+  });
 
   /** What a finished refresh produces on the platform: a new transaction and balance updates. */
   function emitRefreshResults(userId: string, accounts: SandboxAccount[]): void {
@@ -195,6 +212,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     deliveries,
     payments,
     changes,
+    identity,
     get coreUrl() {
       return coreUrl;
     },
@@ -244,7 +262,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       closeConsole = registerConsoleRoutes(coreRouter, state, sandbox);
       coreServer = createSandboxServer('core', coreRouter, state, options.logger, stopping.signal);
       coreUrl = await listen(coreServer, options.corePort ?? 0);
-      options.logger.info({ coreUrl, enrichmentUrl }, 'platform sandbox listening');
+      await identity.start();
+      options.logger.info({ coreUrl, enrichmentUrl, identityIssuer: identity.issuer }, 'platform sandbox listening');
     },
 
     async stop() {
@@ -252,6 +271,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       deliveries.stop();
       payments.stop();
       closeConsole();
+      await identity.stop();
       await Promise.all(
         [coreServer, enrichmentServer].map(
           (server) =>
