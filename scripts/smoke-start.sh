@@ -15,7 +15,10 @@ echo
 status=$(curl -s -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -d '{"query":"{ me { id } }"}' "http://127.0.0.1:$port/graphql")
 [ "$status" = "401" ] || { echo "expected 401 without a session, got $status"; cat "$log"; exit 1; }
 # The public address is http://localhost:<port> (no PUBLIC_URL); at another host /auth/login first redirects there.
-login=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/login")
+# /auth/login is the consumer information page; its button, /auth/connect, starts the platform's flow.
+info=$(curl -s -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/login")
+case "$info" in *"Continue to"*) ;; *) echo "no consumer information page at /auth/login"; exit 1 ;; esac
+login=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/connect")
 case "$login" in
   http://127.0.0.1:*/oauth/authorize\?*) echo "smoke: gateway up on the embedded sandbox, sign-in redirects to $login" | sed 's/state=[^&]*/state=…/' ;;
   *) echo "unexpected login redirect: $login"; cat "$log"; exit 1 ;;

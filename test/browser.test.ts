@@ -114,7 +114,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     expect(await console.locator('#deliveries').textContent()).toContain('PAYMENT UPDATE');
   });
 
-  it('renders the sign-in, consent and error pages at phone width, not zoomed out', async () => {
+  it('renders the sign-in, consumer information, consent and error pages at phone width, not zoomed out', async () => {
     const gateway = await startGateway();
     const context = await (
       await launchChromium()
@@ -130,6 +130,10 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     // On the embedded sandbox, the signed-out page also links the sandbox console.
     expect(await page.getByRole('link', { name: 'console' }).getAttribute('href')).toBe(gateway.sandbox.consoleUrl);
     await page.getByRole('link', { name: 'Sign in' }).click();
+    // The consumer information page, then the platform's consent page.
+    await page.getByRole('link', { name: /^Continue to/ }).waitFor();
+    expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
+    await page.getByRole('link', { name: /^Continue to/ }).click();
     await page
       .getByRole('button', { name: /^Connect as/ })
       .first()
@@ -146,6 +150,7 @@ async function signIn(context: BrowserContext, gateway: TestGateway): Promise<Pa
   const page = await context.newPage();
   await page.goto(`${gateway.url}/graphql`);
   await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: /^Continue to/ }).click(); // the consumer information page
   await page
     .getByRole('button', { name: /^Connect as/ })
     .first()

@@ -28,14 +28,16 @@ describe('a frontend developer\u2019s first hour', () => {
     const started = await fetch(`${viaLoopback.origin}/auth/login?returnTo=%2Fgraphql`, { redirect: 'manual' });
     expect(started.status).toBe(302);
     expect(started.headers.get('location')).toBe(`${publicOrigin.origin}/auth/login?returnTo=%2Fgraphql`);
-    // At the public origin it proceeds to the platform's consent.
+    // At the public origin it shows the consumer information page; its button leads to the platform's consent.
     const atPublic = await fetch(started.headers.get('location')!, { redirect: 'manual' });
-    expect(atPublic.headers.get('location')).toContain('/oauth/authorize');
+    expect(atPublic.status).toBe(200);
+    const connect = await fetch(`${publicOrigin.origin}/auth/connect?returnTo=%2Fgraphql`, { redirect: 'manual' });
+    expect(connect.headers.get('location')).toContain('/oauth/authorize');
   });
 
   it('does not redirect when PUBLIC_URL is set (a proxy may present another Host)', async () => {
     const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
-    const started = await fetch(`${gateway.app.listenUrl}/auth/login`, { redirect: 'manual' });
+    const started = await fetch(`${gateway.app.listenUrl}/auth/connect`, { redirect: 'manual' });
     expect(started.headers.get('location')).toContain('/oauth/authorize');
   });
 });

@@ -21,6 +21,7 @@ const PRODUCTION = {
   TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
   PRIVACY_NOTICE_URL: 'https://money.example.co.nz/privacy',
   PENTEST_DATE: '2026-05-01',
+  APP_NAME: 'Kiwi Money',
 };
 
 const verdicts = (checks: ReadinessCheck[]) => Object.fromEntries(checks.map((check) => [check.id, check.verdict]));
@@ -39,7 +40,7 @@ describe('the accreditation readiness report', () => {
       'consumer-controls': 'pass',
       'data-retention': 'pass',
       'privacy-notice': 'warn',
-      'consumer-information': 'warn',
+      'consumer-information': 'pass',
       'penetration-test': 'warn',
     });
   });
@@ -54,7 +55,7 @@ describe('the accreditation readiness report', () => {
       'penetration-test': 'pass',
       'multi-factor': 'fail',
       'mfa-expiry': 'fail',
-      'consumer-information': 'fail',
+      'consumer-information': 'pass',
     });
     // Each problem names what fixes it.
     for (const check of checks.filter((c) => c.verdict !== 'pass'))

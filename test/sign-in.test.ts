@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from './__generated__/graphql.js';
 import { Browser } from './support/browser.js';
-import { approveConsent, execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
+import { approveConsent, execute, signIn, startGateway, type TestGateway, startConnection } from './support/gateway.js';
 
 /** Walks the flow up to the platform's redirect back, returning the callback URL and the browser. */
 async function consentedCallback(gateway: TestGateway, browser = new Browser()) {
-  const login = await browser.request(`${gateway.url}/auth/login`);
+  const login = await startConnection(browser, gateway.url);
   return { browser, callback: await approveConsent(browser, login.location!) };
 }
 
@@ -17,8 +17,8 @@ describe('sign-in', () => {
   it('redirects to the authorize page with the OAuth parameters and a fresh state bound to the browser', async () => {
     const gateway = await startGateway();
     const browser = new Browser();
-    const first = await browser.request(`${gateway.url}/auth/login`);
-    const second = await browser.request(`${gateway.url}/auth/login`);
+    const first = await startConnection(browser, gateway.url);
+    const second = await startConnection(browser, gateway.url);
 
     expect(first.status).toBe(302);
     const target = new URL(first.location!);
@@ -69,7 +69,7 @@ describe('sign-in', () => {
     const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
     const listen = gateway.app.listenUrl;
     const browser = new Browser();
-    const login = await browser.request(`${listen}/auth/login`);
+    const login = await startConnection(browser, listen);
     expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe(
       'https://gateway.example.test/auth/callback',
     );
@@ -108,7 +108,7 @@ describe('sign-in', () => {
     const gateway = await startGateway();
     const { callback } = await consentedCallback(gateway);
     const attacker = new Browser();
-    await attacker.request(`${gateway.url}/auth/login`); // has its own binding cookie, not the victim's
+    await startConnection(attacker, gateway.url); // has its own binding cookie, not the victim's
     const response = await attacker.request(callback.href);
     expect(response.status).toBe(400);
     expect(response.text).toContain('OAUTH_STATE_FOREIGN');
@@ -129,7 +129,7 @@ describe('sign-in', () => {
   it('reports a cancelled consent without exchanging anything', async () => {
     const gateway = await startGateway();
     const browser = new Browser();
-    const login = await browser.request(`${gateway.url}/auth/login`);
+    const login = await startConnection(browser, gateway.url);
     const denied = await approveConsent(browser, login.location!, { decision: 'deny' });
     expect(denied.searchParams.get('error')).toBe('access_denied');
     const response = await browser.request(denied.href);
@@ -192,7 +192,7 @@ describe('sign-in', () => {
   it('ignores an off-site returnTo', async () => {
     const gateway = await startGateway();
     const browser = new Browser();
-    const login = await browser.request(`${gateway.url}/auth/login?returnTo=${encodeURIComponent('//evil.example/x')}`);
+    const login = await startConnection(browser, gateway.url, `?returnTo=${encodeURIComponent('//evil.example/x')}`);
     const landed = await browser.request((await approveConsent(browser, login.location!)).href);
     expect(landed.headers.get('location')).toBe('/graphql');
   });

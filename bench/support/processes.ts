@@ -164,7 +164,8 @@ export async function signIn(
     await response.arrayBuffer();
     return response;
   };
-  const authorize = new URL((await go(`${publicUrl}/auth/login`)).headers.get('location')!);
+  // The consumer information page's button (/auth/connect) starts the platform's flow.
+  const authorize = new URL((await go(`${publicUrl}/auth/connect`)).headers.get('location')!);
   const form = new URLSearchParams(authorize.searchParams);
   const chosen = userId ?? /name="user" value="([^"]+)"/.exec(await (await fetch(authorize.href)).text())![1]!;
   form.set('user', chosen);

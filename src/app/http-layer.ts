@@ -24,6 +24,7 @@ import { createEventStreamContextFactory, createRequestContextFactory } from '..
 import { attachGraphQLWebSocket } from '../server/websocket-server.js';
 import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
 import type { PlatformEndpoints } from './platform.js';
+import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
 import type { GatewayState } from './state.js';
 import type { Upstreams } from './upstreams.js';
 import { registerWebhookReceiver } from './webhook-receiver.js';
@@ -100,6 +101,13 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     logger,
   });
   registerAuthRoutes(router, {
+    consumerInfo: {
+      appName: config.consumerInfo.appName,
+      platformName: config.consumerInfo.platformName,
+      privacyNoticeUrl: config.compliance.privacyNoticeUrl,
+      template: loadConsumerInfoTemplate(config.consumerInfo.templatePath),
+      payments: config.appKind === 'FULL',
+    },
     sessions: state.sessions,
     states: state.stores.oauthStates,
     core: upstreams.coreClient,

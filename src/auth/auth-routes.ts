@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { Logger } from '../lib/logger.js';
 import { randomToken } from '../lib/ids.js';
@@ -7,6 +7,7 @@ import type { Router } from '../lib/http/router.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { authErrorPage } from './auth-pages.js';
+import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import { safeReturnTo } from './return-to.js';
 import { appendSetCookie, type SessionManager } from './session-manager.js';
@@ -32,6 +33,8 @@ export interface AuthRoutesOptions {
   releaseToken(userId: string, token: string): Promise<unknown>;
   /** Called after a successful sign-in (webhook subscriptions hook in here). */
   onSignedIn?: (userId: string, accessToken: string) => Promise<void>;
+  /** What the consumer information page shows before the platform's connection flow. */
+  consumerInfo: ConsumerInfoSettings;
 }
 
 const STATE_TTL_SECONDS = 600;
@@ -40,11 +43,25 @@ export function registerAuthRoutes(router: Router, options: AuthRoutesOptions): 
   const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
 
-  router.on('GET', '/auth/login', async ({ req, res, url }) => {
+  /** Sign-in started at another address of this machine goes to the public origin first (see redirectToPublicOrigin). */
+  const elsewhere = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
     const publicOrigin = new URL(options.publicUrl());
-    if (options.redirectToPublicOrigin && req.headers.host !== undefined && req.headers.host !== publicOrigin.host) {
-      return redirect(res, new URL(`${url.pathname}${url.search}`, publicOrigin).href);
-    }
+    if (!options.redirectToPublicOrigin || req.headers.host === undefined || req.headers.host === publicOrigin.host)
+      return false;
+    redirect(res, new URL(`${url.pathname}${url.search}`, publicOrigin).href);
+    return true;
+  };
+
+  // The consumer information page comes first (the accreditation rules): what connecting gives,
+  // its scope and duration, how to stop, who the platform is. Its button starts the connection.
+  router.on('GET', '/auth/login', async ({ req, res, url }) => {
+    if (elsewhere(req, res, url)) return;
+    const returnTo = safeReturnTo(url.searchParams.get('returnTo'), new URL(options.publicUrl()).origin);
+    sendHtml(res, 200, consumerInfoPage(options.consumerInfo, `/auth/connect?${new URLSearchParams({ returnTo })}`));
+  });
+
+  router.on('GET', '/auth/connect', async ({ req, res, url }) => {
+    if (elsewhere(req, res, url)) return;
     let binding = parseCookies(req.headers.cookie ?? '')[bindingCookie];
     if (!binding || binding.length < 32) {
       binding = randomToken();

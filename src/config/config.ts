@@ -3,6 +3,9 @@ import { EnvReader, type ConfigIssue, type Env } from './env-reader.js';
 
 export type AppKind = 'FULL' | 'PERSONAL';
 
+/** The app's name until APP_NAME gives the real one (the readiness report warns about it). */
+export const DEFAULT_APP_NAME = 'Open Finance Demo';
+
 export interface GatewayConfig {
   port: number;
   host: string | undefined;
@@ -58,6 +61,13 @@ export interface GatewayConfig {
   };
   /** Send the gateway's events to the parent process over Node's IPC channel (test harnesses). */
   ipcEvents: boolean;
+  /** The consumer information page shown before the platform's connection flow. */
+  consumerInfo: {
+    appName: string;
+    platformName: string;
+    /** CONSUMER_INFO_TEMPLATE: a file of the operator's own page body; read at start. */
+    templatePath: string | undefined;
+  };
   /** What the accreditation readiness report checks besides the running configuration. */
   compliance: {
     privacyNoticeUrl: string | undefined;
@@ -233,6 +243,13 @@ export function loadConfig(env: Env): GatewayConfig {
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     ipcEvents: read.bool('IPC_EVENTS', false),
+    consumerInfo: {
+      appName: read.raw('APP_NAME') ?? DEFAULT_APP_NAME,
+      platformName:
+        read.raw('PLATFORM_NAME') ??
+        (sandboxOnly ? 'the platform sandbox' : headerPrefix === 'X-Akahu' ? 'Akahu' : 'the open finance platform'),
+      templatePath: read.raw('CONSUMER_INFO_TEMPLATE'),
+    },
     compliance: { privacyNoticeUrl: read.url('PRIVACY_NOTICE_URL'), pentestDate: read.pastDate('PENTEST_DATE') },
     payments: { dedupeWindowMs: read.int('PAYMENT_DEDUPE_WINDOW_SECONDS', 600, 10, 86_400) * 1000 },
     http: {

@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../config/config.js';
+import { DEFAULT_APP_NAME, type GatewayConfig } from '../config/config.js';
 
 export type Verdict = 'pass' | 'warn' | 'fail';
 
@@ -124,13 +124,16 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
     detail: privacy ? `PRIVACY_NOTICE_URL is ${privacy}.` : 'PRIVACY_NOTICE_URL is not set.',
     fix: privacy ? undefined : 'PRIVACY_NOTICE_URL=https://…',
   });
+  const named = config.consumerInfo.appName !== DEFAULT_APP_NAME;
   add({
     id: 'consumer-information',
     requirement:
       'Before connecting, users see what access gives them, its scope and duration, and the relationship with the platform.',
-    verdict: missing,
-    detail: 'The gateway does not show a consumer information page before the platform\u2019s connection flow yet.',
-    fix: 'a consumer information page (not built yet)',
+    verdict: named ? 'pass' : live ? 'warn' : 'pass',
+    detail: `Shown before every connection (/auth/login): ${
+      config.consumerInfo.templatePath ? `the template ${config.consumerInfo.templatePath}` : 'the default text'
+    }, for "${config.consumerInfo.appName}" and ${config.consumerInfo.platformName}.`,
+    fix: named || !live ? undefined : 'APP_NAME (and CONSUMER_INFO_TEMPLATE for your own text)',
   });
   const pentest = config.compliance.pentestDate;
   const pentestAge = pentest === undefined ? undefined : facts.now - pentest.getTime();

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { EnrichDocument, RefreshDocument } from '../__generated__/graphql.js';
 import { Browser } from '../support/browser.js';
-import { approveConsent, execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+import {
+  approveConsent,
+  execute,
+  signIn,
+  startGateway,
+  type TestGateway,
+  startConnection,
+} from '../support/gateway.js';
 
 /** Every credential in play, as the audit phase also checks across the whole suite. */
 function credentials(gateway: TestGateway): string[] {
@@ -40,7 +47,7 @@ describe('upstream error text that quotes credentials', () => {
 
     gateway.sandbox.setCoreFault({ status: 400, pathPrefix: '/v1/token', echoCredentials: true });
     const fresh = new Browser();
-    const login = await fresh.request(`${gateway.url}/auth/login`);
+    const login = await startConnection(fresh, gateway.url);
     const page = await fresh.request((await approveConsent(fresh, login.location!)).href);
     expect(page.status).toBe(400);
     expect(leaksIn(gateway, page.text)).toEqual([]);

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from '../__generated__/graphql.js';
 import { Browser } from '../support/browser.js';
-import { approveConsent, execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+import {
+  approveConsent,
+  execute,
+  signIn,
+  startGateway,
+  type TestGateway,
+  startConnection,
+} from '../support/gateway.js';
 
 function tokenRevocations(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core', method: 'DELETE', path: '/v1/token' });
@@ -37,7 +44,7 @@ describe('tokens the gateway forgets are revoked', () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const oldToken = gateway.sandbox.issuedTokens().at(-1)!;
-    const login = await browser.request(`${gateway.url}/auth/login`);
+    const login = await startConnection(browser, gateway.url);
     const landed = await browser.request((await approveConsent(browser, login.location!)).href);
     expect(landed.status).toBe(303);
     expect(await platformStatus(gateway, oldToken)).toBe(403);
@@ -51,7 +58,7 @@ describe('a token the platform refuses', () => {
     // Session A, whose code an attacker then replays at the platform: the platform revokes the
     // token that code bought (RFC 6749 §4.1.2), and only that token.
     const victim = new Browser();
-    const login = await victim.request(`${gateway.url}/auth/login`);
+    const login = await startConnection(victim, gateway.url);
     const callback = await approveConsent(victim, login.location!);
     expect((await victim.request(callback.href)).status).toBe(303);
     const other = await signIn(gateway);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Browser } from '../support/browser.js';
-import { approveConsent, startGateway, type TestGateway } from '../support/gateway.js';
+import { approveConsent, startGateway, type TestGateway, startConnection } from '../support/gateway.js';
 
 /** Signs in with `returnTo` and returns the callback's status and its Location, resolved as a browser would. */
 async function landingAfterSignIn(gateway: TestGateway, returnTo: string): Promise<{ status: number; resolved: URL }> {
   const browser = new Browser();
-  const login = await browser.request(`${gateway.url}/auth/login?${new URLSearchParams({ returnTo })}`);
+  const login = await startConnection(browser, gateway.url, `?${new URLSearchParams({ returnTo })}`);
   expect(login.status).toBe(302);
   const callback = await approveConsent(browser, login.location!);
   const landed = await browser.request(callback.href);

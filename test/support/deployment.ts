@@ -7,7 +7,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { MeDocument } from '../__generated__/graphql.js';
 import { recordTraffic } from './audit.js';
 import { Browser } from './browser.js';
-import { approveConsent } from './gateway.js';
+import { approveConsent, startConnection } from './gateway.js';
 import { deploymentEnv, freePort, startInstance, startSharedSandbox, type Instance } from './instances.js';
 import { track } from './leftovers.js';
 import { REDIS_URL, testPrefix, tokenKeysSetting } from './redis.js';
@@ -61,7 +61,7 @@ export async function deployment(count: number, redis: Record<string, string> = 
 export type Deployment = Awaited<ReturnType<typeof deployment>>;
 
 export async function signInVia(deployed: Deployment, start: Instance, finish: Instance): Promise<string> {
-  const login = await deployed.via(start).request(`${deployed.publicUrl}/auth/login`);
+  const login = await startConnection(deployed.via(start), deployed.publicUrl);
   expect(login.status).toBe(302);
   const callback = await approveConsent(deployed.browser, login.location!);
   const landed = await deployed.via(finish).request(callback.href);

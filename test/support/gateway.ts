@@ -8,7 +8,7 @@ import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway
 import { createLogger } from '../../src/lib/logger.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { recordLogLine, recordSecrets } from './audit.js';
-import { Browser } from './browser.js';
+import { Browser, type BrowserResponse } from './browser.js';
 import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
 
@@ -121,10 +121,23 @@ export async function approveConsent(
   return new URL(answer.location);
 }
 
+/**
+ * What a browser does from `/auth/login`: reads the consumer information page and follows its
+ * button, `/auth/connect`, which starts the platform's connection flow. Returns that response
+ * (302 to the platform), or the page's own answer when it is not 200 (a redirect to the public origin).
+ */
+export async function startConnection(browser: Browser, base: string, query = ''): Promise<BrowserResponse> {
+  const page = await browser.request(`${base}/auth/login${query}`);
+  if (page.status !== 200) return page;
+  const href = /href="(\/auth\/connect\?[^"]+)"/.exec(page.text)?.[1];
+  if (!href) throw new Error('the consumer information page has no way on to the platform');
+  return browser.request(new URL(href.replaceAll('&amp;', '&'), base).href);
+}
+
 /** Runs the whole OAuth flow as a browser would and returns that browser, now signed in. */
 export async function signIn(gateway: TestGateway, userIndex = 0): Promise<Browser> {
   const browser = new Browser();
-  const login = await browser.request(`${gateway.url}/auth/login`);
+  const login = await startConnection(browser, gateway.url);
   if (login.status !== 302 || !login.location) throw new Error(`login answered ${login.status}`);
   const back = await approveConsent(browser, login.location, { userIndex });
   const callback = await browser.request(back.href);
