@@ -10,7 +10,7 @@ async function me(
   return fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ query: '{ me { id } }' }),
+    body: JSON.stringify({ query: 'query Me { me { id } }' }),
   });
 }
 
@@ -28,6 +28,8 @@ describe('request ids', () => {
     expect(upstream.headers['x-request-id']).toBe(requestId);
     const access = await gateway.waitForLog((line) => line.msg === 'http request' && line.requestId === requestId);
     expect(access.path).toBe('/graphql');
+    // The access line names the GraphQL operation it carried.
+    expect(access.operation).toBe('query Me');
   });
 
   it('takes the id a trusted proxy set, when well formed', async () => {

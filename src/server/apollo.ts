@@ -6,6 +6,7 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../lib/logger.js';
 import { activeSpan } from '../lib/tracing.js';
+import { noteOperation } from '../lib/request-scope.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
@@ -37,6 +38,8 @@ function operationMetricsPlugin(
           if (!operation) return;
           span?.updateName(`graphql ${operation.operation}${operationName ? ` ${operationName.slice(0, 100)}` : ''}`);
           span?.setAttribute('graphql.operation.type', operation.operation);
+          // The access log line names it too.
+          noteOperation(operationName ? `${operation.operation} ${operationName}` : operation.operation);
           if (operationName) span?.setAttribute('graphql.operation.name', operationName.slice(0, 100));
         },
         async willSendResponse({ operation, response }) {

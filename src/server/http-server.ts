@@ -5,7 +5,7 @@ import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
-import { requestIdFor, runInRequestScope } from '../lib/request-scope.js';
+import { currentRequestScope, requestIdFor, runInRequestScope } from '../lib/request-scope.js';
 import { inServerSpan } from '../lib/tracing.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
@@ -83,12 +83,20 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
 
   function handle(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL, route: string): void {
     const started = performance.now();
+    const requestScope = currentRequestScope();
     // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
     if (options.readiness() === 'draining') res.setHeader('connection', 'close');
     res.on('finish', () => {
       const elapsed = performance.now() - started;
       options.logger.info(
-        { requestId, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(elapsed) },
+        {
+          requestId,
+          method: req.method,
+          path: url.pathname,
+          ...(requestScope?.operation ? { operation: requestScope.operation } : {}),
+          status: res.statusCode,
+          ms: Math.round(elapsed),
+        },
         'http request',
       );
       options.onRequest?.(req.method ?? 'GET', route, res.statusCode, elapsed / 1000);
