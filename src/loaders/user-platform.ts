@@ -24,6 +24,8 @@ export interface UserPlatform {
     idempotencyKey: string,
   ) => ReturnType<CoreClient['createTransfer']>;
   getTransactionsByIds: (ids: string[]) => ReturnType<CoreClient['getTransactionsByIds']>;
+  listWebhooks: () => ReturnType<CoreClient['listWebhooks']>;
+  deleteWebhook: (webhookId: string) => Promise<void>;
 }
 
 function isForbidden(error: unknown): boolean {
@@ -82,6 +84,8 @@ export function bindUserPlatform(
       core.createTransfer(token, transfer, key),
     ),
     getTransactionsByIds: guard((ids: string[]) => core.getTransactionsByIds(token, ids)),
+    listWebhooks: guard(() => core.listWebhooks(token)),
+    deleteWebhook: guard((webhookId: string) => core.deleteWebhook(token, webhookId)),
     async refresh(id?: string) {
       try {
         await limit(() => core.refresh(token, id));

@@ -96,7 +96,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
       'Users see every connected account whatever its status, revoke one or all, delete their account, and hear of revoked access and inactive accounts.',
     verdict: webhooks ? 'pass' : 'warn',
     detail: webhooks
-      ? 'accounts lists every status; revokeAccount, revokeAllAccess (also on account deletion); TOKEN DELETE → accessRevoked; INACTIVE → accountEvents.becameInactive.'
+      ? 'accounts lists every status; revokeAccount, revokeAllAccess, deleteMyAccount (webhooks removed, every token revoked, everything deleted); TOKEN DELETE → accessRevoked; INACTIVE → accountEvents.becameInactive.'
       : 'APP_KIND=PERSONAL subscribes no webhooks: revoked access and inactive accounts are noticed only on the next call.',
     fix: webhooks ? undefined : 'APP_KIND=FULL',
   });

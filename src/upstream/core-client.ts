@@ -71,6 +71,8 @@ export interface CoreClient {
   getTransactionsByIds(userToken: string, ids: string[]): Promise<PlatformTransaction[]>;
   /** `GET /v1/webhooks`: the user's subscriptions (the type is absent in some platform versions). */
   listWebhooks(userToken: string): Promise<Array<{ _id: string; type?: string; state?: string }>>;
+  /** `DELETE /v1/webhooks/{id}`: ends one subscription; an unknown id (404) is already gone. */
+  deleteWebhook(userToken: string, webhookId: string): Promise<void>;
   /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
   subscribeWebhook(userToken: string, webhookType: string, state: string): Promise<string>;
 }
@@ -325,6 +327,16 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
         (item): item is { _id: string; type?: string; state?: string } =>
           typeof (item as { _id?: unknown })?._id === 'string',
       );
+    },
+
+    async deleteWebhook(userToken, webhookId) {
+      const response = await http.send({
+        method: 'DELETE',
+        path: `/v1/webhooks/${encodeURIComponent(webhookId)}`,
+        headers: userHeaders(userToken),
+      });
+      if (response.status === 404) return;
+      ensureOk(response, 'DELETE /v1/webhooks/{id}');
     },
 
     async subscribeWebhook(userToken, webhookType, state) {

@@ -1,7 +1,8 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { AccessRevokedError } from '../../upstream/upstream-error.js';
 import type { GatewayContext } from '../context.js';
-import { AccessRevocation, AccountRevocation, RefreshRequest } from './access.types.js';
+import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.types.js';
+import { deleteAccount } from './account-deletion.js';
 
 /** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */
 @Resolver()
@@ -35,6 +36,14 @@ export class AccessResolver {
     await context.session.end();
     context.logger.info({ userId: context.user.id, otherTokens: others }, 'all access revoked by the user');
     return { revoked: true, signedOut: true, tokensRevoked: 1 + others.revoked, tokensFailed: others.failed };
+  }
+
+  @Mutation(() => AccountDeletion, {
+    description:
+      'The user deletes their account with the app: removes their webhook subscriptions at the platform (`DELETE /v1/webhooks/{id}`), revokes every platform token (`DELETE /v1/token`), then ends every session and deletes everything the gateway holds for them (sockets close with 4401). Passing failures are retried; what still fails is reported in `failures`, never passed over.',
+  })
+  async deleteMyAccount(@Ctx() context: GatewayContext): Promise<AccountDeletion> {
+    return deleteAccount(context);
   }
 
   @Mutation(() => RefreshRequest, {

@@ -30,6 +30,38 @@ export class AccessRevocation {
   tokensFailed!: number;
 }
 
+@ObjectType({ description: 'A step of an account deletion that could not be done.' })
+export class DeletionFailure {
+  @Field(() => String, { description: 'list-webhooks, delete-webhook, revoke-other-tokens or revoke-token.' })
+  step!: string;
+
+  @Field(() => String)
+  reason!: string;
+}
+
+@ObjectType({ description: 'What deleting the account did, and what it could not do.' })
+export class AccountDeletion {
+  @Field(() => Boolean, {
+    description: 'Everything was done: webhooks removed, every token revoked, every record of the user deleted.',
+  })
+  complete!: boolean;
+
+  @Field(() => Boolean, {
+    description:
+      'The user’s access at the platform has ended and they are signed out, with all the gateway held for them deleted. False: nothing local was deleted; try again.',
+  })
+  accessEnded!: boolean;
+
+  @Field(() => Int)
+  webhooksRemoved!: number;
+
+  @Field(() => Int)
+  tokensRevoked!: number;
+
+  @Field(() => [DeletionFailure], { description: 'What could not be done, after retries. Empty when complete.' })
+  failures!: DeletionFailure[];
+}
+
 @ObjectType({
   description: 'The platform accepted the refresh; new data arrives asynchronously (watch `refreshed` times).',
 })
