@@ -1,22 +1,13 @@
 import './process-defaults.js';
 import 'reflect-metadata';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config/config.js';
+import { loadConfigOrExit } from './config/config.js';
 import { createLogger } from './lib/logger.js';
 import { forwardEventsToParent } from './lib/parent-events.js';
 
 /** Process entry point: validate config once, start, stop cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(process.env);
   const logger = createLogger({ level: config.logLevel });
   const app = createApp(config, { logger });
   if (config.ipcEvents) {

@@ -3,6 +3,22 @@ import { EnvReader, type ConfigIssue, type Env } from './env-reader.js';
 
 export type AppKind = 'FULL' | 'PERSONAL';
 
+/**
+ * For process entry points: the validated configuration, or one message naming every bad key on
+ * stderr and exit code 78 (EX_CONFIG).
+ */
+export function loadConfigOrExit(env: Env): GatewayConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
 /** The app's name until APP_NAME gives the real one (the readiness report warns about it). */
 export const DEFAULT_APP_NAME = 'Open Finance Demo';
 

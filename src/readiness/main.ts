@@ -1,19 +1,10 @@
 import { existsSync } from 'node:fs';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfigOrExit } from '../config/config.js';
 import { formatReadinessReport, readinessReport } from './readiness-checks.js';
 
 /** `npm run readiness`: the configuration in this environment against the accreditation rules; exit 1 on a failure. */
 function main(): void {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit(process.env);
   const checks = readinessReport(config, { now: Date.now(), leakAuditPresent: existsSync('test/audit') });
   process.stdout.write(formatReadinessReport(checks));
   process.exit(checks.some((check) => check.verdict === 'fail') ? 1 : 0);

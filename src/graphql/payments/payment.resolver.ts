@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, GraphQLISODateTime, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Permission } from '../authorization.js';
+import type { PlatformCreation } from '../../upstream/platform-types.js';
 import type { GatewayContext } from '../context.js';
 import { toPayment, toTransfer } from './payment.mapper.js';
 import { CreatePaymentInput, CreateTransferInput } from './payment.inputs.js';
@@ -16,6 +17,38 @@ import { ErrorCode, gatewayError } from '../errors.js';
 
 const IDEMPOTENCY_KEY_DESCRIPTION =
   'Your key for this creation (1-200 printable characters). The same key replays the first result; with another input it is IDEMPOTENCY_CONFLICT. Omitted: the gateway derives one, so the same input again within PAYMENT_DEDUPE_WINDOW_SECONDS replays instead of paying twice.';
+
+/**
+ * One money-moving creation, the same for payments and transfers: the gateway's checks, the
+ * idempotency key (the client's, or derived per user and input), one platform call that is never
+ * retried, and the failure mapping that never reports a possible creation as failed.
+ */
+async function createOnce<T extends { _id: string }>(
+  context: GatewayContext,
+  what: 'payment' | 'transfer',
+  request: unknown,
+  problems: InputProblem[],
+  idempotencyKey: string | null | undefined,
+  create: (upstreamKey: string) => Promise<PlatformCreation<T>>,
+): Promise<{ item: T; idempotencyKey: string; replayed: boolean }> {
+  const clientKey = checkIdempotencyKey(idempotencyKey, problems);
+  if (problems.length > 0) throw invalidInputError(problems);
+  const key = await context.creationKeys.keyFor(
+    what === 'payment' ? 'createPayment' : 'createTransfer',
+    request,
+    clientKey,
+  );
+  try {
+    const created = await create(key.upstreamKey);
+    context.logger.info(
+      { userId: context.user.id, [`${what}Id`]: created.item._id, replayed: created.replayed },
+      `${what} created`,
+    );
+    return { item: created.item, idempotencyKey: key.key, replayed: created.replayed };
+  } catch (error) {
+    throw creationFailure(error, what, key.key);
+  }
+}
 
 function range(start?: Date | null, end?: Date | null) {
   return { start: start?.toISOString(), end: end?.toISOString() };
@@ -72,19 +105,10 @@ export class PaymentResolver {
   ): Promise<PaymentCreation> {
     const problems: InputProblem[] = [];
     const request = paymentRequestOf(input, problems);
-    const clientKey = checkIdempotencyKey(idempotencyKey, problems);
-    if (problems.length > 0) throw invalidInputError(problems);
-    const key = await context.creationKeys.keyFor('createPayment', request, clientKey);
-    try {
-      const created = await context.platform.createPayment(request, key.upstreamKey);
-      context.logger.info(
-        { userId: context.user.id, paymentId: created.item._id, replayed: created.replayed },
-        'payment created',
-      );
-      return { payment: toPayment(created.item), idempotencyKey: key.key, replayed: created.replayed };
-    } catch (error) {
-      throw creationFailure(error, 'payment', key.key);
-    }
+    const created = await createOnce(context, 'payment', request, problems, idempotencyKey, (key) =>
+      context.platform.createPayment(request, key),
+    );
+    return { payment: toPayment(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
 
   @Authorized(Permission.MOVE_MONEY)
@@ -116,18 +140,9 @@ export class PaymentResolver {
   ): Promise<TransferCreation> {
     const problems: InputProblem[] = [];
     const request = transferRequestOf(input, problems);
-    const clientKey = checkIdempotencyKey(idempotencyKey, problems);
-    if (problems.length > 0) throw invalidInputError(problems);
-    const key = await context.creationKeys.keyFor('createTransfer', request, clientKey);
-    try {
-      const created = await context.platform.createTransfer(request, key.upstreamKey);
-      context.logger.info(
-        { userId: context.user.id, transferId: created.item._id, replayed: created.replayed },
-        'transfer created',
-      );
-      return { transfer: toTransfer(created.item), idempotencyKey: key.key, replayed: created.replayed };
-    } catch (error) {
-      throw creationFailure(error, 'transfer', key.key);
-    }
+    const created = await createOnce(context, 'transfer', request, problems, idempotencyKey, (key) =>
+      context.platform.createTransfer(request, key),
+    );
+    return { transfer: toTransfer(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
 }
