@@ -1,0 +1,144 @@
+import * as oidc from 'openid-client';
+
+/** The app's own identity provider, as the gateway signs its users in (OpenID Connect, code + PKCE). */
+export interface AppSignInSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Space-separated; `openid` is always asked for. @default 'openid email profile' */
+  scopes?: string;
+  /** Only the embedded sandbox provider is plain http; a live issuer must be https. */
+  allowInsecureIssuer?: boolean;
+}
+
+/** Who signed in, and how: what the session keeps to enforce multi-factor and its freshness. */
+export interface AppIdentity {
+  sub: string;
+  email?: string;
+  name?: string;
+  /** When the user last actively authenticated (the ID token's `auth_time`), ms since the epoch. */
+  authTime: number;
+  /** The ID token's authentication method references (RFC 8176): `pwd`, `otp`, `sms`, `mfa`, … */
+  amr: string[];
+}
+
+/** What a sign-in carries from its start to its callback (kept server-side, bound to the browser). */
+export interface PendingSignIn {
+  codeVerifier: string;
+  state: string;
+  nonce: string;
+  /** A step-up asked for a fresh authentication: the callback refuses an older `auth_time`. */
+  freshAfter?: number;
+}
+
+/** The OIDC `amr` values that count as a second factor unless configured otherwise. */
+export const DEFAULT_MFA_AMR = ['mfa', 'otp', 'sms', 'hwk', 'swk'];
+
+export class AppSignInError extends Error {
+  constructor(
+    readonly code: 'IDENTITY_PROVIDER_UNAVAILABLE' | 'SIGN_IN_REFUSED' | 'AUTHENTICATION_NOT_FRESH',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppSignInError';
+  }
+}
+
+/**
+ * Signs app users in through the app's identity provider with `openid-client` (certified): the
+ * provider's metadata is discovered once (again after a failure), every sign-in uses PKCE, state
+ * and nonce, and the ID token must carry `auth_time`. Knows nothing of sessions or HTTP routes.
+ */
+export function createAppSignIn(settings: AppSignInSettings) {
+  let discovered: Promise<oidc.Configuration> | undefined;
+  const configuration = () => {
+    discovered ??= oidc
+      .discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        { require_auth_time: true },
+        oidc.ClientSecretBasic(settings.clientSecret),
+        settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
+      .catch((error: unknown) => {
+        discovered = undefined;
+        throw new AppSignInError(
+          'IDENTITY_PROVIDER_UNAVAILABLE',
+          `The identity provider could not be reached: ${(error as Error).message}`,
+        );
+      });
+    return discovered;
+  };
+  const scope = [
+    'openid',
+    ...(settings.scopes ?? 'email profile').split(/\s+/).filter((s) => s && s !== 'openid'),
+  ].join(' ');
+
+  return {
+    /** The provider's authorization URL for a sign-in (or a step-up: `max_age=0`), and what the callback needs. */
+    async begin(redirectUri: string, options: { stepUp?: boolean; now?: number } = {}) {
+      const config = await configuration();
+      const pending: PendingSignIn = {
+        codeVerifier: oidc.randomPKCECodeVerifier(),
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        ...(options.stepUp ? { freshAfter: (options.now ?? Date.now()) - 1_000 } : {}),
+      };
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
+        code_challenge_method: 'S256',
+        state: pending.state,
+        nonce: pending.nonce,
+        ...(options.stepUp ? { max_age: '0', prompt: 'login' } : {}),
+      });
+      return { url: url.href, pending };
+    },
+
+    /** Validates the provider's redirect back and redeems its code; the identity, or AppSignInError. */
+    async finish(callbackUrl: URL, pending: PendingSignIn): Promise<AppIdentity> {
+      const config = await configuration();
+      let claims: oidc.IDToken | undefined;
+      try {
+        const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: pending.state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        });
+        claims = tokens.claims();
+      } catch (error) {
+        throw new AppSignInError('SIGN_IN_REFUSED', `The sign-in was refused: ${(error as Error).message}`);
+      }
+      if (!claims || typeof claims.auth_time !== 'number')
+        throw new AppSignInError('SIGN_IN_REFUSED', 'The identity provider sent no auth_time.');
+      const authTime = claims.auth_time * 1000;
+      if (pending.freshAfter !== undefined && authTime < pending.freshAfter)
+        throw new AppSignInError('AUTHENTICATION_NOT_FRESH', 'The step-up did not authenticate the user again.');
+      return {
+        sub: claims.sub,
+        email: typeof claims.email === 'string' ? claims.email : undefined,
+        name: typeof claims.name === 'string' ? claims.name : undefined,
+        authTime,
+        amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
+      };
+    },
+  };
+}
+
+export type AppSignIn = ReturnType<typeof createAppSignIn>;
+
+/**
+ * The accreditation rules' MFA status of a signed-in identity: `none` when no accepted second
+ * factor was used, `stale` once `maxAgeMs` has passed since `auth_time` (step up before moving
+ * money), else `fresh`.
+ */
+export function mfaStatus(
+  identity: Pick<AppIdentity, 'amr' | 'authTime'>,
+  policy: { acceptedAmr: readonly string[]; maxAgeMs: number },
+  now: number,
+): 'none' | 'stale' | 'fresh' {
+  if (!identity.amr.some((method) => policy.acceptedAmr.includes(method))) return 'none';
+  return now - identity.authTime > policy.maxAgeMs ? 'stale' : 'fresh';
+}
