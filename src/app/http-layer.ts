@@ -186,6 +186,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     sessionRecheckMs: deps.sessionRecheckMs,
     heartbeatIntervalMs: deps.heartbeatIntervalMs,
     onFrameSent: () => metrics.eventDelivered(),
+    onSlowReaderCut: () => deps.events.emit('socket-cut', { reason: 'slow-reader' }),
   });
   undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'));
   metrics.watch('gateway_websocket_open_sockets', 'Open GraphQL WebSockets.', () => websockets.openSockets);

@@ -17,6 +17,8 @@ export interface GatewayEventMap {
   'user-data-deleted': [{ userId: string; failures: string[] }];
   /** A Redis connection ('commands' or 'subscriber') was lost or came back. */
   'redis-connection': [{ role: string; state: 'lost' | 'restored' }];
+  /** A WebSocket was cut by the gateway: its client stopped reading (WS_MAX_BUFFERED_BYTES). */
+  'socket-cut': [{ reason: 'slow-reader' }];
 }
 
 /** Every event name, for code that forwards them all (see forwardEventsToParent). */
@@ -27,6 +29,7 @@ export const GATEWAY_EVENT_NAMES = [
   'webhooks-subscribed',
   'user-data-deleted',
   'redis-connection',
+  'socket-cut',
 ] as const satisfies ReadonlyArray<keyof GatewayEventMap>;
 
 export class GatewayEvents extends EventEmitter<GatewayEventMap> {

@@ -43,6 +43,8 @@ export interface WebSocketOptions {
   maxPayloadBytes?: number;
   /** Told when a frame is sent (metrics). */
   onFrameSent?: () => void;
+  /** Told when a socket is cut because its client stopped reading. */
+  onSlowReaderCut?: () => void;
   /** How often peers are pinged; one that missed the previous ping is cut. @default 12000 */
   heartbeatIntervalMs?: number;
   /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
@@ -108,12 +110,14 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   /** Checked after each frame is handed to the socket: a client that does not read is cut. */
   const watchBuffer = (socket: WebSocket) =>
     setImmediate(() => {
-      if (socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
+      // Once cut, the frames already queued must not report (and log) the cut again.
+      if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
       options.logger.warn(
         { buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes },
         'websocket cut: its client is not reading',
       );
       socket.terminate();
+      options.onSlowReaderCut?.();
     });
 
   /** Each subscription's way to execute one event (keyed by its subscribe-time context). */

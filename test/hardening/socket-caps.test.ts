@@ -63,11 +63,7 @@ describe('caps on sockets and subscriptions', () => {
     (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
     const ids = Array.from({ length: 2_000 }, (_, index) => `trans_${String(index).padStart(18, '0')}`);
     let delivered = 0;
-    for (
-      let round = 0;
-      round < 120 && !gateway.logs.some((line) => line.msg === 'websocket cut: its client is not reading');
-      round += 1
-    ) {
+    for (let round = 0; round < 120 && gateway.events('socket-cut').length === 0; round += 1) {
       const body = JSON.stringify({
         webhook_type: 'INCOME',
         webhook_code: 'UPDATE',
@@ -82,5 +78,6 @@ describe('caps on sockets and subscriptions', () => {
     // Cut, not closed politely: no close frame could get through to a client that does not read.
     expect(await closed).toBe(1006);
     expect(delivered).toBeLessThan(120);
+    expect(gateway.events('socket-cut')).toEqual([{ reason: 'slow-reader' }]);
   });
 });

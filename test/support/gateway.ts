@@ -27,6 +27,8 @@ export interface TestGateway {
   subscriptionsStarted(count: number, type?: string): Promise<void>;
   /** Every webhook the gateway published so far (its own event, not log text). */
   published: Array<{ userId: string; type: string; code: string }>;
+  /** Every event of that kind so far (the live list). */
+  events<K extends keyof GatewayEventMap>(name: K): Array<GatewayEventMap[K][0]>;
   /** Resolves with the first event of that kind (past or future) that matches. */
   waitForEvent<K extends keyof GatewayEventMap>(
     name: K,
@@ -97,6 +99,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     waitForLog,
     subscriptionsStarted,
     published,
+    events: (name) => recorder.all(name),
     waitForEvent,
   };
 }
