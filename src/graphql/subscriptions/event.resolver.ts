@@ -13,7 +13,7 @@ import {
   TransactionEvent,
   TransferUpdate,
 } from './event.types.js';
-import { dateField, stringField, stringList, userEvents } from './user-events.js';
+import { dateField, eventsAbout, stringField, stringList, userEvents } from './user-events.js';
 
 type Args = Record<string, string | undefined>;
 
@@ -30,13 +30,7 @@ export class EventResolver {
   @Subscription(() => PaymentUpdate, {
     description:
       'Payment status changes (UPDATE) and arrivals (RECEIVED) for the signed-in user, optionally for one payment.',
-    subscribe: ({ context, args }) =>
-      userEvents(
-        context as GatewayContext,
-        'PAYMENT',
-        (args as Args).after,
-        (event) => !(args as Args).paymentId || event.payload.item_id === (args as Args).paymentId,
-      ),
+    subscribe: eventsAbout('PAYMENT', 'paymentId'),
   })
   async paymentUpdated(
     @Root() event: LoggedEvent,
@@ -61,13 +55,7 @@ export class EventResolver {
 
   @Subscription(() => TransferUpdate, {
     description: 'Transfer status changes and arrivals for the signed-in user, optionally for one transfer.',
-    subscribe: ({ context, args }) =>
-      userEvents(
-        context as GatewayContext,
-        'TRANSFER',
-        (args as Args).after,
-        (event) => !(args as Args).transferId || event.payload.item_id === (args as Args).transferId,
-      ),
+    subscribe: eventsAbout('TRANSFER', 'transferId'),
   })
   async transferUpdated(
     @Root() event: LoggedEvent,
@@ -92,13 +80,7 @@ export class EventResolver {
   @Subscription(() => AccountEvent, {
     description:
       'Accounts connected, updated (with the changed fields) or removed; `becameInactive` flags an account to reconnect.',
-    subscribe: ({ context, args }) =>
-      userEvents(
-        context as GatewayContext,
-        'ACCOUNT',
-        (args as Args).after,
-        (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId,
-      ),
+    subscribe: eventsAbout('ACCOUNT', 'accountId'),
   })
   async accountEvents(
     @Root() event: LoggedEvent,
@@ -122,13 +104,7 @@ export class EventResolver {
 
   @Subscription(() => TransactionEvent, {
     description: 'New, updated or deleted transactions, per account; new ones are included, read fresh.',
-    subscribe: ({ context, args }) =>
-      userEvents(
-        context as GatewayContext,
-        'TRANSACTION',
-        (args as Args).after,
-        (event) => !(args as Args).accountId || event.payload.item_id === (args as Args).accountId,
-      ),
+    subscribe: eventsAbout('TRANSACTION', 'accountId'),
   })
   async transactionEvents(
     @Root() event: LoggedEvent,
@@ -153,7 +129,7 @@ export class EventResolver {
 
   @Subscription(() => IncomeEvent, {
     description: 'Income stream changes (beta on the platform; may change).',
-    subscribe: ({ context, args }) => userEvents(context as GatewayContext, 'INCOME', (args as Args).after),
+    subscribe: eventsAbout('INCOME'),
   })
   incomeEvents(
     @Root() event: LoggedEvent,

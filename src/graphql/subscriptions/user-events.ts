@@ -14,6 +14,22 @@ import type { EventStreamContext } from '../context.js';
  * Each event first checks that the session is still live, so an expired session's token is never
  * used. Resolves once live delivery has started.
  */
+/**
+ * The `subscribe` of a live field: the user's events of `type` (resuming after `args.after`),
+ * only those about the item the argument `itemArg` names when the client gave one.
+ */
+export function eventsAbout(type: WebhookType, itemArg?: string) {
+  return ({ context, args }: { context: unknown; args: Record<string, unknown> }) => {
+    const item = itemArg ? args[itemArg] : undefined;
+    return userEvents(
+      context as EventStreamContext,
+      type,
+      args.after as string | undefined,
+      item ? (event) => event.payload.item_id === item : undefined,
+    );
+  };
+}
+
 export async function userEvents(
   context: EventStreamContext,
   type: WebhookType,

@@ -55,28 +55,17 @@ export interface SandboxIdentity {
   stop(): Promise<void>;
 }
 
+type ModelStore = Map<string, { payload: AdapterPayload; expiresAt?: number }>;
+
 /** Storage for oidc-provider's models, in memory; the app client comes from the registered redirect URIs. */
 class SandboxAdapter implements Adapter {
-  private static readonly stores = new Map<string, Map<string, { payload: AdapterPayload; expiresAt?: number }>>();
-
   constructor(
     private readonly name: string,
+    /** This model's entries, owned by one provider (and gone with it). */
+    private readonly store: ModelStore,
     private readonly client: () => AdapterPayload,
     private readonly clock: Clock,
-    private readonly scope: string,
   ) {}
-
-  private get store() {
-    const key = `${this.scope}:${this.name}`;
-    let store = SandboxAdapter.stores.get(key);
-    if (!store) SandboxAdapter.stores.set(key, (store = new Map()));
-    return store;
-  }
-
-  static forget(scope: string): void {
-    for (const key of [...SandboxAdapter.stores.keys()])
-      if (key.startsWith(`${scope}:`)) SandboxAdapter.stores.delete(key);
-  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     this.store.set(id, { payload, expiresAt: expiresIn ? this.clock() + expiresIn * 1000 : undefined });
@@ -145,7 +134,13 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
   const pending = new Map<string, PendingSecondFactor>();
   const pinLimiter = new AttemptLimiter(options.clock);
   const passwordLimiter = new AttemptLimiter(options.clock, { perMinute: 10, lockAfter: 20, lockMs: 15 * 60_000 });
-  const scope = randomToken(8);
+  /** oidc-provider's models (sessions, interactions, codes, grants…), by model name. */
+  const models = new Map<string, ModelStore>();
+  const modelStore = (name: string): ModelStore => {
+    let store = models.get(name);
+    if (!store) models.set(name, (store = new Map()));
+    return store;
+  };
   let server: Server | undefined;
   let issuer = '';
   let provider: Provider | undefined;
@@ -163,7 +158,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
   function buildProvider(): Provider {
     const jwk = signingJwk();
     const created = new Provider(issuer, {
-      adapter: (name: string) => new SandboxAdapter(name, client, options.clock, scope),
+      adapter: (name: string) => new SandboxAdapter(name, modelStore(name), client, options.clock),
       findAccount: async (_ctx: KoaContextWithOIDC, sub: string) => {
         const user = users.bySub(sub);
         if (!user) return undefined;
@@ -381,7 +376,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
       provider = buildProvider();
     },
     async stop() {
-      SandboxAdapter.forget(scope);
+      models.clear();
       if (!server?.listening) return;
       await new Promise<void>((resolve) => {
         server!.close(() => resolve());

@@ -65,23 +65,13 @@ export class PaymentControls {
       ? accounts.find((account) => account._id === input.from)
       : accounts.find((account) => account.attributes.includes('PAYMENT_FROM'));
     if (!from) throw new Error('user has no account that can make payments');
-    const now = this.now();
-    this.sequence += 1;
-    const sid = `akp${String(this.sequence).padStart(6, '0')}`;
     const payment: SandboxPayment = {
-      _id: sandboxId('payment', `${userId}:${this.sequence}:${now}`),
-      sid,
+      ...this.opening('payment', userId),
       from: from._id,
       to: { name: input.toName ?? 'Kiwi Plumbing Ltd', account_number: input.toAccount ?? '12-3140-0412345-00' },
       amount: input.amount,
       // The platform writes its reference into the payer's particulars.
       meta: { source: { ...input.meta?.source }, destination: { ...input.meta?.destination } },
-      status: 'READY',
-      final: false,
-      timeline: [{ status: 'READY', time: now }],
-      created_at: now,
-      updated_at: now,
-      sandboxUserId: userId,
     };
     this.payments.set(payment._id, payment);
     this.engine.emit(userId, 'PAYMENT', 'UPDATE', { item_id: payment._id, status: 'READY' });
@@ -101,21 +91,14 @@ export class PaymentControls {
   advancePayment(paymentId: string, step: PaymentStep): SandboxPayment {
     const payment = this.payments.get(paymentId);
     if (!payment) throw new Error(`unknown payment ${paymentId}`);
-    const now = this.now();
-    Object.assign(payment, {
-      status: step.status,
-      status_code: step.statusCode,
-      status_text: step.statusText,
-      approval_type: step.status === 'PENDING_APPROVAL' ? 'USER' : payment.approval_type,
-      final: FINAL_STATUSES.has(step.status),
-      updated_at: now,
-    });
-    payment.timeline.push({
-      status: step.status,
-      time: now,
-      // Same-bank payments land at once; others with the next clearing cycle (here: an hour).
-      ...(step.status === 'SENT' ? { eta: new Date(this.state.clock() + 3_600_000).toISOString() } : {}),
-    });
+    payment.status_code = step.statusCode;
+    if (step.status === 'PENDING_APPROVAL') payment.approval_type = 'USER';
+    // Same-bank payments land at once; others with the next clearing cycle (here: an hour).
+    this.move(
+      payment,
+      step,
+      step.status === 'SENT' ? new Date(this.state.clock() + 3_600_000).toISOString() : undefined,
+    );
     this.engine.emit(payment.sandboxUserId, 'PAYMENT', 'UPDATE', {
       item_id: payment._id,
       status: step.status,
@@ -174,21 +157,7 @@ export class PaymentControls {
       ? visible.find((account) => account._id === accounts.to)
       : visible.find((account) => account !== from && account.attributes.includes('TRANSFER_TO'));
     if (!from || !to) throw new Error('user has no pair of accounts that can transfer');
-    const now = this.now();
-    this.sequence += 1;
-    const transfer: SandboxTransfer = {
-      _id: sandboxId('transfer', `${userId}:${this.sequence}:${now}`),
-      sid: `akt${String(this.sequence).padStart(6, '0')}`,
-      from: from._id,
-      to: to._id,
-      amount,
-      status: 'READY',
-      final: false,
-      timeline: [{ status: 'READY', time: now }],
-      created_at: now,
-      updated_at: now,
-      sandboxUserId: userId,
-    };
+    const transfer: SandboxTransfer = { ...this.opening('transfer', userId), from: from._id, to: to._id, amount };
     this.transfers.set(transfer._id, transfer);
     this.engine.emit(userId, 'TRANSFER', 'UPDATE', { item_id: transfer._id, status: 'READY' });
     this.changes.emit('changed', transfer);
@@ -211,14 +180,7 @@ export class PaymentControls {
   advanceTransfer(transferId: string, step: PaymentStep): SandboxTransfer {
     const transfer = this.transfers.get(transferId);
     if (!transfer) throw new Error(`unknown transfer ${transferId}`);
-    const now = this.now();
-    Object.assign(transfer, {
-      status: step.status,
-      status_text: step.statusText,
-      final: FINAL_STATUSES.has(step.status),
-      updated_at: now,
-    });
-    transfer.timeline.push({ status: step.status, time: now });
+    this.move(transfer, step);
     this.engine.emit(transfer.sandboxUserId, 'TRANSFER', 'UPDATE', {
       item_id: transfer._id,
       status: step.status,
@@ -260,6 +222,34 @@ export class PaymentControls {
   stop(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /** What every new payment or transfer starts with: its ids, READY, and the first timeline entry. */
+  private opening(kind: 'payment' | 'transfer', userId: string) {
+    const now = this.now();
+    this.sequence += 1;
+    return {
+      _id: sandboxId(kind, `${userId}:${this.sequence}:${now}`),
+      sid: `${kind === 'payment' ? 'akp' : 'akt'}${String(this.sequence).padStart(6, '0')}`,
+      status: 'READY',
+      final: false,
+      timeline: [{ status: 'READY', time: now }],
+      created_at: now,
+      updated_at: now,
+      sandboxUserId: userId,
+    };
+  }
+
+  /** A status change of a payment or transfer: status, text, finality, the timeline (with `eta` on SENT). */
+  private move(item: SandboxPayment | SandboxTransfer, step: PaymentStep, eta?: string): void {
+    const now = this.now();
+    Object.assign(item, {
+      status: step.status,
+      status_text: step.statusText,
+      final: FINAL_STATUSES.has(step.status),
+      updated_at: now,
+    });
+    item.timeline.push({ status: step.status, time: now, ...(eta ? { eta } : {}) });
   }
 
   private later(run: () => void): void {
