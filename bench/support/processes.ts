@@ -38,8 +38,10 @@ export async function startMeasured(args: string[], env: Record<string, string>,
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-400);
-      if (tail.includes(ready)) resolve();
+      // Look before trimming: the start-up line can be followed in the same chunk by a long one.
+      const text = tail + chunk.toString();
+      if (text.includes(ready)) resolve();
+      tail = text.slice(-400);
     });
   });
   child.removeAllListeners('exit');
