@@ -165,6 +165,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     publicUrl ||= `http://localhost:${port}`;
     const { sandbox } = platform;
     sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
+    if (platform.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
     allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
     const address = server.address() as AddressInfo;
     const listenHost =

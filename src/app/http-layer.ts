@@ -1,6 +1,9 @@
 import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { registerAuthRoutes } from '../auth/auth-routes.js';
+import { createAppSignIn } from '../auth/app-sign-in.js';
+import { registerAppSignInRoutes } from '../auth/app-sign-in-routes.js';
+import { createAuthRouteSupport } from '../auth/auth-route-support.js';
+import { registerConnectionRoutes } from '../auth/connection-routes.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/format-error.js';
@@ -100,7 +103,30 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     types: WEBHOOK_TYPES,
     logger,
   });
-  registerAuthRoutes(router, {
+  const support = createAuthRouteSupport({
+    publicUrl: deps.publicUrl,
+    secureCookies: config.publicUrl?.startsWith('https:') ?? false,
+    redirectToPublicOrigin: config.publicUrl === undefined,
+  });
+  registerAppSignInRoutes(router, {
+    support,
+    signIn: createAppSignIn({
+      issuer: platform.identity.issuer,
+      clientId: platform.identity.clientId,
+      clientSecret: platform.identity.clientSecret,
+      scopes: platform.identity.scopes,
+      allowInsecureIssuer: platform.identity.issuer.startsWith('http:'),
+    }),
+    sessions: state.sessions,
+    states: state.stores.oauthStates,
+    connections: state.stores.connections,
+    mfa: config.mfa,
+    publicUrl: deps.publicUrl,
+    clock,
+    logger,
+  });
+  registerConnectionRoutes(router, {
+    support,
     consumerInfo: {
       appName: config.consumerInfo.appName,
       platformName: config.consumerInfo.platformName,
@@ -110,15 +136,16 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     },
     sessions: state.sessions,
     states: state.stores.oauthStates,
+    connections: state.stores.connections,
     core: upstreams.coreClient,
-    logger,
+    mfa: config.mfa,
     appToken: platform.core.appToken,
     authorizeUrl: platform.core.authorizeUrl,
     publicUrl: deps.publicUrl,
-    secureCookies: config.publicUrl?.startsWith('https:') ?? false,
-    redirectToPublicOrigin: config.publicUrl === undefined,
+    clock,
+    logger,
     releaseToken: (userId, token) => state.releaser.release(userId, token),
-    onSignedIn: webhooksEnabled
+    onConnected: webhooksEnabled
       ? async (userId, token) => {
           const outcome = await subscribeWebhooks(userId, token);
           deps.events.emit('webhooks-subscribed', { userId, ...outcome });
@@ -134,6 +161,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const createContext = createRequestContextFactory({
     core: upstreams.coreClient,
     sessions: state.sessions,
+    connections: state.stores.connections,
+    mfa: config.mfa,
     loaders: upstreams.loaderDeps,
     eraser: state.eraser,
     appKind: config.appKind,
@@ -168,6 +197,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     createContext,
     createEventStreamContext: createEventStreamContextFactory({
       sessions: state.sessions,
+      mfa: config.mfa,
+      publicUrl: deps.publicUrl,
       clock,
       pubsub: state.stores.pubsub,
       logger,

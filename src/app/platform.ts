@@ -9,9 +9,15 @@ export interface PlatformEndpoints {
   sandbox: Sandbox | undefined;
   core: { baseUrl: string; appToken: string; appSecret: string; authorizeUrl: string };
   enrichment: { baseUrl: string; apiKey: string };
+  /** The app's identity provider: OIDC_* settings, or the sandbox's provider (`sandbox: true`). */
+  identity: { issuer: string; clientId: string; clientSecret: string; scopes: string; sandbox: boolean };
 }
 
-/** Step 1: the platform. Starts the embedded sandbox when either upstream URL is unset. */
+/**
+ * Step 1: the platform. Starts the embedded sandbox when either upstream URL is unset; its
+ * identity provider signs app users in when OIDC_ISSUER is unset (sandbox only: the settings refuse
+ * a live platform without OIDC_ISSUER).
+ */
 export async function startPlatform(
   config: GatewayConfig,
   sandboxOptions: Partial<Omit<SandboxOptions, 'logger' | 'headerPrefix'>> | undefined,
@@ -54,5 +60,20 @@ export async function startPlatform(
     enrichment: config.enrichment.baseUrl
       ? { baseUrl: config.enrichment.baseUrl, apiKey: config.enrichment.apiKey! }
       : { baseUrl: sandbox!.enrichmentUrl, apiKey: sandbox!.credentials.enrichmentKey },
+    identity: config.identity.issuer
+      ? {
+          issuer: config.identity.issuer,
+          clientId: config.identity.clientId!,
+          clientSecret: config.identity.clientSecret!,
+          scopes: config.identity.scopes,
+          sandbox: false,
+        }
+      : {
+          issuer: sandbox!.identity.issuer,
+          clientId: sandbox!.identity.clientId,
+          clientSecret: sandbox!.identity.clientSecret,
+          scopes: config.identity.scopes,
+          sandbox: true,
+        },
   };
 }

@@ -12,7 +12,7 @@ import type { CoreClient } from '../upstream/core-client.js';
 export interface GatewayState {
   stores: GatewayStores;
   sessions: SessionManager;
-  /** Revokes the platform tokens of ended sessions (unless another session holds them). */
+  /** Revokes the platform tokens the gateway no longer holds (a connection replaced by a new consent). */
   releaser: TokenReleaser;
   /** Deletes everything the gateway holds for a user, store by store. */
   eraser: UserDataEraser;
@@ -34,10 +34,9 @@ export async function createState(
     config,
     clock,
     logger,
-    onSessionExpired: (key, record) => {
-      sessions.expired(key, record);
-      void releaser.release(record.userId, record.accessToken);
-    },
+    // A lapsed session only closes its sockets: the bank connection belongs to the app user and
+    // outlives sessions (revoked explicitly, on a dead token, or with the app account).
+    onSessionExpired: (key, record) => sessions.expired(key, record),
     onRedisConnectionChange: (role, state) => events.emit('redis-connection', { role, state }),
   });
   undo.push(() => stores.close());
@@ -51,12 +50,17 @@ export async function createState(
     secure: config.publicUrl?.startsWith('https:') ?? false,
     endings: stores.sessionEndings,
   });
-  const releaser = createTokenReleaser({ core: coreClient, sessions, logger });
+  const releaser = createTokenReleaser({
+    core: coreClient,
+    inUse: async (userId, token) => (await stores.connections.get(userId))?.accessToken === token,
+    logger,
+  });
   undo.push(() => releaser.close());
   const eraser = new UserDataEraser(logger, (userId, failures) =>
     events.emit('user-data-deleted', { userId, failures }),
   );
   eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
+  eraser.register('connection', async (userId) => void (await stores.connections.delete(userId)));
   eraser.register('events', (userId) => stores.pubsub.deleteUser(userId));
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
   return { stores, sessions, releaser, eraser };

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 
+
 /** The app's own identity provider, as the gateway signs its users in (OpenID Connect, code + PKCE). */
 export interface AppSignInSettings {
   issuer: string;
@@ -31,8 +32,7 @@ export interface PendingSignIn {
   freshAfter?: number;
 }
 
-/** The OIDC `amr` values that count as a second factor unless configured otherwise. */
-export const DEFAULT_MFA_AMR = ['mfa', 'otp', 'sms', 'hwk', 'swk'];
+export { DEFAULT_MFA_AMR } from '../config/config.js';
 
 export class AppSignInError extends Error {
   constructor(
@@ -75,25 +75,35 @@ export function createAppSignIn(settings: AppSignInSettings) {
   ].join(' ');
 
   return {
-    /** The provider's authorization URL for a sign-in (or a step-up: `max_age=0`), and what the callback needs. */
-    async begin(redirectUri: string, options: { stepUp?: boolean; now?: number } = {}) {
-      const config = await configuration();
-      const pending: PendingSignIn = {
+    /** Fresh PKCE verifier, state and nonce for one sign-in (a step-up also remembers when it began). */
+    prepare(options: { stepUp?: boolean; now?: number } = {}): PendingSignIn {
+      return {
         codeVerifier: oidc.randomPKCECodeVerifier(),
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),
         ...(options.stepUp ? { freshAfter: (options.now ?? Date.now()) - 1_000 } : {}),
       };
-      const url = oidc.buildAuthorizationUrl(config, {
+    },
+
+    /** The provider's authorization URL for a prepared sign-in; a step-up asks for `max_age=0`. */
+    async authorizationUrl(redirectUri: string, pending: PendingSignIn): Promise<string> {
+      const config = await configuration();
+      const stepUp = pending.freshAfter !== undefined;
+      return oidc.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope,
         code_challenge: await oidc.calculatePKCECodeChallenge(pending.codeVerifier),
         code_challenge_method: 'S256',
         state: pending.state,
         nonce: pending.nonce,
-        ...(options.stepUp ? { max_age: '0', prompt: 'login' } : {}),
-      });
-      return { url: url.href, pending };
+        ...(stepUp ? { max_age: '0', prompt: 'login' } : {}),
+      }).href;
+    },
+
+    /** prepare() and authorizationUrl() in one: the URL to send the browser to, and what the callback needs. */
+    async begin(redirectUri: string, options: { stepUp?: boolean; now?: number } = {}) {
+      const pending = this.prepare(options);
+      return { url: await this.authorizationUrl(redirectUri, pending), pending };
     },
 
     /** Validates the provider's redirect back and redeems its code; the identity, or AppSignInError. */

@@ -5,9 +5,11 @@ export interface PendingSignIn {
   /** Digest of the browser-binding cookie that was set when this state was issued. */
   bindingDigest: string;
   returnTo: string;
+  /** What the flow that issued the state needs back at its callback (which flow, PKCE verifier, nonce…). */
+  data?: Record<string, string>;
 }
 
-export type StateCheck = { ok: true; returnTo: string } | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
+export type StateCheck = { ok: true; returnTo: string; data?: Record<string, string> } | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
 
 /**
  * OAuth `state` values: unguessable, single use, short-lived, and bound to the browser that
@@ -16,7 +18,7 @@ export type StateCheck = { ok: true; returnTo: string } | { ok: false; reason: '
  * instances on Redis), so a sign-in started on one instance completes on any other.
  */
 export interface OAuthStateStore {
-  issue(browserBinding: string, returnTo: string): Promise<string>;
+  issue(browserBinding: string, returnTo: string, data?: Record<string, string>): Promise<string>;
   consume(state: string | null, browserBinding: string | undefined): Promise<StateCheck>;
 }
 
@@ -26,7 +28,7 @@ export const OAUTH_STATE_TTL_MS = 10 * 60_000;
 export function checkPending(entry: PendingSignIn | undefined, browserBinding: string | undefined): StateCheck {
   if (!entry) return { ok: false, reason: 'unknown' };
   if (!browserBinding || sha256Hex(browserBinding) !== entry.bindingDigest) return { ok: false, reason: 'foreign' };
-  return { ok: true, returnTo: entry.returnTo };
+  return entry.data ? { ok: true, returnTo: entry.returnTo, data: entry.data } : { ok: true, returnTo: entry.returnTo };
 }
 
 /** In process memory, bounded, so a flood of /auth/login calls cannot grow memory without limit. */
@@ -37,9 +39,9 @@ export function createMemoryOAuthStates(options: { ttlMs?: number; maxPending: n
     ttlAutopurge: false,
   });
   return {
-    async issue(browserBinding, returnTo) {
+    async issue(browserBinding, returnTo, data) {
       const state = randomToken();
-      pending.set(sha256Hex(state), { bindingDigest: sha256Hex(browserBinding), returnTo });
+      pending.set(sha256Hex(state), { bindingDigest: sha256Hex(browserBinding), returnTo, ...(data ? { data } : {}) });
       return state;
     },
     async consume(state, browserBinding) {

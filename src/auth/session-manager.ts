@@ -42,15 +42,25 @@ export class SessionManager {
     options.endings?.onRemoteEnded((userId, keys) => this.notify(userId, keys));
   }
 
-  /** Starts a new session (a fresh id each sign-in, against fixation) and sets its cookie. */
-  async start(res: ServerResponse, userId: string, accessToken: string): Promise<void> {
+  /**
+   * Starts a new session (a fresh id each sign-in, against fixation) and sets its cookie: the app
+   * user, how they authenticated, and their bank connection's token if they have one.
+   */
+  async start(
+    res: ServerResponse,
+    identity: { userId: string; authTime: number; amr: string[] },
+    accessToken: string | undefined,
+  ): Promise<void> {
+    const { userId } = identity;
     // The id starts with the user's tag, so its store key leads to the user's keys (one Cluster slot).
     const tag = userTag(userId);
     const id = `${tag}.${randomToken()}`;
     const now = this.options.clock();
     await this.options.store.set(`${tag}.${sha256Hex(id)}`, {
       userId,
-      accessToken,
+      ...(accessToken === undefined ? {} : { accessToken }),
+      authTime: identity.authTime,
+      amr: identity.amr,
       createdAt: now,
       expiresAt: now + this.options.maxAgeMs,
       lastSeenAt: now,
@@ -65,6 +75,21 @@ export class SessionManager {
         maxAge: Math.floor(this.options.maxAgeMs / 1000),
       }),
     );
+  }
+
+  /**
+   * A step-up re-authenticated the session's own user: records the new `auth_time` and `amr` on
+   * the same session (its sockets carry on). False when there is no session or it is someone else's.
+   */
+  async renewAuthentication(
+    req: IncomingMessage,
+    identity: { userId: string; authTime: number; amr: string[] },
+  ): Promise<boolean> {
+    const key = this.keyOf(req);
+    const record = key ? await this.options.store.get(key) : undefined;
+    if (!key || !record || record.userId !== identity.userId) return false;
+    await this.options.store.set(key, { ...record, authTime: identity.authTime, amr: identity.amr });
+    return true;
   }
 
   /** The live session behind a request's cookie, if any; refreshes its idle timer. */
@@ -141,7 +166,14 @@ export class SessionManager {
 
   /** The distinct platform tokens held in a user's live sessions. */
   async tokensOfUser(userId: string): Promise<string[]> {
-    return [...new Set((await this.options.store.listByUser(userId)).map(({ record }) => record.accessToken))];
+    const tokens = (await this.options.store.listByUser(userId)).map(({ record }) => record.accessToken);
+    return [...new Set(tokens.filter((token): token is string => token !== undefined))];
+  }
+
+  /** The user connected (or reconnected) their bank: every live session of theirs now uses this token. */
+  async attachToken(userId: string, accessToken: string): Promise<void> {
+    for (const { sessionId, record } of await this.options.store.listByUser(userId))
+      if (record.accessToken !== accessToken) await this.options.store.set(sessionId, { ...record, accessToken });
   }
 
   /** Ends the user's sessions that hold `token`; returns how many of the user's sessions remain. */

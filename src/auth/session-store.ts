@@ -5,8 +5,17 @@ import { sha256Hex } from '../lib/ids.js';
  * never in a cookie, a response or a log line.
  */
 export interface SessionRecord {
+  /** The app user: the identity provider's `sub`. */
   userId: string;
-  accessToken: string;
+  /**
+   * The platform token of the user's bank connection (a copy of the connection store's), or
+   * undefined while the user has not connected.
+   */
+  accessToken?: string;
+  /** When the user last actively authenticated at the identity provider (ms). */
+  authTime: number;
+  /** How they authenticated (OIDC `amr`): decides whether the session has multi-factor. */
+  amr: string[];
   createdAt: number;
   /** Absolute end of the session, whatever the activity. */
   expiresAt: number;

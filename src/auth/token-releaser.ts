@@ -1,21 +1,21 @@
 import type { Logger } from '../lib/logger.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
-import type { SessionManager } from './session-manager.js';
 
 export interface TokenReleaserOptions {
   core: Pick<CoreClient, 'revokeToken'>;
-  sessions: Pick<SessionManager, 'tokensOfUser'>;
+  /** Whether the gateway still uses `token` for the user (their connection holds it): then it stays. */
+  inUse(userId: string, token: string): Promise<boolean>;
   logger: Logger;
   /** Later attempts after a failed revocation. @default [30 s, 5 min, 30 min, 3 h] */
   retryDelaysMs?: number[];
 }
 
 /**
- * A session that ends (sign-out, replaced by a new sign-in, expired) takes its platform token
- * with it. A token the gateway forgets but the platform still honours is consent nobody can use
- * or end, which the retention rule forbids, so the token is revoked (`DELETE /v1/token`) unless
- * another live session still holds it. A failed revocation is retried in the background; a 403
+ * A platform token the gateway stops holding (a connection replaced by a new consent) is revoked:
+ * a token the gateway forgets but the platform still honours is consent nobody can use or end,
+ * which the retention rule forbids, so it is revoked (`DELETE /v1/token`) unless the user's
+ * connection holds it again. A failed revocation is retried in the background; a 403
  * means the token is dead already, which is the outcome wanted.
  */
 export function createTokenReleaser(options: TokenReleaserOptions) {
@@ -52,7 +52,7 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
     const timer = setTimeout(() => {
       timers.delete(timer);
       void (async () => {
-        if ((await options.sessions.tokensOfUser(userId)).includes(token)) return; // in use again
+        if (await options.inUse(userId, token)) return; // in use again
         if (!(await attempt(userId, token))) retry(userId, token, round + 1);
       })();
     }, delays[round]);
@@ -61,9 +61,9 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
   }
 
   return {
-    /** Revokes `token` unless one of the user's live sessions still holds it. True when no longer live. */
+    /** Revokes `token` unless the user's connection holds it. True when no longer live. */
     async release(userId: string, token: string): Promise<boolean> {
-      if ((await options.sessions.tokensOfUser(userId)).includes(token)) return true;
+      if (await options.inUse(userId, token)) return true;
       const revoked = await attempt(userId, token);
       if (revoked) options.logger.info({ userId }, 'released platform token revoked');
       else retry(userId, token, 0);

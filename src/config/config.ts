@@ -131,6 +131,26 @@ export interface GatewayConfig {
     /** In-flight requests get this long to finish before connections are cut. */
     graceMs: number;
   };
+  /**
+   * The app's own identity provider (OpenID Connect): who the app user is and how they signed in.
+   * Undefined issuer: the embedded sandbox's provider (sandbox only; refused with a live platform).
+   */
+  identity: {
+    issuer: string | undefined;
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    /** Space-separated scopes besides `openid`. */
+    scopes: string;
+  };
+  /** The accreditation rules' multi-factor requirements, enforced on every platform-connected field. */
+  mfa: {
+    /** `required`: every platform-connected field needs a second factor; `read-only`: weaker sign-ins may read, nobody moves money. */
+    policy: 'required' | 'read-only';
+    /** The ID token `amr` values that count as a second factor. */
+    acceptedAmr: string[];
+    /** MFA status lapses this long after `auth_time`; money moves only within it (step-up otherwise). */
+    maxAgeMs: number;
+  };
   session: {
     /** Undefined only in full sandbox mode, where a random per-process secret is used. */
     secret: string | undefined;
@@ -292,6 +312,12 @@ export function loadConfig(env: Env): GatewayConfig {
       delayMs: read.int('SHUTDOWN_DELAY_MS', 5_000, 0, 120_000),
       graceMs: read.int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     },
+    identity: readIdentity(read, sandboxOnly),
+    mfa: {
+      policy: read.oneOf('MFA_POLICY', ['required', 'read-only'] as const, 'required'),
+      acceptedAmr: readAmrList(read),
+      maxAgeMs: read.int('MFA_MAX_AGE_SECONDS', 7_200, 60, 7_200) * 1000,
+    },
     session: {
       secret: sessionSecret,
       maxAgeMs: read.int('SESSION_MAX_AGE_SECONDS', 12 * 3600, 60, 30 * 86_400) * 1000,
@@ -312,6 +338,47 @@ export function loadConfig(env: Env): GatewayConfig {
     read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);
   return config;
+}
+
+/** The `amr` values (RFC 8176) a second factor shows up as, unless MFA_ACCEPTED_AMR says otherwise. */
+export const DEFAULT_MFA_AMR = ['mfa', 'otp', 'sms', 'hwk', 'swk'];
+
+function readAmrList(read: EnvReader): string[] {
+  const raw = read.raw('MFA_ACCEPTED_AMR');
+  if (raw === undefined) return DEFAULT_MFA_AMR;
+  const values = raw
+    .split(',')
+    .map((value) => value.trim())
+    .filter(Boolean);
+  if (values.length === 0 || values.some((value) => !/^[a-z]{2,16}$/.test(value))) {
+    read.fail('MFA_ACCEPTED_AMR', 'must be a comma-separated list of amr values (otp,sms,hwk,swk,mfa)');
+    return DEFAULT_MFA_AMR;
+  }
+  if (values.includes('pwd') || values.includes('pin'))
+    read.fail('MFA_ACCEPTED_AMR', 'must not count a knowledge factor alone (pwd, pin) as multi-factor');
+  return values;
+}
+
+/** OIDC_*: all three with a live platform (the sandbox provider is for the sandbox only). */
+function readIdentity(read: EnvReader, sandboxOnly: boolean): GatewayConfig['identity'] {
+  const issuer = read.url('OIDC_ISSUER');
+  const clientId = read.raw('OIDC_CLIENT_ID');
+  const clientSecret = read.secret('OIDC_CLIENT_SECRET', NO_WHITESPACE, 'at least 8 characters, no spaces');
+  const scopes = read.raw('OIDC_SCOPES') ?? 'email profile';
+  if (!/^[\x21\x23-\x5B\x5D-\x7E]+(?: [\x21\x23-\x5B\x5D-\x7E]+)*$/.test(scopes))
+    read.fail('OIDC_SCOPES', 'must be space-separated scope names');
+  if (issuer === undefined) {
+    if (!sandboxOnly && read.raw('OIDC_ISSUER') === undefined)
+      read.fail('OIDC_ISSUER', "is required once CORE_API_URL or ENRICHMENT_API_URL is set (the app's identity provider)");
+    for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'])
+      if (read.raw(key) !== undefined) read.fail(key, 'is only used with OIDC_ISSUER');
+  } else {
+    if (!issuer.startsWith('https:') && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(issuer))
+      read.fail('OIDC_ISSUER', 'must be https (plain http only for localhost)');
+    if (clientId === undefined) read.fail('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER');
+    if (read.raw('OIDC_CLIENT_SECRET') === undefined) read.fail('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER');
+  }
+  return { issuer, clientId, clientSecret, scopes };
 }
 
 const REDIS_MODES = ['standalone', 'sentinel', 'cluster'] as const;

@@ -6,6 +6,29 @@ import type { PubSub } from '../pubsub/pubsub.js';
 import type { CreationKeys } from '../payments/idempotency-keys.js';
 
 /**
+ * What the session may reach, decided once per request from how the user signed in and whether
+ * they have connected their bank; enforced by the access gate (root fields) and the auth checker.
+ */
+export interface AccessState {
+  /** `none`: no accepted second factor; `stale`: older than MFA_MAX_AGE_SECONDS; `fresh`. */
+  mfa: 'none' | 'stale' | 'fresh';
+  /** When a second factor's freshness lapses (ms since the epoch); undefined without one. */
+  mfaFreshUntil: number | undefined;
+  /** MFA_POLICY: `read-only` lets weaker sign-ins read and lets nobody move money. */
+  policy: 'required' | 'read-only';
+  /** The app user has a bank connection (a platform token). */
+  connected: boolean;
+  links: {
+    /** Sign in again (with a second factor). */
+    signInUrl: string;
+    /** Authenticate again now (fresh MFA), then come back. */
+    stepUpUrl: string;
+    /** The consumer information page, then the platform's connection flow. */
+    connectUrl: string;
+  };
+}
+
+/**
  * Per-request data handed to resolvers; for a subscription, per event (each event executes with a
  * context of its own, so nothing read for an earlier event is reused). Resolvers are singletons: everything request-specific,
  * and every way to reach an upstream, arrives here. The user access token does not: it is bound
@@ -13,6 +36,9 @@ import type { CreationKeys } from '../payments/idempotency-keys.js';
  */
 export interface GatewayContext {
   user: { id: string };
+  access: AccessState;
+  /** The app user's bank connection as stored (when consent was given), read on demand. */
+  connection(): Promise<{ connectedAt: number } | undefined>;
   loaders: RequestLoaders;
   /** Where webhook events arrive; subscriptions read only their own user's channel. */
   pubsub: PubSub;
@@ -45,7 +71,7 @@ export interface GatewayContext {
  * to check, before each event, that the session is still live. Each event then executes with a
  * full GatewayContext of its own, so an idle subscription costs as little memory as possible.
  */
-export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger'> & {
+export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger' | 'access'> & {
   session: Pick<GatewayContext['session'], 'isLive'>;
   /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
   onStarted?: (type: string) => void;

@@ -29,6 +29,18 @@ export const ErrorCode = {
    * request with `extensions.idempotencyKey` to learn which; it is never created twice.
    */
   OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
+  /**
+   * The session's sign-in had no second factor, which every platform-connected field needs:
+   * sign in again with one (`extensions.signInUrl`).
+   */
+  MFA_REQUIRED: 'MFA_REQUIRED',
+  /**
+   * Moving money needs multi-factor authentication within the last two hours (MFA_MAX_AGE_SECONDS):
+   * send the user to `extensions.stepUpUrl`, then retry.
+   */
+  STEP_UP_REQUIRED: 'STEP_UP_REQUIRED',
+  /** The app user has not connected their bank yet (or the connection ended): `extensions.connectUrl`. */
+  NOT_CONNECTED: 'NOT_CONNECTED',
   /** The gateway's shared store (Redis) is unreachable for now; retry shortly. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',

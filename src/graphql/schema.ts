@@ -4,9 +4,11 @@ import { buildSchema } from 'type-graphql';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
 import { AccessResolver } from './access/access.resolver.js';
+import { ConnectionResolver } from './access/connection.resolver.js';
 import { EventResolver } from './subscriptions/event.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
 import { authChecker } from './authorization.js';
+import { gateRootFields } from './access-gate.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
@@ -16,8 +18,15 @@ export interface SchemaOptions {
   enrichment: EnrichmentLimits;
 }
 
-/** Builds the gateway's executable schema: the one list of resolvers. */
+/**
+ * Builds the gateway's executable schema: the one list of resolvers, every root field behind the
+ * access gate (multi-factor and a bank connection, see access-gate.ts).
+ */
 export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
+  return gateRootFields(await buildUngatedSchema(options));
+}
+
+async function buildUngatedSchema(options: SchemaOptions): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: [
       createEnrichmentResolver(options.enrichment),
@@ -26,10 +35,11 @@ export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQ
       TransactionResolver,
       NameVerificationResolver,
       AccessResolver,
+      ConnectionResolver,
       PaymentResolver,
       EventResolver,
     ],
-    // Every @Authorized field is checked here (money movement today; MFA freshness joins it).
+    // Every @Authorized field is checked here (money movement: read-only apps, MFA freshness).
     authChecker,
     // Every @Subscription brings its own `subscribe` (the user's channel of our PubSub), but
     // type-graphql refuses to build subscriptions without a pubSub option: give it one that

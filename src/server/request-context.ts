@@ -1,7 +1,10 @@
 import type { Session, SessionManager } from '../auth/session-manager.js';
 import type { UserDataEraser } from '../auth/user-data-eraser.js';
-import type { AppKind } from '../config/config.js';
-import type { EventStreamContext, GatewayContext } from '../graphql/context.js';
+import type { AppKind, GatewayConfig } from '../config/config.js';
+import { mfaStatus } from '../auth/app-sign-in.js';
+import type { ConnectionStore } from '../auth/connection-store.js';
+import type { AccessState, EventStreamContext, GatewayContext } from '../graphql/context.js';
+import { ErrorCode, gatewayError } from '../graphql/errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../loaders/request-loaders.js';
@@ -17,6 +20,10 @@ import { UpstreamError } from '../upstream/upstream-error.js';
 export interface RequestContextDependencies {
   core: CoreClient;
   sessions: SessionManager;
+  /** Each app user's bank connection (the token a refused 403 removes). */
+  connections: ConnectionStore;
+  /** The multi-factor policy, acceptable methods and freshness. */
+  mfa: GatewayConfig['mfa'];
   loaders: LoaderDependencies;
   eraser: UserDataEraser;
   appKind: AppKind;
@@ -52,15 +59,39 @@ function livenessCheck(
   };
 }
 
+/**
+ * What a session may reach: its MFA status now (from the sign-in's `amr` and `auth_time`), the
+ * policy, whether the user is connected, and where to send them when something is missing.
+ */
+export function accessState(
+  deps: Pick<RequestContextDependencies, 'mfa' | 'clock' | 'publicUrl'>,
+  session: Session,
+): AccessState {
+  const hasSecondFactor = session.amr.some((method) => deps.mfa.acceptedAmr.includes(method));
+  const base = deps.publicUrl();
+  return {
+    mfa: mfaStatus(session, deps.mfa, deps.clock()),
+    mfaFreshUntil: hasSecondFactor ? session.authTime + deps.mfa.maxAgeMs : undefined,
+    policy: deps.mfa.policy,
+    connected: session.accessToken !== undefined,
+    links: {
+      signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
+      stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
+      connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
+    },
+  };
+}
+
 /** The lean context a subscription keeps for its life (see EventStreamContext). */
 export function createEventStreamContextFactory(
-  deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger'> & {
+  deps: Pick<RequestContextDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger' | 'mfa' | 'publicUrl'> & {
     /** A subscription's live delivery began. */
     onStarted?: (userId: string, type: string) => void;
   },
 ) {
   return (session: Session): EventStreamContext => ({
     user: { id: session.userId },
+    access: accessState(deps, session),
     pubsub: deps.pubsub,
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
@@ -80,14 +111,17 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       await deps.eraser.forget(session.userId);
     };
     let platform: UserPlatform | undefined;
-    const bindPlatform = () =>
+    const access = accessState(deps, session);
+    const bindPlatform = (token: string) =>
       bindUserPlatform(
         deps.core,
-        session.accessToken,
+        token,
         async () => {
-          // Only this token is known dead: the user's sessions holding another token carry on.
+          // Only this token is known dead: the connection goes if it still holds it, and the
+          // sessions holding it end (the user signs in again and reconnects).
           ended = true;
-          const remaining = await deps.sessions.endSessionsWithToken(session.userId, session.accessToken);
+          await deps.connections.delete(session.userId, token);
+          const remaining = await deps.sessions.endSessionsWithToken(session.userId, token);
           deps.logger.warn(
             { userId: session.userId, remainingSessions: remaining },
             'platform refused the user token (403): ended the sessions holding it',
@@ -98,6 +132,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       );
     return {
       user: { id: session.userId },
+      access,
+      connection: () => deps.connections.get(session.userId),
       // Built on first use: a subscription's own context only opens the event stream and never
       // needs them, and each socket should cost as little as possible while idle.
       get loaders() {
@@ -106,7 +142,10 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       pubsub: deps.pubsub,
       // Also built on first use, for the same reason (a dozen closures per context).
       get platform() {
-        return (platform ??= bindPlatform());
+        // The access gate refuses platform-connected fields first; this guards any other path.
+        if (session.accessToken === undefined)
+          throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', { connectUrl: access.links.connectUrl });
+        return (platform ??= bindPlatform(session.accessToken));
       },
       session: {
         end,
@@ -149,7 +188,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       },
       links: {
         get reconnectUrl() {
-          return `${deps.publicUrl()}/auth/login?returnTo=%2Fgraphql`;
+          return access.links.connectUrl;
         },
       },
       logger: deps.logger,

@@ -1,5 +1,6 @@
 import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
 import { createRedisCreationKeys } from './redis-creation-keys.js';
+import { createMemoryConnectionStore, type ConnectionStore } from '../auth/connection-store.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
@@ -14,6 +15,7 @@ import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
+import { createRedisConnections } from './redis-connections.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
@@ -26,6 +28,8 @@ import { createRedisSessionStore } from './redis-session-store.js';
 export interface GatewayStores {
   kind: 'memory' | 'redis';
   sessions: SessionStore;
+  /** Each app user's bank connection (their platform token), beyond any one session. */
+  connections: ConnectionStore;
   oauthStates: OAuthStateStore;
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
@@ -71,6 +75,7 @@ export async function createStores({
     return {
       kind: 'memory',
       sessions,
+      connections: createMemoryConnectionStore(),
       oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
       ledger: createMemoryDeliveryLedger({ clock }),
       handles: createMemoryRoutingHandles(),
@@ -104,10 +109,11 @@ export async function createStores({
       { keyPrefix, redis: connection.where },
       'state is on Redis: shared by every instance, kept across restarts',
     );
+    const cipher = createTokenCipher(tokenKeys);
     const sessions = createRedisSessionStore({
       redis,
       keyPrefix,
-      cipher: createTokenCipher(tokenKeys),
+      cipher,
       clock,
       idleTimeoutMs: config.session.idleTimeoutMs,
       logger,
@@ -116,6 +122,7 @@ export async function createStores({
     return {
       kind: 'redis',
       sessions,
+      connections: createRedisConnections({ ...options, cipher }),
       oauthStates: createRedisOAuthStates(options),
       ledger: createRedisDeliveryLedger(options),
       handles: createRedisRoutingHandles(options),

@@ -11,9 +11,9 @@ import { storeCall, type RedisClient } from './redis-client.js';
 export function createRedisOAuthStates(options: { redis: RedisClient; keyPrefix: string }): OAuthStateStore {
   const key = (state: string) => `${options.keyPrefix}oauth:${sha256Hex(state)}`;
   return {
-    async issue(browserBinding, returnTo) {
+    async issue(browserBinding, returnTo, data) {
       const state = randomToken();
-      const entry: PendingSignIn = { bindingDigest: sha256Hex(browserBinding), returnTo };
+      const entry: PendingSignIn = { bindingDigest: sha256Hex(browserBinding), returnTo, ...(data ? { data } : {}) };
       await storeCall(() => options.redis.set(key(state), JSON.stringify(entry), 'PX', OAUTH_STATE_TTL_MS));
       return state;
     },

@@ -19,8 +19,10 @@ export interface RedisSessionStoreOptions {
 
 interface StoredSession {
   userId: string;
-  /** The platform token, encrypted and bound to this record (see token-cipher). */
-  token: string;
+  /** The platform token, encrypted and bound to this record (see token-cipher); absent until connected. */
+  token?: string;
+  authTime: number;
+  amr: string[];
   createdAt: number;
   expiresAt: number;
   lastSeenAt: number;
@@ -62,7 +64,9 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     const stored = JSON.parse(raw) as StoredSession;
     return {
       userId: stored.userId,
-      accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)),
+      ...(stored.token === undefined ? {} : { accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)) }),
+      authTime: stored.authTime,
+      amr: stored.amr,
       createdAt: stored.createdAt,
       expiresAt: stored.expiresAt,
       lastSeenAt: stored.lastSeenAt,
@@ -110,7 +114,11 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       if (!redisKey) throw new Error('session keys start with the user tag');
       const stored: StoredSession = {
         userId: record.userId,
-        token: cipher.encrypt(record.accessToken, binding(key, record.userId)),
+        ...(record.accessToken === undefined
+          ? {}
+          : { token: cipher.encrypt(record.accessToken, binding(key, record.userId)) }),
+        authTime: record.authTime,
+        amr: record.amr,
         createdAt: record.createdAt,
         expiresAt: record.expiresAt,
         lastSeenAt: record.lastSeenAt,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createMemoryConnectionStore, type ConnectionStore } from '../../src/auth/connection-store.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../../src/auth/oauth-state-store.js';
 import { createMemorySessionStore } from '../../src/auth/memory-session-store.js';
 import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
@@ -8,6 +9,7 @@ import type { RedisConnectionSettings } from '../../src/config/redis-settings.js
 import { createLogger } from '../../src/lib/logger.js';
 import { sha256Hex } from '../../src/lib/ids.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
+import { createRedisConnections } from '../../src/stores/redis-connections.js';
 import { createRedisDeadLetters } from '../../src/stores/redis-dead-letters.js';
 import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';
 import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
@@ -30,8 +32,9 @@ interface Stores {
   /** A second handle on the same sessions (another instance, on Redis). */
   otherSessions: SessionStore;
   /** What `onExpired` reported, on either handle. */
-  expired: Array<{ key: string; token: string }>;
+  expired: Array<{ key: string; token: string | undefined }>;
   oauthStates: OAuthStateStore;
+  connections: ConnectionStore;
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
@@ -51,7 +54,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
   await redis.connect();
   track(() => void redis.disconnect());
   const options = { redis, keyPrefix };
-  const expired: Array<{ key: string; token: string }> = [];
+  const expired: Array<{ key: string; token: string | undefined }> = [];
   const sessionStore = () => {
     const store = createRedisSessionStore({
       redis,
@@ -70,6 +73,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     otherSessions: sessionStore(),
     expired,
     oauthStates: createRedisOAuthStates(options),
+    connections: createRedisConnections({ ...options, cipher }),
     ledger: createRedisDeliveryLedger(options),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
@@ -79,7 +83,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
 }
 
 function memoryStores(): Stores {
-  const expired: Array<{ key: string; token: string }> = [];
+  const expired: Array<{ key: string; token: string | undefined }> = [];
   const sessions = createMemorySessionStore({
     clock: Date.now,
     idleTimeoutMs: IDLE_MS,
@@ -91,6 +95,7 @@ function memoryStores(): Stores {
     otherSessions: sessions,
     expired,
     oauthStates: createMemoryOAuthStates({ maxPending: 100 }),
+    connections: createMemoryConnectionStore(),
     ledger: createMemoryDeliveryLedger({ clock: Date.now }),
     handles: createMemoryRoutingHandles(),
     deadLetters: createMemoryDeadLetters({ maxEntries: 3 }),
@@ -103,11 +108,13 @@ function sessionKey(userId: string): string {
   return `${userTag(userId)}.${sha256Hex(randomBytes(16))}`;
 }
 
-function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord & { accessToken: string } {
   const now = Date.now();
   return {
     userId,
     accessToken: `user_token_${randomBytes(12).toString('hex')}`,
+    authTime: now - 1_000,
+    amr: ['pwd', 'otp'],
     createdAt: now,
     expiresAt: now + 3_600_000,
     lastSeenAt: now,
@@ -163,6 +170,34 @@ for (const [kind, make] of [
       expect(expired).toHaveLength(1);
     });
 
+    it('sessions: a session without a connection keeps no token; attaching one later is kept', async () => {
+      const { sessions } = await make();
+      const key = sessionKey('user_n');
+      const { accessToken, ...unconnected } = record('user_n');
+      await sessions.set(key, unconnected);
+      expect(await sessions.get(key)).toEqual(unconnected);
+      await sessions.set(key, { ...unconnected, accessToken });
+      expect((await sessions.get(key))?.accessToken).toBe(accessToken);
+    });
+
+    it('connections: one per user, replaced with the previous returned, deleted only while holding the token', async () => {
+      const { connections } = await make();
+      const first = { platformUserId: 'user_p1', accessToken: 'user_token_first_0123456789', connectedAt: 1_000 };
+      const second = { ...first, accessToken: 'user_token_second_0123456789', connectedAt: 2_000 };
+      expect(await connections.get('app_c')).toBeUndefined();
+      expect(await connections.set('app_c', first)).toBeUndefined();
+      expect(await connections.get('app_c')).toEqual(first);
+      expect(await connections.set('app_c', second)).toEqual(first);
+      // The old token is refused somewhere: the newer connection must stay.
+      expect(await connections.delete('app_c', first.accessToken)).toBeUndefined();
+      expect(await connections.get('app_c')).toEqual(second);
+      expect(await connections.delete('app_c', second.accessToken)).toEqual(second);
+      expect(await connections.get('app_c')).toBeUndefined();
+      await connections.set('app_c', first);
+      expect(await connections.delete('app_c')).toEqual(first);
+      expect(await connections.delete('app_c')).toBeUndefined();
+    });
+
     it('oauth state: single use, bound to the browser', async () => {
       const { oauthStates } = await make();
       const state = await oauthStates.issue('binding-1', '/graphql');
@@ -175,6 +210,13 @@ for (const [kind, make] of [
       const raced = await oauthStates.issue('binding-1', '/x');
       const outcomes = await Promise.all(Array.from({ length: 10 }, () => oauthStates.consume(raced, 'binding-1')));
       expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+      // What the flow needs back at its callback comes back with the state.
+      const withData = await oauthStates.issue('binding-1', '/y', { flow: 'app', nonce: 'n-1' });
+      expect(await oauthStates.consume(withData, 'binding-1')).toEqual({
+        ok: true,
+        returnTo: '/y',
+        data: { flow: 'app', nonce: 'n-1' },
+      });
     });
 
     it('creation keys: the first claim of an input wins, even raced, and holds for the window only', async () => {
@@ -231,13 +273,16 @@ for (const [kind, make] of [
 
     if (kind === 'redis') {
       it('keeps no token in clear, and a ciphertext moved to another record does not decrypt', async () => {
-        const { sessions, dump } = await make();
+        const { sessions, connections, dump } = await make();
         const [a, b] = [sessionKey('user_e'), sessionKey('user_f')];
         const first = record('user_e');
         await sessions.set(a, first);
         await sessions.set(b, record('user_f'));
+        const connection = { platformUserId: 'user_p', accessToken: 'user_token_connected_0123456789', connectedAt: 1 };
+        await connections.set('user_e', connection);
         const stored = await dump();
         expect(stored.some(([, value]) => value.includes(first.accessToken))).toBe(false);
+        expect(stored.some(([, value]) => value.includes(connection.accessToken))).toBe(false);
         expect(stored.every(([key]) => key.startsWith('ofg-test-'))).toBe(true);
         // Every key of a user carries the user's hash tag.
         expect(

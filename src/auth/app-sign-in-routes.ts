@@ -1,0 +1,122 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import { redirect } from '../lib/http/respond.js';
+import type { Logger } from '../lib/logger.js';
+import type { Router } from '../lib/http/router.js';
+import { AppSignInError, mfaStatus, type AppIdentity, type AppSignIn, type PendingSignIn } from './app-sign-in.js';
+import { fail, type AuthRoutes } from './auth-route-support.js';
+import type { ConnectionStore } from './connection-store.js';
+import type { OAuthStateStore } from './oauth-state-store.js';
+import type { SessionManager } from './session-manager.js';
+
+export interface AppSignInRoutesOptions {
+  support: AuthRoutes;
+  signIn: AppSignIn;
+  sessions: SessionManager;
+  states: OAuthStateStore;
+  connections: ConnectionStore;
+  mfa: GatewayConfig['mfa'];
+  publicUrl: () => string;
+  clock: Clock;
+  logger: Logger;
+}
+
+const CALLBACK_PATH = '/auth/oidc/callback';
+
+const STATUS_OF: Record<AppSignInError['code'], number> = {
+  IDENTITY_PROVIDER_UNAVAILABLE: 502,
+  SIGN_IN_REFUSED: 400,
+  AUTHENTICATION_NOT_FRESH: 400,
+};
+
+/**
+ * The app user's sign-in, through the app's identity provider (OpenID Connect, code + PKCE): the
+ * gateway never sees a password. `/auth/login` starts it, `/auth/step-up` asks for a fresh
+ * authentication (`max_age=0`) before money moves, `/auth/oidc/callback` finishes both. A user
+ * with a bank connection goes back to where they were; one without is shown the consumer
+ * information page first. `/auth/logout` ends the app session only: the connection stays.
+ */
+export function registerAppSignInRoutes(router: Router, options: AppSignInRoutesOptions): void {
+  const { support } = options;
+  const callbackUrl = () => `${options.publicUrl()}${CALLBACK_PATH}`;
+
+  async function start(req: IncomingMessage, res: ServerResponse, url: URL, stepUp: boolean): Promise<void> {
+    if (support.elsewhere(req, res, url)) return;
+    const binding = support.bindBrowser(req, res);
+    const pending = options.signIn.prepare({ stepUp, now: options.clock() });
+    const data: Record<string, string> = {
+      flow: 'app',
+      codeVerifier: pending.codeVerifier,
+      nonce: pending.nonce,
+      ...(pending.freshAfter === undefined ? {} : { freshAfter: String(pending.freshAfter) }),
+    };
+    const state = await options.states.issue(binding, support.returnToOf(url), data);
+    try {
+      redirect(res, await options.signIn.authorizationUrl(callbackUrl(), { ...pending, state }));
+    } catch (error) {
+      if (!(error instanceof AppSignInError)) throw error;
+      options.logger.error({ err: { message: error.message } }, 'identity provider unreachable');
+      fail(res, 502, error.code, 'The sign-in service cannot be reached right now. Try again shortly.');
+    }
+  }
+
+  router.on('GET', '/auth/login', ({ req, res, url }) => start(req, res, url, false));
+  router.on('GET', '/auth/step-up', ({ req, res, url }) => start(req, res, url, true));
+
+  router.on('GET', CALLBACK_PATH, async ({ req, res, url }) => {
+    const check = await options.states.consume(url.searchParams.get('state'), support.bindingOf(req));
+    if (!check.ok) {
+      options.logger.warn({ reason: check.reason }, 'sign-in callback refused: bad state');
+      return support.refuseState(res, check.reason, '/auth/login');
+    }
+    if (check.data?.flow !== 'app') return support.refuseState(res, 'unknown', '/auth/login');
+    const refusal = url.searchParams.get('error');
+    if (refusal)
+      return fail(res, 400, 'SIGN_IN_REFUSED', `The identity provider did not sign you in (${refusal.slice(0, 64)}).`);
+
+    let identity: AppIdentity;
+    try {
+      const pending: PendingSignIn = {
+        state: url.searchParams.get('state')!,
+        codeVerifier: check.data.codeVerifier!,
+        nonce: check.data.nonce!,
+        ...(check.data.freshAfter === undefined ? {} : { freshAfter: Number(check.data.freshAfter) }),
+      };
+      // The URL the provider redirected to, on the public origin it was registered with.
+      identity = await options.signIn.finish(new URL(`${callbackUrl()}${url.search}`), pending);
+    } catch (error) {
+      if (!(error instanceof AppSignInError)) throw error;
+      options.logger.warn({ code: error.code, reason: error.message }, 'app sign-in failed');
+      return fail(res, STATUS_OF[error.code], error.code, error.message);
+    }
+
+    const mfa = mfaStatus(identity, options.mfa, options.clock());
+    const signedIn = { userId: identity.sub, authTime: identity.authTime, amr: identity.amr };
+    // A step-up by the same user renews the session in place: its sockets and subscriptions carry on.
+    if (check.data.freshAfter !== undefined && (await options.sessions.renewAuthentication(req, signedIn))) {
+      options.logger.info({ userId: identity.sub, mfa }, 'user stepped up');
+      return redirect(res, check.returnTo, {}, 303);
+    }
+    const connection = await options.connections.get(identity.sub);
+    await options.sessions.end(req, res);
+    await options.sessions.start(res, signedIn, connection?.accessToken);
+    options.logger.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');
+    // A user who has not connected their bank sees the consumer information page first, if they may connect.
+    const mayConnect = mfa !== 'none' || options.mfa.policy === 'read-only';
+    const next =
+      connection || !mayConnect
+        ? check.returnTo
+        : `/auth/consumer-info?${new URLSearchParams({ returnTo: check.returnTo })}`;
+    redirect(res, next, {}, 303);
+  });
+
+  router.on('POST', '/auth/logout', async ({ req, res }) => {
+    // A cross-site form cannot sign a user out: the server's Origin check refuses it first.
+    // The app session ends; the bank connection belongs to the app user and stays (revoking is
+    // its own act), so signing in again needs no new consent.
+    await options.sessions.end(req, res);
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  });
+}

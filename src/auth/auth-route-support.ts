@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { randomToken } from '../lib/ids.js';
+import { redirect, sendHtml } from '../lib/http/respond.js';
+import { authErrorPage } from './auth-pages.js';
+import { OAUTH_STATE_TTL_MS, type StateCheck } from './oauth-state-store.js';
+import { safeReturnTo } from './return-to.js';
+import { appendSetCookie } from './session-manager.js';
+
+/** What both redirect flows (app sign-in, bank connection) share: the origin, the browser binding, the error page. */
+export interface AuthRouteSupport {
+  /** Resolved per request: the port may only be known once the server listens. */
+  publicUrl: () => string;
+  secureCookies: boolean;
+  /**
+   * PUBLIC_URL was not set (the local default `http://localhost:<port>`): a flow started at
+   * another address of this machine (127.0.0.1) is first sent to the public origin, where the
+   * callback will land, so its binding cookie is there too. Never with PUBLIC_URL set: behind a
+   * proxy the Host header may legitimately differ, and redirecting could loop.
+   */
+  redirectToPublicOrigin?: boolean;
+}
+
+export function createAuthRouteSupport(options: AuthRouteSupport) {
+  const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
+  const origin = () => new URL(options.publicUrl()).origin;
+  return {
+    origin,
+    returnToOf: (url: URL) => safeReturnTo(url.searchParams.get('returnTo'), origin()),
+
+    /** A flow started at another address of this machine goes to the public origin first (see redirectToPublicOrigin). */
+    elsewhere(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+      const publicOrigin = new URL(options.publicUrl());
+      if (!options.redirectToPublicOrigin || req.headers.host === undefined || req.headers.host === publicOrigin.host)
+        return false;
+      redirect(res, new URL(`${url.pathname}${url.search}`, publicOrigin).href);
+      return true;
+    },
+
+    /**
+     * The browser's binding: a random value in its own short-lived cookie, which an OAuth `state`
+     * is bound to, so a state lifted from one browser's URL is useless in another.
+     */
+    bindBrowser(req: IncomingMessage, res: ServerResponse): string {
+      const existing = parseCookies(req.headers.cookie ?? '')[bindingCookie];
+      if (existing && existing.length >= 32) return existing;
+      const binding = randomToken();
+      appendSetCookie(
+        res,
+        serializeCookie(bindingCookie, binding, {
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: options.secureCookies,
+          path: '/',
+          maxAge: OAUTH_STATE_TTL_MS / 1000,
+        }),
+      );
+      return binding;
+    },
+
+    bindingOf: (req: IncomingMessage) => parseCookies(req.headers.cookie ?? '')[bindingCookie],
+
+    /** The page for a refused `state`, naming the likely cause. */
+    refuseState(res: ServerResponse, reason: Extract<StateCheck, { ok: false }>['reason'], startAt: string): void {
+      const messages = {
+        missing: 'The sign-in response carried no state parameter, so it cannot be trusted.',
+        unknown: 'This sign-in link has expired or was already used.',
+        foreign: `This sign-in was started in another browser or session, or at another address than ${origin()} (such as 127.0.0.1 instead of localhost). Start again from ${options.publicUrl()}${startAt}.`,
+      } as const;
+      fail(res, 400, `OAUTH_STATE_${reason.toUpperCase()}`, messages[reason]);
+    },
+  };
+}
+
+export type AuthRoutes = ReturnType<typeof createAuthRouteSupport>;
+
+export function fail(res: ServerResponse, status: number, code: string, message: string): void {
+  sendHtml(res, status, authErrorPage(code, message));
+}

@@ -1,0 +1,157 @@
+import type { ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import { redirect, sendHtml } from '../lib/http/respond.js';
+import type { Logger } from '../lib/logger.js';
+import type { Router } from '../lib/http/router.js';
+import type { CoreClient } from '../upstream/core-client.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
+import { mfaStatus } from './app-sign-in.js';
+import { fail, type AuthRoutes } from './auth-route-support.js';
+import type { ConnectionStore } from './connection-store.js';
+import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
+import type { OAuthStateStore } from './oauth-state-store.js';
+import type { Session, SessionManager } from './session-manager.js';
+
+export interface ConnectionRoutesOptions {
+  support: AuthRoutes;
+  sessions: SessionManager;
+  states: OAuthStateStore;
+  connections: ConnectionStore;
+  core: CoreClient;
+  mfa: GatewayConfig['mfa'];
+  appToken: string;
+  authorizeUrl: string;
+  publicUrl: () => string;
+  clock: Clock;
+  logger: Logger;
+  /** What the consumer information page shows before the platform's connection flow. */
+  consumerInfo: ConsumerInfoSettings;
+  /** Revokes a token the gateway no longer holds (the connection it belonged to was replaced). */
+  releaseToken(userId: string, token: string): Promise<unknown>;
+  /** Called after a connection is made (webhook subscriptions hook in here). */
+  onConnected?: (userId: string, accessToken: string) => Promise<void>;
+}
+
+/**
+ * Connecting the signed-in app user's bank: the consumer information page (the accreditation
+ * rules: what connecting gives, its scope and duration, how to stop, who the platform is), then
+ * the platform's OAuth consent, then the token stored as the app user's connection (encrypted in
+ * the shared store) and used by every session of theirs.
+ */
+export function registerConnectionRoutes(router: Router, options: ConnectionRoutesOptions): void {
+  const { support } = options;
+  const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
+
+  /** The session that may connect: signed in, and with multi-factor when the policy requires it. */
+  async function connectingSession(
+    req: Parameters<SessionManager['read']>[0],
+    res: ServerResponse,
+    url: URL,
+  ): Promise<Session | undefined> {
+    const session = await options.sessions.read(req);
+    if (!session) {
+      redirect(res, `/auth/login?${new URLSearchParams({ returnTo: `${url.pathname}${url.search}` })}`);
+      return undefined;
+    }
+    if (options.mfa.policy === 'required' && mfaStatus(session, options.mfa, options.clock()) === 'none') {
+      fail(
+        res,
+        403,
+        'MFA_REQUIRED',
+        'Connecting your bank needs a sign-in with a second factor (authenticator app, SMS code or security key). Sign in again.',
+      );
+      return undefined;
+    }
+    return session;
+  }
+
+  router.on('GET', '/auth/consumer-info', async ({ req, res, url }) => {
+    if (support.elsewhere(req, res, url)) return;
+    if (!(await connectingSession(req, res, url))) return;
+    const returnTo = support.returnToOf(url);
+    sendHtml(res, 200, consumerInfoPage(options.consumerInfo, `/auth/connect?${new URLSearchParams({ returnTo })}`));
+  });
+
+  router.on('GET', '/auth/connect', async ({ req, res, url }) => {
+    if (support.elsewhere(req, res, url)) return;
+    const session = await connectingSession(req, res, url);
+    if (!session) return;
+    const binding = support.bindBrowser(req, res);
+    // Bound to the browser and to the app user: the consent lands on the account that asked for it.
+    const state = await options.states.issue(binding, support.returnToOf(url), {
+      flow: 'platform',
+      userId: session.userId,
+    });
+    const target = new URL(options.authorizeUrl);
+    target.searchParams.set('response_type', 'code');
+    target.searchParams.set('client_id', options.appToken);
+    target.searchParams.set('redirect_uri', callbackUrl());
+    target.searchParams.set('scope', 'ENDURING_CONSENT');
+    target.searchParams.set('state', state);
+    redirect(res, target.href);
+  });
+
+  router.on('GET', '/auth/callback', async ({ req, res, url }) => {
+    const check = await options.states.consume(url.searchParams.get('state'), support.bindingOf(req));
+    if (!check.ok) {
+      options.logger.warn({ reason: check.reason }, 'OAuth callback refused: bad state');
+      return support.refuseState(res, check.reason, '/auth/consumer-info');
+    }
+    if (check.data?.flow !== 'platform') return support.refuseState(res, 'unknown', '/auth/consumer-info');
+    const session = await options.sessions.read(req);
+    if (!session || session.userId !== check.data.userId)
+      return fail(
+        res,
+        400,
+        'SIGNED_OUT_DURING_CONNECTION',
+        'You signed out or changed user while connecting your bank. Sign in and connect again.',
+      );
+    const denied = url.searchParams.get('error');
+    if (denied) return fail(res, 400, 'OAUTH_DENIED', `The platform did not grant access (${denied.slice(0, 64)}).`);
+    const code = url.searchParams.get('code');
+    if (!code) return fail(res, 400, 'OAUTH_CODE_MISSING', 'The sign-in response carried no authorization code.');
+
+    try {
+      const grant = await options.core.exchangeCode(code, callbackUrl());
+      const me = await options.core.getMe(grant.access_token);
+      const userId = session.userId;
+      const replaced = await options.connections.set(userId, {
+        platformUserId: me._id,
+        accessToken: grant.access_token,
+        connectedAt: options.clock(),
+      });
+      await options.sessions.attachToken(userId, grant.access_token);
+      if (replaced && replaced.accessToken !== grant.access_token) await options.releaseToken(userId, replaced.accessToken);
+      options.logger.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
+      if (options.onConnected) {
+        // Follow-up work (webhook subscriptions) must not break the connection; it reports its own failures.
+        options
+          .onConnected(userId, grant.access_token)
+          .catch((error: unknown) => options.logger.error({ err: error, userId }, 'post-connection step failed'));
+      }
+      redirect(res, check.returnTo, {}, 303);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      options.logger.warn(
+        { upstream: error.upstream, kind: error.kind, status: error.status, oauthError: error.details.oauthError },
+        'token exchange failed',
+      );
+      if (error.kind === 'http' && error.status !== undefined && error.status < 500) {
+        return fail(
+          res,
+          400,
+          'OAUTH_EXCHANGE_REFUSED',
+          `The platform refused the authorization code (${error.details.oauthError ?? error.status}).`,
+        );
+      }
+      const timeout = error.kind === 'timeout';
+      return fail(
+        res,
+        timeout ? 504 : 502,
+        timeout ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+        'The platform could not complete the connection. Try again shortly.',
+      );
+    }
+  });
+}
