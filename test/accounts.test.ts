@@ -23,7 +23,7 @@ describe('accounts', () => {
     expect(inactive).toHaveLength(1);
     expect(inactive[0]).toMatchObject({
       needsReconnection: true,
-      reconnectUrl: `${gateway.url}/auth/login?returnTo=%2Fgraphql`,
+      reconnectUrl: `${gateway.url}/auth/consumer-info?returnTo=%2Fgraphql`,
     });
     for (const active of accounts.filter((a) => a.status === 'ACTIVE'))
       expect(active).toMatchObject({ needsReconnection: false, reconnectUrl: null });
@@ -63,7 +63,7 @@ describe('accounts', () => {
     expect(after.data!.account).toMatchObject({
       status: 'INACTIVE',
       needsReconnection: true,
-      reconnectUrl: expect.stringContaining('/auth/login'),
+      reconnectUrl: expect.stringContaining("/auth/consumer-info"),
     });
   });
 

@@ -43,7 +43,39 @@ describe('configuration', () => {
   it('requires every credential once real upstream URLs are set', () => {
     expect(
       issuesOf({ CORE_API_URL: 'https://api.example.test', ENRICHMENT_API_URL: 'https://genie.example.test' }).sort(),
-    ).toEqual(['APP_SECRET', 'APP_TOKEN', 'ENRICHMENT_API_KEY', 'OAUTH_AUTHORIZE_URL', 'SESSION_SECRET']);
+    ).toEqual([
+      'APP_SECRET',
+      'APP_TOKEN',
+      'ENRICHMENT_API_KEY',
+      'OAUTH_AUTHORIZE_URL',
+      'OIDC_ISSUER',
+      'SESSION_SECRET',
+    ]);
+  });
+
+  it('reads the identity provider and the MFA rules, refusing what the accreditation rules do not allow', () => {
+    expect(loadConfig({}).mfa).toEqual({
+      policy: 'required',
+      acceptedAmr: ['mfa', 'otp', 'sms', 'hwk', 'swk'],
+      maxAgeMs: 7_200_000,
+    });
+    expect(loadConfig({}).identity.issuer).toBeUndefined();
+    expect(issuesOf({ OIDC_ISSUER: 'https://login.example.test' }).sort()).toEqual([
+      'OIDC_CLIENT_ID',
+      'OIDC_CLIENT_SECRET',
+    ]);
+    expect(issuesOf({ OIDC_CLIENT_ID: 'gateway' })).toEqual(['OIDC_CLIENT_ID']);
+    expect(
+      issuesOf({ OIDC_ISSUER: 'http://login.example.test', OIDC_CLIENT_ID: 'g', OIDC_CLIENT_SECRET: 's'.repeat(20) }),
+    ).toEqual(['OIDC_ISSUER']);
+    // Two hours is the rules' maximum; a knowledge factor alone is not multi-factor.
+    expect(issuesOf({ MFA_MAX_AGE_SECONDS: '7201' })).toEqual(['MFA_MAX_AGE_SECONDS']);
+    expect(issuesOf({ MFA_ACCEPTED_AMR: 'otp,pwd' })).toEqual(['MFA_ACCEPTED_AMR']);
+    expect(issuesOf({ MFA_POLICY: 'none' })).toEqual(['MFA_POLICY']);
+    expect(loadConfig({ MFA_POLICY: 'read-only', MFA_ACCEPTED_AMR: 'hwk, otp' }).mfa).toMatchObject({
+      policy: 'read-only',
+      acceptedAmr: ['hwk', 'otp'],
+    });
   });
 
   it('checks the form of the enrichment key without echoing it', () => {
@@ -70,8 +102,12 @@ describe('configuration', () => {
       SESSION_SECRET: 'x'.repeat(40),
       PLATFORM_HEADER_PREFIX: 'X-Akahu',
       PUBLIC_URL: 'https://app.example.nz',
+      OIDC_ISSUER: 'https://login.example.nz',
+      OIDC_CLIENT_ID: 'gateway',
+      OIDC_CLIENT_SECRET: 'oidc-secret-abcdefgh',
     });
     expect(config.core.baseUrl).toBe('https://api.akahu.io');
+    expect(config.identity).toMatchObject({ issuer: 'https://login.example.nz', clientId: 'gateway' });
     expect(config.graphql.introspection).toBe(false);
     expect(config.graphql.graphiql).toBe(false);
   });

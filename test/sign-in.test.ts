@@ -1,22 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from './__generated__/graphql.js';
 import { Browser } from './support/browser.js';
-import { approveConsent, execute, signIn, startGateway, type TestGateway, startConnection } from './support/gateway.js';
+import { ConnectionDocument } from './__generated__/graphql.js';
+import {
+  approveConsent,
+  execute,
+  MFA_DEMO_USERS,
+  signIn,
+  signInToApp,
+  startGateway,
+  type TestGateway,
+  startConnection,
+} from './support/gateway.js';
+import { signInAtProvider } from './support/identity.js';
 
-/** Walks the flow up to the platform's redirect back, returning the callback URL and the browser. */
-async function consentedCallback(gateway: TestGateway, browser = new Browser()) {
-  const login = await startConnection(browser, gateway.url);
-  return { browser, callback: await approveConsent(browser, login.location!) };
+/** A browser whose app user has signed in (with a second factor) but not connected their bank yet. */
+async function appBrowser(gateway: TestGateway, userIndex = 0): Promise<Browser> {
+  const browser = new Browser();
+  const landed = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[userIndex]!);
+  expect(landed.location).toContain('/auth/consumer-info');
+  return browser;
+}
+
+/** Walks the connection flow up to the platform's redirect back, returning the callback URL and the browser. */
+async function consentedCallback(gateway: TestGateway, browser?: Browser) {
+  const signedIn = browser ?? (await appBrowser(gateway));
+  const login = await startConnection(signedIn, gateway.url);
+  return { browser: signedIn, callback: await approveConsent(signedIn, login.location!) };
 }
 
 function tokenExchanges(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core', method: 'POST', path: '/v1/token' });
 }
 
-describe('sign-in', () => {
+describe('connecting the bank (the platform OAuth flow)', () => {
   it('redirects to the authorize page with the OAuth parameters and a fresh state bound to the browser', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
+    const browser = await appBrowser(gateway);
     const first = await startConnection(browser, gateway.url);
     const second = await startConnection(browser, gateway.url);
 
@@ -32,20 +52,25 @@ describe('sign-in', () => {
     const state = target.searchParams.get('state')!;
     expect(state.length).toBeGreaterThanOrEqual(40);
     expect(new URL(second.location!).searchParams.get('state')).not.toBe(state);
-    expect(first.headers.getSetCookie().join()).toMatch(/gw_oauth=.+HttpOnly; SameSite=Lax/);
+    // Bound to the browser's binding cookie (set at sign-in, HttpOnly, SameSite=Lax).
+    expect(browser.cookie(new URL(gateway.url).host, 'gw_oauth')).toEqual(expect.any(String));
+    const stranger = await new Browser().request(`${gateway.url}/auth/connect`);
+    expect(stranger.location).toContain('/auth/login?returnTo=%2Fauth%2Fconnect');
   });
 
   it('completes the flow: code exchanged server-side, HttpOnly SameSite session cookie, me answered', async () => {
     const gateway = await startGateway();
-    const { browser, callback } = await consentedCallback(gateway);
+    const browser = new Browser();
+    const signedIn = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const cookie = signedIn.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/); // http public URL in tests; https turns it on
+    const { callback } = await consentedCallback(gateway, browser);
     const landed = await browser.request(callback.href);
 
     expect(landed.status).toBe(303);
     expect(landed.headers.get('location')).toBe('/graphql');
-    const cookie = landed.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
-    expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Lax/);
-    expect(cookie).not.toMatch(/Secure/); // http public URL in tests; https turns it on
     const [exchange] = tokenExchanges(gateway);
     expect(exchange!.body).toEqual({
       grant_type: 'authorization_code',
@@ -69,19 +94,32 @@ describe('sign-in', () => {
     const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
     const listen = gateway.app.listenUrl;
     const browser = new Browser();
+    const appLogin = await browser.request(`${listen}/auth/login`);
+    expect(new URL(appLogin.location!).searchParams.get('redirect_uri')).toBe(
+      'https://gateway.example.test/auth/oidc/callback',
+    );
+    expect(appLogin.headers.getSetCookie()[0]).toMatch(/^__Host-gw_oauth=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    const identified = await signInAtProvider(
+      browser,
+      gateway.sandbox,
+      appLogin.location!,
+      MFA_DEMO_USERS[0]!,
+      'https://gateway.example.test/auth/oidc/callback',
+    );
+    // The proxy in front of the gateway would forward these; the test goes to the listener directly.
+    const signedIn = await browser.request(`${listen}${identified.pathname}${identified.search}`);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.getSetCookie().find((c) => c.includes('gw_session'))).toMatch(
+      /^__Host-gw_session=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+    );
     const login = await startConnection(browser, listen);
     expect(new URL(login.location!).searchParams.get('redirect_uri')).toBe(
       'https://gateway.example.test/auth/callback',
     );
-    expect(login.headers.getSetCookie()[0]).toMatch(/^__Host-gw_oauth=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
 
     const approved = await approveConsent(browser, login.location!);
-    // The proxy in front of the gateway would forward this; the test goes to the listener directly.
     const landed = await browser.request(`${listen}${approved.pathname}${approved.search}`);
     expect(landed.status).toBe(303);
-    expect(landed.headers.getSetCookie().find((c) => c.includes('gw_session'))).toMatch(
-      /^__Host-gw_session=.+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
-    );
   });
 
   it('refuses a callback without state, with a coded page and no token exchange', async () => {
@@ -107,13 +145,13 @@ describe('sign-in', () => {
   it('refuses a state issued to another browser', async () => {
     const gateway = await startGateway();
     const { callback } = await consentedCallback(gateway);
-    const attacker = new Browser();
-    await startConnection(attacker, gateway.url); // has its own binding cookie, not the victim's
+    const attacker = await appBrowser(gateway, 1); // has its own binding cookie, not the victim's
     const response = await attacker.request(callback.href);
     expect(response.status).toBe(400);
     expect(response.text).toContain('OAUTH_STATE_FOREIGN');
     expect(tokenExchanges(gateway)).toHaveLength(0);
-    expect(attacker.cookie(new URL(gateway.url).host, 'gw_session')).toBeUndefined();
+    // The victim's consent did not land on the attacker's account.
+    expect((await execute(gateway, attacker, ConnectionDocument)).data!.connection.connected).toBe(false);
   });
 
   it('refuses a made-up state', async () => {
@@ -128,7 +166,7 @@ describe('sign-in', () => {
 
   it('reports a cancelled consent without exchanging anything', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
+    const browser = await appBrowser(gateway);
     const login = await startConnection(browser, gateway.url);
     const denied = await approveConsent(browser, login.location!, { decision: 'deny' });
     expect(denied.searchParams.get('error')).toBe('access_denied');
@@ -138,7 +176,7 @@ describe('sign-in', () => {
     expect(tokenExchanges(gateway)).toHaveLength(0);
   });
 
-  it('reports a code the platform refuses (expired) as a refused sign-in, with no session', async () => {
+  it('reports a code the platform refuses (expired) as a refused connection, with no connection made', async () => {
     let now = Date.parse('2026-11-21T00:00:00Z');
     const gateway = await startGateway({}, { clock: () => now, sandbox: { codeTtlMs: 60_000 } });
     const { browser, callback } = await consentedCallback(gateway);
@@ -148,7 +186,7 @@ describe('sign-in', () => {
     expect(response.text).toContain('OAUTH_EXCHANGE_REFUSED');
     expect(response.text).toContain('expired_grant');
     expect(tokenExchanges(gateway)).toHaveLength(1);
-    expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
+    expect((await execute(gateway, browser, MeDocument)).errors![0]!.extensions!.code).toBe('NOT_CONNECTED');
   });
 
   it('answers GraphQL without a session with UNAUTHENTICATED, and with a forged cookie too', async () => {
@@ -191,7 +229,7 @@ describe('sign-in', () => {
 
   it('ignores an off-site returnTo', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
+    const browser = await appBrowser(gateway);
     const login = await startConnection(browser, gateway.url, `?returnTo=${encodeURIComponent('//evil.example/x')}`);
     const landed = await browser.request((await approveConsent(browser, login.location!)).href);
     expect(landed.headers.get('location')).toBe('/graphql');

@@ -1,6 +1,5 @@
 import * as oidc from 'openid-client';
 
-
 /** The app's own identity provider, as the gateway signs its users in (OpenID Connect, code + PKCE). */
 export interface AppSignInSettings {
   issuer: string;

@@ -122,7 +122,8 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
         connectedAt: options.clock(),
       });
       await options.sessions.attachToken(userId, grant.access_token);
-      if (replaced && replaced.accessToken !== grant.access_token) await options.releaseToken(userId, replaced.accessToken);
+      if (replaced && replaced.accessToken !== grant.access_token)
+        await options.releaseToken(userId, replaced.accessToken);
       options.logger.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
       if (options.onConnected) {
         // Follow-up work (webhook subscriptions) must not break the connection; it reports its own failures.

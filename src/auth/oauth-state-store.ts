@@ -9,7 +9,9 @@ export interface PendingSignIn {
   data?: Record<string, string>;
 }
 
-export type StateCheck = { ok: true; returnTo: string; data?: Record<string, string> } | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
+export type StateCheck =
+  | { ok: true; returnTo: string; data?: Record<string, string> }
+  | { ok: false; reason: 'missing' | 'unknown' | 'foreign' };
 
 /**
  * OAuth `state` values: unguessable, single use, short-lived, and bound to the browser that

@@ -369,7 +369,10 @@ function readIdentity(read: EnvReader, sandboxOnly: boolean): GatewayConfig['ide
     read.fail('OIDC_SCOPES', 'must be space-separated scope names');
   if (issuer === undefined) {
     if (!sandboxOnly && read.raw('OIDC_ISSUER') === undefined)
-      read.fail('OIDC_ISSUER', "is required once CORE_API_URL or ENRICHMENT_API_URL is set (the app's identity provider)");
+      read.fail(
+        'OIDC_ISSUER',
+        "is required once CORE_API_URL or ENRICHMENT_API_URL is set (the app's identity provider)",
+      );
     for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'])
       if (read.raw(key) !== undefined) read.fail(key, 'is only used with OIDC_ISSUER');
   } else {

@@ -35,7 +35,8 @@ export interface RequestLoaders {
  */
 export function createRequestLoaders(
   deps: LoaderDependencies,
-  platform: UserPlatform,
+  /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
+  platform: () => UserPlatform,
   activity: RequestActivity,
 ): RequestLoaders {
   const built: Partial<RequestLoaders> = {};
@@ -59,7 +60,7 @@ export function createRequestLoaders(
       'me',
       () =>
         new DataLoader(async (keys) => {
-          const me = await platform.getMe();
+          const me = await platform().getMe();
           return keys.map(() => me);
         }),
     ),
@@ -67,7 +68,7 @@ export function createRequestLoaders(
       'accounts',
       () =>
         new DataLoader(async (keys) => {
-          const accounts = await platform.listAccounts();
+          const accounts = await platform().listAccounts();
           return keys.map(() => accounts);
         }),
     ),
@@ -75,17 +76,41 @@ export function createRequestLoaders(
     account: lazy(
       'account',
       () =>
-        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getAccount(id).catch((error: Error) => error)))),
+        new DataLoader((ids) =>
+          Promise.all(
+            ids.map((id) =>
+              platform()
+                .getAccount(id)
+                .catch((error: Error) => error),
+            ),
+          ),
+        ),
     ),
     payment: lazy(
       'payment',
       () =>
-        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getPayment(id).catch((error: Error) => error)))),
+        new DataLoader((ids) =>
+          Promise.all(
+            ids.map((id) =>
+              platform()
+                .getPayment(id)
+                .catch((error: Error) => error),
+            ),
+          ),
+        ),
     ),
     transfer: lazy(
       'transfer',
       () =>
-        new DataLoader((ids) => Promise.all(ids.map((id) => platform.getTransfer(id).catch((error: Error) => error)))),
+        new DataLoader((ids) =>
+          Promise.all(
+            ids.map((id) =>
+              platform()
+                .getTransfer(id)
+                .catch((error: Error) => error),
+            ),
+          ),
+        ),
     ),
   });
   return loaders;

@@ -73,21 +73,29 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
     verdict: 'pass',
     detail: 'Always: 256 random bits, single use, 10 minutes, bound to the browser that started sign-in.',
   });
+  const issuer = config.identity.issuer;
+  const readOnly = config.mfa.policy === 'read-only';
   add({
     id: 'multi-factor',
     requirement: 'Users of platform-connected functionality sign in with server-validated multi-factor authentication.',
-    verdict: missing,
-    detail:
-      'The gateway signs users in through the platform\u2019s consent only; it has no multi-factor app sign-in yet.',
-    fix: 'app sign-in through an OpenID Connect provider with MFA (not built yet)',
+    verdict: !issuer ? missing : readOnly ? 'warn' : 'pass',
+    detail: !issuer
+      ? 'App users sign in at the embedded sandbox identity provider: for the sandbox only.'
+      : readOnly
+        ? `Sign-in through ${issuer}; MFA_POLICY=read-only lets sign-ins without a second factor read (allowed only for read-only apps) and refuses every payment.`
+        : `Sign-in through ${issuer}; every platform-connected field needs a second factor (amr: ${config.mfa.acceptedAmr.join(', ')}), else MFA_REQUIRED.`,
+    fix: !issuer
+      ? 'OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET of the app’s identity provider, with MFA enforced there'
+      : readOnly
+        ? 'MFA_POLICY=required unless the app is read-only'
+        : undefined,
   });
+  const maxAgeHours = config.mfa.maxAgeMs / 3_600_000;
   add({
     id: 'mfa-expiry',
-    requirement: 'A web session\u2019s MFA status expires after 2 hours and is renewed before any payment.',
-    verdict: missing,
-    detail:
-      'No MFA status to expire yet. Payments pass one authorization check (@Authorized(MOVE_MONEY)) where the freshness rule will go.',
-    fix: 'as multi-factor',
+    requirement: 'A web session’s MFA status expires after 2 hours and is renewed before any payment.',
+    verdict: config.mfa.maxAgeMs <= 2 * 3_600_000 ? 'pass' : 'fail',
+    detail: `MFA status lapses ${maxAgeHours} h after the sign-in's auth_time (MFA_MAX_AGE_SECONDS); payments and transfers then answer STEP_UP_REQUIRED with /auth/step-up (max_age=0).`,
   });
   const webhooks = config.appKind === 'FULL';
   add({

@@ -130,23 +130,33 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         },
         (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
       );
-    return {
+    /**
+     * Built on first use: a request that enriches never needs the user's platform access, and a
+     * subscription's own context only opens the event stream. They sit on the prototype, not on
+     * the object: Apollo clones each context with Object.assign, which would call own getters
+     * (building every loader, binding the platform) for every request.
+     */
+    const lazyParts = {
+      get loaders(): RequestLoaders {
+        return (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity));
+      },
+      get platform(): UserPlatform {
+        // The access gate refuses platform-connected fields first; this guards any other path.
+        if (session.accessToken === undefined)
+          throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', {
+            connectUrl: access.links.connectUrl,
+          });
+        return (platform ??= bindPlatform(session.accessToken));
+      },
+      get creationKeys() {
+        return creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs);
+      },
+    };
+    const context: GatewayContext = Object.assign(Object.create(lazyParts) as typeof lazyParts, {
       user: { id: session.userId },
       access,
       connection: () => deps.connections.get(session.userId),
-      // Built on first use: a subscription's own context only opens the event stream and never
-      // needs them, and each socket should cost as little as possible while idle.
-      get loaders() {
-        return (loaders ??= createRequestLoaders(deps.loaders, this.platform, activity));
-      },
       pubsub: deps.pubsub,
-      // Also built on first use, for the same reason (a dozen closures per context).
-      get platform() {
-        // The access gate refuses platform-connected fields first; this guards any other path.
-        if (session.accessToken === undefined)
-          throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', { connectUrl: access.links.connectUrl });
-        return (platform ??= bindPlatform(session.accessToken));
-      },
       session: {
         end,
         async revokeOtherTokens() {
@@ -183,15 +193,13 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         isLive: livenessCheck(deps, session, () => ended),
       },
       appKind: deps.appKind,
-      get creationKeys() {
-        return creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs);
-      },
       links: {
         get reconnectUrl() {
           return access.links.connectUrl;
         },
       },
       logger: deps.logger,
-    };
+    });
+    return context;
   };
 }

@@ -7,7 +7,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { MeDocument } from '../__generated__/graphql.js';
 import { recordTraffic } from './audit.js';
 import { Browser } from './browser.js';
-import { approveConsent, startConnection } from './gateway.js';
+import { approveConsent, MFA_DEMO_USERS, signInToApp, startConnection } from './gateway.js';
 import { deploymentEnv, freePort, startInstance, startSharedSandbox, type Instance } from './instances.js';
 import { track } from './leftovers.js';
 import { REDIS_URL, testPrefix, tokenKeysSetting } from './redis.js';
@@ -29,6 +29,7 @@ export async function deployment(count: number, redis: Record<string, string> = 
   const publicPort = await freePort();
   const publicUrl = `http://localhost:${publicPort}`;
   sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
+  sandbox.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
   const env = deploymentEnv(sandbox, {
     PUBLIC_URL: publicUrl,
     SESSION_SECRET: randomBytes(32).toString('base64url'),
@@ -60,7 +61,15 @@ export async function deployment(count: number, redis: Record<string, string> = 
 
 export type Deployment = Awaited<ReturnType<typeof deployment>>;
 
+/**
+ * Signs the first demo app user in and connects their bank, the flows starting on `start` and the
+ * platform's callback landing on `finish` (a load balancer without affinity). Returns the
+ * platform's id of the connected user (what the sandbox's webhook subscriptions carry).
+ */
 export async function signInVia(deployed: Deployment, start: Instance, finish: Instance): Promise<string> {
+  const email = MFA_DEMO_USERS[0]!;
+  const signedIn = await signInToApp(deployed.via(start), deployed.sandbox, deployed.publicUrl, email);
+  expect(signedIn.status, signedIn.text).toBe(303);
   const login = await startConnection(deployed.via(start), deployed.publicUrl);
   expect(login.status).toBe(302);
   const callback = await approveConsent(deployed.browser, login.location!);
@@ -68,7 +77,8 @@ export async function signInVia(deployed: Deployment, start: Instance, finish: I
   expect(landed.status, landed.text).toBe(303);
   const me = await graphql(deployed, finish);
   const userId = (me.body as { data: { me: { id: string } } }).data.me.id;
-  await finish.events.waitFor('webhooks-subscribed', (event) => event.userId === userId);
+  const appUser = deployed.sandbox.identity.users.byEmail(email)!.sub;
+  await finish.events.waitFor('webhooks-subscribed', (event) => event.userId === appUser);
   return userId;
 }
 

@@ -10,6 +10,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
 import { EventRecorder } from './event-recorder.js';
+import { signInAtProvider } from './identity.js';
 import { track } from './leftovers.js';
 
 export interface TestGateway {
@@ -87,6 +88,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     recordSecrets([
       { label: 'app secret', value: sandbox.credentials.appSecret },
       { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
+      { label: 'identity client secret', value: sandbox.identity.clientSecret },
       ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
     ]);
     await app.stop();
@@ -117,35 +119,82 @@ export async function approveConsent(
   const page = await browser.request(authorize.href);
   const users = [...page.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
   const form = new URLSearchParams(authorize.searchParams);
-  form.set('user', users[options.userIndex ?? 0]!);
+  form.set('user', users[(options.userIndex ?? 0) % users.length]!);
   form.set('decision', options.decision ?? 'allow');
   const answer = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
   if (answer.status !== 302 || !answer.location) throw new Error(`consent answered ${answer.status}`);
   return new URL(answer.location);
 }
 
+/** The sandbox provider's demo users with a second factor, by test user index (authenticator, SMS, PIN + SMS). */
+export const MFA_DEMO_USERS = ['aroha@demo.example', 'james@demo.example', 'mere@demo.example'];
+
 /**
- * What a browser does from `/auth/login`: reads the consumer information page and follows its
- * button, `/auth/connect`, which starts the platform's connection flow. Returns that response
- * (302 to the platform), or the page's own answer when it is not 200 (a redirect to the public origin).
+ * What a browser does from `/auth/login` (the gateway's start URL, `base` its origin): signs the
+ * app user in at the sandbox identity provider (`email`, with their second factor) and follows the
+ * gateway's callback. Returns the callback's answer: a 303 to the consumer information page for
+ * a user not yet connected, else to `returnTo`.
+ */
+export async function signInToApp(
+  browser: Browser,
+  sandbox: Sandbox,
+  base: string,
+  email: string,
+  query = '',
+): Promise<BrowserResponse> {
+  let login = await browser.request(`${base}/auth/login${query}`);
+  // Started at another address of this machine: the gateway sends it to its public origin first.
+  if (login.location && new URL(login.location).pathname === '/auth/login')
+    login = await browser.request(login.location);
+  if (login.status !== 302 || !login.location) throw new Error(`login answered ${login.status}: ${login.text}`);
+  const back = await signInAtProvider(
+    browser,
+    sandbox,
+    login.location,
+    email,
+    `${new URL(login.location).searchParams.get('redirect_uri')}`,
+  );
+  return browser.request(back.href);
+}
+
+/**
+ * What a signed-in browser does on the consumer information page: follows its button,
+ * `/auth/connect`, which starts the platform's connection flow. Returns that response (302 to the
+ * platform), or the page's own answer when it is not 200.
  */
 export async function startConnection(browser: Browser, base: string, query = ''): Promise<BrowserResponse> {
-  const page = await browser.request(`${base}/auth/login${query}`);
+  const page = await browser.request(`${base}/auth/consumer-info${query}`);
   if (page.status !== 200) return page;
   const href = /href="(\/auth\/connect\?[^"]+)"/.exec(page.text)?.[1];
   if (!href) throw new Error('the consumer information page has no way on to the platform');
   return browser.request(new URL(href.replaceAll('&amp;', '&'), base).href);
 }
 
-/** Runs the whole OAuth flow as a browser would and returns that browser, now signed in. */
-export async function signIn(gateway: TestGateway, userIndex = 0): Promise<Browser> {
+/**
+ * Signs a demo app user in (index into MFA_DEMO_USERS, or an e-mail) as a browser would and, if
+ * they have no bank connection yet, connects one through the consumer information page and the
+ * platform's consent (the sandbox's demo user of the same index). Returns that browser.
+ */
+export async function signIn(gateway: TestGateway, userIndex: number | string = 0): Promise<Browser> {
   const browser = new Browser();
-  const login = await startConnection(browser, gateway.url);
-  if (login.status !== 302 || !login.location) throw new Error(`login answered ${login.status}`);
-  const back = await approveConsent(browser, login.location, { userIndex });
+  const email = typeof userIndex === 'string' ? userIndex : MFA_DEMO_USERS[userIndex]!;
+  const landed = await signInToApp(browser, gateway.sandbox, gateway.url, email);
+  if (landed.status !== 303) throw new Error(`sign-in callback answered ${landed.status}: ${landed.text}`);
+  if (!landed.location?.includes('/auth/consumer-info')) return browser;
+  const connect = await startConnection(browser, gateway.url);
+  if (connect.status !== 302 || !connect.location) throw new Error(`connect answered ${connect.status}`);
+  const back = await approveConsent(browser, connect.location, {
+    userIndex: typeof userIndex === 'number' ? userIndex : 0,
+  });
   const callback = await browser.request(back.href);
   if (callback.status !== 303) throw new Error(`callback answered ${callback.status}: ${callback.text}`);
   return browser;
+}
+
+/** The app user id (the provider's `sub`) of a demo user: what the gateway's events and stores key on. */
+export function appUserId(gateway: TestGateway, userIndex: number | string = 0): string {
+  const email = typeof userIndex === 'string' ? userIndex : MFA_DEMO_USERS[userIndex]!;
+  return gateway.sandbox.identity.users.byEmail(email)!.sub;
 }
 
 export interface GraphQLResponse<T> {

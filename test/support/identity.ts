@@ -1,5 +1,4 @@
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
-import { totp } from '../../src/sandbox/identity/totp.js';
 import type { Browser } from './browser.js';
 
 /**
@@ -23,8 +22,9 @@ export async function signInAtProvider(
     body: new URLSearchParams({ email, secret: user.demoSecret! }),
   });
   if (hop.location?.endsWith('/verify')) {
+    // The provider's clock, which a test may have moved.
     const code = user.totpSecret
-      ? totp(user.totpSecret, Date.now())
+      ? sandbox.identity.currentTotp(email)!
       : sandbox.identity.outbox.latestCodeFor(user.phone!)!;
     hop = await browser.request(`${login}/verify`, { method: 'POST', body: new URLSearchParams({ code }) });
   }

@@ -32,6 +32,7 @@ export async function startSharedSandbox(): Promise<Sandbox> {
     recordSecrets([
       { label: 'app secret', value: sandbox.credentials.appSecret },
       { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
+      { label: 'identity client secret', value: sandbox.identity.clientSecret },
       ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
     ]);
     await sandbox.stop();
@@ -48,6 +49,9 @@ export function deploymentEnv(sandbox: Sandbox, shared: Record<string, string>):
     APP_TOKEN: sandbox.credentials.appToken,
     APP_SECRET: sandbox.credentials.appSecret,
     ENRICHMENT_API_KEY: sandbox.credentials.enrichmentKey,
+    OIDC_ISSUER: sandbox.identity.issuer,
+    OIDC_CLIENT_ID: sandbox.identity.clientId,
+    OIDC_CLIENT_SECRET: sandbox.identity.clientSecret,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'debug',
     SHUTDOWN_DELAY_MS: '0',

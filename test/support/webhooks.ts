@@ -1,7 +1,7 @@
 import { recordTraffic } from './audit.js';
 import { MeDocument } from '../__generated__/graphql.js';
 import type { Browser } from './browser.js';
-import { execute, signIn, type TestGateway } from './gateway.js';
+import { appUserId, execute, signIn, type TestGateway } from './gateway.js';
 
 /** POSTs a webhook to the gateway exactly as given: raw bytes, headers as listed (repeats allowed). */
 export async function deliver(
@@ -52,19 +52,27 @@ export function signedHeaders(gateway: TestGateway, body: Buffer | string, keyId
   ];
 }
 
-/** The routing handle (`state`) the gateway registered for a user's webhooks. */
-export async function routingStateOf(gateway: TestGateway, userId: string): Promise<string> {
-  await gateway.waitForEvent('webhooks-subscribed', (event) => event.userId === userId);
+/**
+ * The routing handle (`state`) the gateway registered for a user's webhooks, once it has
+ * subscribed them for the app user `appUser` (whose connection is the platform user `userId`).
+ */
+export async function routingStateOf(gateway: TestGateway, userId: string, appUser: string): Promise<string> {
+  await gateway.waitForEvent('webhooks-subscribed', (event) => event.userId === appUser);
   const hook = gateway.sandbox.webhookSubscriptions().find((subscription) => subscription.userId === userId);
   return hook!.state!;
 }
 
-/** Signs a demo user in and waits until their webhook subscriptions exist at the platform. */
+/**
+ * Signs a demo user in and waits until their webhook subscriptions exist at the platform.
+ * `userId` is the platform's id of the connected user (the sandbox's world keys on it); `appUser`
+ * is the app user (the provider's `sub`), which the gateway's events and stores key on.
+ */
 export async function signedInUser(
   gateway: TestGateway,
   userIndex = 0,
-): Promise<{ browser: Browser; userId: string; state: string }> {
+): Promise<{ browser: Browser; userId: string; appUser: string; state: string }> {
   const browser = await signIn(gateway, userIndex);
   const userId = (await execute(gateway, browser, MeDocument)).data!.me.id;
-  return { browser, userId, state: await routingStateOf(gateway, userId) };
+  const appUser = appUserId(gateway, userIndex);
+  return { browser, userId, appUser, state: await routingStateOf(gateway, userId, appUser) };
 }

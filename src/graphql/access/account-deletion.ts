@@ -56,6 +56,12 @@ function reasonOf(error: unknown): string {
  * so the user can try again with the same session.
  */
 export async function deleteAccount(context: GatewayContext): Promise<DeletionOutcome> {
+  // Never connected (or the connection already ended): no platform access to end, only the app's records.
+  if (!context.access.connected) {
+    await context.session.end();
+    context.logger.info({ userId: context.user.id, connected: false }, 'account deleted at the user\u2019s request');
+    return { complete: true, accessEnded: true, webhooksRemoved: 0, tokensRevoked: 0, failures: [] };
+  }
   const failures: DeletionFailure[] = [];
   let webhooksRemoved = 0;
   let tokenAlreadyDead = false;

@@ -20,7 +20,10 @@ export class Connection {
   @Field(() => Boolean, { description: 'The user has connected their bank and the gateway holds the consent.' })
   connected!: boolean;
 
-  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the user gave the consent; null when not connected.' })
+  @Field(() => GraphQLISODateTime, {
+    nullable: true,
+    description: 'When the user gave the consent; null when not connected.',
+  })
   connectedAt?: Date;
 
   @Field(() => String, {

@@ -5,7 +5,7 @@ const WINDOW_MS = 60_000;
 /**
  * Limits guesses of a knowledge factor: `perMinute` attempts a minute per account and, separately,
  * per client address; `lockAfter` failures in a row lock the account for `lockMs` whatever the
- * address. A success clears the account's failures.
+ * address. A success clears the account's failures and is not counted.
  */
 export class AttemptLimiter {
   private readonly attempts = new Map<string, number[]>();
@@ -44,7 +44,12 @@ export class AttemptLimiter {
     }
   }
 
-  succeeded(account: string): void {
+  /**
+   * A right guess: the account's failures are cleared, and the attempt no longer counts against
+   * the per-minute limits (they bound guessing; a person signing in often is not guessing).
+   */
+  succeeded(account: string, address: string): void {
     this.failures.delete(account);
+    for (const key of [`account:${account}`, `address:${address}`]) this.attempts.get(key)?.pop();
   }
 }

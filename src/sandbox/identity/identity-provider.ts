@@ -51,6 +51,8 @@ export interface SandboxIdentity {
   readonly users: IdentityUsers;
   /** Registers a redirect URI of the app (the gateway's OIDC callback). */
   registerRedirectUri(uri: string): void;
+  /** A user's authenticator code now, by the provider's clock (what its sign-in page shows). */
+  currentTotp(email: string): string | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -265,7 +267,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
       if (user) limiter.failed(user.sub);
       return sendHtml(res, 401, loginPage(uid, demoRows(), 'Wrong e-mail, password or PIN.'));
     }
-    limiter.succeeded(user.sub);
+    limiter.succeeded(user.sub, address);
     if (user.method === 'password') return finish(req, res, user);
     const entry: PendingSecondFactor = {
       user,
@@ -358,6 +360,10 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
     users,
     registerRedirectUri(uri) {
       redirectUris.add(uri);
+    },
+    currentTotp(email) {
+      const secret = users.byEmail(email)?.totpSecret;
+      return secret === undefined ? undefined : totp(secret, options.clock());
     },
     async start() {
       server = createServer((req, res) => {
