@@ -63,7 +63,7 @@ describe('accounts', () => {
     expect(after.data!.account).toMatchObject({
       status: 'INACTIVE',
       needsReconnection: true,
-      reconnectUrl: expect.stringContaining("/auth/consumer-info"),
+      reconnectUrl: expect.stringContaining('/auth/consumer-info'),
     });
   });
 

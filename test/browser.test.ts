@@ -13,7 +13,7 @@ declare const window: { innerWidth: number };
 
 /** The frontend developer's first hour, in a real browser (headless Debian Chromium). */
 describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, () => {
-  it('signs in through the consent page and runs the default GraphiQL query', async () => {
+  it('signs in through the identity provider (password and authenticator code), the consumer information and consent pages, and runs the default GraphiQL query', async () => {
     const gateway = await startGateway();
     const context = await (await launchChromium()).newContext();
     const page = await signIn(context, gateway);
@@ -130,7 +130,10 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     // On the embedded sandbox, the signed-out page also links the sandbox console.
     expect(await page.getByRole('link', { name: 'console' }).getAttribute('href')).toBe(gateway.sandbox.consoleUrl);
     await page.getByRole('link', { name: 'Sign in' }).click();
-    // The consumer information page, then the platform's consent page.
+    // The identity provider's sign-in and second-factor pages, the consumer information page, then the platform's consent page.
+    await page.locator('#email').waitFor();
+    expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
+    await signInAtIdentityProvider(page, gateway);
     await page.getByRole('link', { name: /^Continue to/ }).waitFor();
     expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
     await page.getByRole('link', { name: /^Continue to/ }).click();
@@ -145,11 +148,28 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
   });
 });
 
-/** From the gateway's sign-in page through the sandbox's consent page into GraphiQL, as a person would. */
+const DEMO_USER = 'aroha@demo.example';
+
+/** At the sandbox identity provider: e-mail and password, then the authenticator code (as its page shows it). */
+async function signInAtIdentityProvider(page: Page, gateway: TestGateway): Promise<void> {
+  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
+  await page.locator('#email').fill(DEMO_USER);
+  await page.locator('#secret').fill(user.demoSecret!);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.locator('#code').waitFor();
+  await page.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * From the gateway's sign-in link through the identity provider (password and authenticator
+ * code), the consumer information page and the sandbox's consent page into GraphiQL, as a person would.
+ */
 async function signIn(context: BrowserContext, gateway: TestGateway): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${gateway.url}/graphql`);
   await page.getByRole('link', { name: 'Sign in' }).click();
+  await signInAtIdentityProvider(page, gateway);
   await page.getByRole('link', { name: /^Continue to/ }).click(); // the consumer information page
   await page
     .getByRole('button', { name: /^Connect as/ })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './support/gateway.js';
+import { Browser } from './support/browser.js';
+import { MFA_DEMO_USERS, signInToApp, startConnection, startGateway } from './support/gateway.js';
 
 describe('a frontend developer\u2019s first hour', () => {
   it('answers 401 with UNAUTHENTICATED in the media type the client asked for', async () => {
@@ -28,16 +29,23 @@ describe('a frontend developer\u2019s first hour', () => {
     const started = await fetch(`${viaLoopback.origin}/auth/login?returnTo=%2Fgraphql`, { redirect: 'manual' });
     expect(started.status).toBe(302);
     expect(started.headers.get('location')).toBe(`${publicOrigin.origin}/auth/login?returnTo=%2Fgraphql`);
-    // At the public origin it shows the consumer information page; its button leads to the platform's consent.
+    // At the public origin it goes to the identity provider, which returns to the public origin.
     const atPublic = await fetch(started.headers.get('location')!, { redirect: 'manual' });
-    expect(atPublic.status).toBe(200);
-    const connect = await fetch(`${publicOrigin.origin}/auth/connect?returnTo=%2Fgraphql`, { redirect: 'manual' });
-    expect(connect.headers.get('location')).toContain('/oauth/authorize');
+    expect(atPublic.status).toBe(302);
+    const authorize = new URL(atPublic.headers.get('location')!);
+    expect(authorize.origin).toBe(new URL(gateway.sandbox.identity.issuer).origin);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${publicOrigin.origin}/auth/oidc/callback`);
+    // The whole way from the loopback address: signed in, then on to the consumer page and the platform's consent.
+    const browser = new Browser();
+    const landed = await signInToApp(browser, gateway.sandbox, viaLoopback.origin, MFA_DEMO_USERS[0]!);
+    expect(landed.location).toContain('/auth/consumer-info');
+    const connect = await startConnection(browser, publicOrigin.origin);
+    expect(connect.location).toContain('/oauth/authorize');
   });
 
   it('does not redirect when PUBLIC_URL is set (a proxy may present another Host)', async () => {
     const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
-    const started = await fetch(`${gateway.app.listenUrl}/auth/connect`, { redirect: 'manual' });
-    expect(started.headers.get('location')).toContain('/oauth/authorize');
+    const started = await fetch(`${gateway.app.listenUrl}/auth/login`, { redirect: 'manual' });
+    expect(started.headers.get('location')).toContain(gateway.sandbox.identity.issuer);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './support/gateway.js';
+import { Browser } from './support/browser.js';
+import { MFA_DEMO_USERS, signInToApp, startConnection, startGateway } from './support/gateway.js';
 
 const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
 
@@ -9,13 +10,26 @@ describe('HTML pages', () => {
     const html = { accept: 'text/html' };
     const signIn = await fetch(`${gateway.url}/graphql`, { headers: html });
     const failed = await fetch(`${gateway.url}/auth/callback?code=x&state=unknown`, { headers: html });
-    const consumerInfo = await fetch(`${gateway.url}/auth/login`, { headers: html });
-    const login = await fetch(`${gateway.url}/auth/connect`, { redirect: 'manual' });
-    const consent = await fetch(login.headers.get('location')!, { headers: html });
+    const identityLogin = await fetch(`${gateway.url}/auth/login`, { redirect: 'manual' });
+    const identity = await fetch(identityLogin.headers.get('location')!, { redirect: 'manual' });
+    const identityPage = await fetch(new URL(identity.headers.get('location')!, identity.url), { headers: html });
+    const browser = new Browser();
+    await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const consumerInfoPage = await browser.request(`${gateway.url}/auth/consumer-info`);
+    const consumerInfo = new Response(consumerInfoPage.text, { headers: consumerInfoPage.headers });
+    const login = await startConnection(browser, gateway.url);
+    const consent = await fetch(login.location!, { headers: html });
     const sandboxError = await fetch(`${gateway.sandbox.authorizeUrl}?client_id=nobody&response_type=code`, {
       headers: html,
     });
-    for (const [name, response] of Object.entries({ signIn, failed, consumerInfo, consent, sandboxError })) {
+    for (const [name, response] of Object.entries({
+      signIn,
+      failed,
+      identityPage,
+      consumerInfo,
+      consent,
+      sandboxError,
+    })) {
       expect(response.headers.get('content-type'), name).toContain('text/html');
       expect(await response.text(), name).toContain(VIEWPORT);
     }

@@ -44,13 +44,16 @@ describe('the standalone sandbox', () => {
       'ENRICHMENT_API_KEY',
       'ENRICHMENT_API_URL',
       'OAUTH_AUTHORIZE_URL',
+      'OIDC_CLIENT_ID',
+      'OIDC_CLIENT_SECRET',
+      'OIDC_ISSUER',
       'SESSION_SECRET',
     ]);
     // Everything a gateway needs with real upstream URLs: its configuration check passes.
     expect(() => loadConfig(first)).not.toThrow();
     const again = await standalone('seed-one');
     const other = await standalone('seed-two');
-    for (const key of ['APP_TOKEN', 'APP_SECRET', 'ENRICHMENT_API_KEY', 'SESSION_SECRET']) {
+    for (const key of ['APP_TOKEN', 'APP_SECRET', 'ENRICHMENT_API_KEY', 'SESSION_SECRET', 'OIDC_CLIENT_SECRET']) {
       expect(again[key], key).toBe(first[key]);
       expect(other[key], key).not.toBe(first[key]);
     }

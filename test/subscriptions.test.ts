@@ -183,7 +183,7 @@ describe('subscriptions end to end through the sandbox', () => {
       code: 'UPDATE',
       becameInactive: true,
       updatedFields: ['status'],
-      account: { status: 'INACTIVE', reconnectUrl: expect.stringContaining("/auth/consumer-info") },
+      account: { status: 'INACTIVE', reconnectUrl: expect.stringContaining('/auth/consumer-info') },
     });
   });
 });

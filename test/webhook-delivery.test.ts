@@ -77,7 +77,7 @@ describe('sandbox webhook delivery', () => {
 
   it('emits account and transaction updates after a refresh, an account update when an account turns INACTIVE, and TOKEN DELETE on external revocation', async () => {
     const gateway = await startGateway();
-    const { browser, userId } = await signedInUser(gateway);
+    const { browser, userId, appUser } = await signedInUser(gateway);
     const everyday = gateway.sandbox.world().accounts.find((account) => account.name === 'Everyday')!;
     await execute(gateway, browser, RefreshDocument, { accountId: everyday._id });
     await republishedFor(gateway, 'TRANSACTION', 'DEFAULT_UPDATE');
@@ -94,7 +94,7 @@ describe('sandbox webhook delivery', () => {
     });
 
     gateway.sandbox.revokeUserTokens(userId);
-    await gateway.waitForEvent('user-data-deleted', (event) => event.userId === userId);
+    await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUser);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
     const cancelled = (await appEvents(gateway)).filter((event) => event.payload.webhook_code === 'WEBHOOK_CANCELLED');
     expect(cancelled.map((event) => event.payload.webhook_type).sort()).toEqual([

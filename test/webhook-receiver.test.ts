@@ -2,7 +2,7 @@ import { constants, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from './__generated__/graphql.js';
 import { SigningKeys } from '../src/sandbox/webhooks/signing-keys.js';
-import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
+import { approveConsent, execute, signIn, startConnection, startGateway, type TestGateway } from './support/gateway.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
 function keyFetches(gateway: TestGateway) {
@@ -19,7 +19,7 @@ const paymentUpdate = (state: string, status = 'SENT') =>
 describe('webhook subscriptions at sign-in', () => {
   it('subscribes the user to every webhook type with an opaque routing handle', async () => {
     const gateway = await startGateway();
-    const { userId, state } = await signedInUser(gateway);
+    const { browser, userId, state } = await signedInUser(gateway);
     const hooks = gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId);
     expect(hooks.map((hook) => hook.type).sort()).toEqual([
       'ACCOUNT',
@@ -33,8 +33,9 @@ describe('webhook subscriptions at sign-in', () => {
     expect(state).not.toContain(userId.replace('user_', ''));
     expect(state.length).toBeGreaterThanOrEqual(32);
 
-    // Signing in again does not add another set at the platform.
-    await signIn(gateway);
+    // Connecting again (a new consent) does not add another set at the platform.
+    const connect = await startConnection(browser, gateway.url);
+    await browser.request((await approveConsent(browser, connect.location!)).href);
     await gateway.waitForEvent('webhooks-subscribed', (event) => event.alreadySubscribed.length === 6);
     expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });
@@ -51,11 +52,13 @@ describe('webhook subscriptions at sign-in', () => {
 describe('webhook signatures', () => {
   it('accepts a valid signature and republishes the event to the user', async () => {
     const gateway = await startGateway();
-    const { userId, state } = await signedInUser(gateway);
+    const { appUser, state } = await signedInUser(gateway);
     const body = paymentUpdate(state);
     const response = await deliver(gateway, body, signedHeaders(gateway, body));
     expect(response).toEqual({ status: 200, body: { status: 'published' } });
-    expect(republished(gateway)).toEqual([expect.objectContaining({ userId, type: 'PAYMENT', code: 'UPDATE' })]);
+    expect(republished(gateway)).toEqual([
+      expect.objectContaining({ userId: appUser, type: 'PAYMENT', code: 'UPDATE' }),
+    ]);
   });
 
   it('refuses a body with one byte changed, a signature from another key, and an RSA-PSS signature', async () => {
@@ -214,7 +217,7 @@ describe('webhook delivery handling', () => {
       const body = paymentUpdate(state);
       await deliver(gateway, body, signedHeaders(gateway, body));
     }
-    expect(republished(gateway).map((line) => line.userId)).toEqual([aroha.userId, james.userId]);
+    expect(republished(gateway).map((line) => line.userId)).toEqual([aroha.appUser, james.appUser]);
     const stranger = paymentUpdate('rh_unknown');
     expect((await deliver(gateway, stranger, signedHeaders(gateway, stranger))).body).toEqual({ status: 'ignored' });
   });

@@ -376,8 +376,10 @@ function readIdentity(read: EnvReader, sandboxOnly: boolean): GatewayConfig['ide
     for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'])
       if (read.raw(key) !== undefined) read.fail(key, 'is only used with OIDC_ISSUER');
   } else {
-    if (!issuer.startsWith('https:') && !/^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(issuer))
-      read.fail('OIDC_ISSUER', 'must be https (plain http only for localhost)');
+    // Plain http only where nothing crosses a network one does not own: this machine, or a
+    // single-label service name on a private network (a compose file's sandbox).
+    if (!issuer.startsWith('https:') && !/^http:\/\/(localhost|127\.0\.0\.1|[a-z0-9-]+)(:\d+)?(\/|$)/.test(issuer))
+      read.fail('OIDC_ISSUER', 'must be https (plain http only for localhost or a private service name)');
     if (clientId === undefined) read.fail('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER');
     if (read.raw('OIDC_CLIENT_SECRET') === undefined) read.fail('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER');
   }

@@ -19,6 +19,9 @@ async function main(): Promise<void> {
   const env = process.env;
   const seed = env.SANDBOX_SEED ?? 'open-finance-sandbox';
   const logger = createLogger({ level: env.LOG_LEVEL ?? 'info' });
+  const redirectUris = (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback')
+    .split(',')
+    .map((uri) => uri.trim());
   const sandbox = createSandbox({
     logger,
     headerPrefix: env.PLATFORM_HEADER_PREFIX ?? 'X-Service',
@@ -30,15 +33,16 @@ async function main(): Promise<void> {
       appSecret: env.SANDBOX_APP_SECRET ?? seeded(seed, 'app-secret', 32),
       enrichmentKey: env.SANDBOX_ENRICHMENT_KEY ?? `genie_token_${seeded(seed, 'enrichment-key', 24)}`,
     },
-    redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback')
-      .split(',')
-      .map((uri) => uri.trim()),
+    redirectUris,
     webhookUrl: env.SANDBOX_WEBHOOK_URL ?? 'http://localhost:4000/webhooks',
     webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
     identityPort: Number(env.SANDBOX_IDENTITY_PORT ?? 4012),
     identitySeed: seed,
+    identityIssuer: env.SANDBOX_IDENTITY_ISSUER,
   });
   await sandbox.start();
+  // The gateways whose platform callbacks are registered sign their users in here too.
+  for (const uri of redirectUris) sandbox.identity.registerRedirectUri(`${new URL(uri).origin}/auth/oidc/callback`);
   // The sandbox's credentials are throwaway values that unlock nothing real, so printing them is
   // what makes the standalone mode usable.
   process.stdout.write(
@@ -53,10 +57,13 @@ async function main(): Promise<void> {
       `  ENRICHMENT_API_KEY=${sandbox.credentials.enrichmentKey}`,
       // A gateway with real upstream URLs requires its own session secret; this one is for trying the sandbox only.
       `  SESSION_SECRET=${seeded(seed, 'session-secret', 43)}`,
+      `  OIDC_ISSUER=${sandbox.identity.issuer}`,
+      `  OIDC_CLIENT_ID=${sandbox.identity.clientId}`,
+      `  OIDC_CLIENT_SECRET=${sandbox.identity.clientSecret}`,
       ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
       '',
       `Console (the demo world, webhook deliveries, payments and every control): ${sandbox.consoleUrl}`,
-      `App identity provider (OpenID Connect, multi-factor demo users): ${sandbox.identity.issuer} (client ${sandbox.identity.clientId})`,
+      `App identity provider (OpenID Connect, multi-factor demo users): ${sandbox.identity.issuer}`,
       '',
     ].join('\n'),
   );

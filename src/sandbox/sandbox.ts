@@ -69,6 +69,8 @@ export interface SandboxOptions {
   identityPort?: number;
   /** Derives the identity provider's demo users and client secret, the same on every start. @default random */
   identitySeed?: string;
+  /** The identity provider's issuer URL as apps reach it. @default http://<host>:<identityPort> */
+  identityIssuer?: string;
   clock?: Clock;
 }
 
@@ -153,6 +155,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     clock: state.clock,
     host: options.host ?? '127.0.0.1',
     port: options.identityPort ?? 0,
+    publicIssuer: options.identityIssuer,
     seed: identitySeed,
     clientId: 'open-finance-gateway',
     clientSecret: sandboxId('oidc_secret', identitySeed),

@@ -3,6 +3,8 @@ import { EnrichDocument, RefreshDocument } from '../__generated__/graphql.js';
 import { Browser } from '../support/browser.js';
 import {
   approveConsent,
+  MFA_DEMO_USERS,
+  signInToApp,
   execute,
   signIn,
   startGateway,
@@ -47,6 +49,7 @@ describe('upstream error text that quotes credentials', () => {
 
     gateway.sandbox.setCoreFault({ status: 400, pathPrefix: '/v1/token', echoCredentials: true });
     const fresh = new Browser();
+    await signInToApp(fresh, gateway.sandbox, gateway.url, MFA_DEMO_USERS[1]!);
     const login = await startConnection(fresh, gateway.url);
     const page = await fresh.request((await approveConsent(fresh, login.location!)).href);
     expect(page.status).toBe(400);

@@ -4,7 +4,9 @@ import { Browser } from '../support/browser.js';
 import {
   approveConsent,
   execute,
+  MFA_DEMO_USERS,
   signIn,
+  signInToApp,
   startGateway,
   type TestGateway,
   startConnection,
@@ -22,25 +24,23 @@ async function platformStatus(gateway: TestGateway, token: string): Promise<numb
   return response.status;
 }
 
-describe('tokens the gateway forgets are revoked', () => {
-  it('revokes the token of a session that signs out, and only that one', async () => {
+describe('tokens the gateway forgets are revoked; the connection is not forgotten at sign-out', () => {
+  it('keeps the connection through a sign-out: the consent belongs to the app user, not to a session', async () => {
     const gateway = await startGateway();
     const first = await signIn(gateway);
-    const firstToken = gateway.sandbox.issuedTokens().at(-1)!;
     const second = await signIn(gateway);
-    const secondToken = gateway.sandbox.issuedTokens().at(-1)!;
+    const [token] = gateway.sandbox.issuedTokens();
+    expect(gateway.sandbox.issuedTokens()).toEqual([token]);
 
     const logout = await first.request(`${gateway.url}/auth/logout`, { method: 'POST' });
     expect(logout.status).toBe(204);
-    const revocations = tokenRevocations(gateway);
-    expect(revocations).toHaveLength(1);
-    expect(revocations[0]!.headers.authorization).toBe(`Bearer ${firstToken}`);
-    expect(await platformStatus(gateway, firstToken)).toBe(403);
-    expect(await platformStatus(gateway, secondToken)).toBe(200);
+    expect(tokenRevocations(gateway)).toEqual([]);
+    expect(await platformStatus(gateway, token!)).toBe(200);
+    expect((await execute(gateway, first, MeDocument)).status).toBe(401);
     expect((await execute(gateway, second, MeDocument)).status).toBe(200);
   });
 
-  it('revokes the token of a session replaced by a new sign-in in the same browser', async () => {
+  it('revokes the old token when the user connects again (the new consent replaces the connection)', async () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const oldToken = gateway.sandbox.issuedTokens().at(-1)!;
@@ -48,20 +48,22 @@ describe('tokens the gateway forgets are revoked', () => {
     const landed = await browser.request((await approveConsent(browser, login.location!)).href);
     expect(landed.status).toBe(303);
     expect(await platformStatus(gateway, oldToken)).toBe(403);
+    expect(tokenRevocations(gateway).map((request) => request.headers.authorization)).toEqual([`Bearer ${oldToken}`]);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
   });
 });
 
 describe('a token the platform refuses', () => {
-  it('ends only the sessions holding that token', async () => {
+  it('removes that connection and ends only the sessions holding its token', async () => {
     const gateway = await startGateway();
-    // Session A, whose code an attacker then replays at the platform: the platform revokes the
-    // token that code bought (RFC 6749 §4.1.2), and only that token.
+    // User A's connection, whose code an attacker then replays at the platform: the platform
+    // revokes the token that code bought (RFC 6749 §4.1.2), and only that token.
     const victim = new Browser();
+    await signInToApp(victim, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
     const login = await startConnection(victim, gateway.url);
     const callback = await approveConsent(victim, login.location!);
     expect((await victim.request(callback.href)).status).toBe(303);
-    const other = await signIn(gateway);
+    const other = await signIn(gateway, 1);
 
     const { appToken, appSecret } = gateway.sandbox.credentials;
     const replay = await fetch(`${gateway.sandbox.coreUrl}/v1/token`, {
@@ -83,5 +85,8 @@ describe('a token the platform refuses', () => {
     const unaffected = await execute(gateway, other, MeDocument);
     expect(unaffected.status).toBe(200);
     expect(unaffected.data?.me.id).toMatch(/^user_/);
+    // The dead connection is gone: signing in again asks for a new consent.
+    const again = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    expect(again.location).toContain('/auth/consumer-info');
   });
 });

@@ -1,10 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { Browser } from '../support/browser.js';
-import { approveConsent, startGateway, type TestGateway, startConnection } from '../support/gateway.js';
+import {
+  approveConsent,
+  MFA_DEMO_USERS,
+  signInToApp,
+  startGateway,
+  type TestGateway,
+  startConnection,
+} from '../support/gateway.js';
 
-/** Signs in with `returnTo` and returns the callback's status and its Location, resolved as a browser would. */
+/** One signed-in app user per gateway: each form then runs the connection flow, which ends where returnTo says. */
+const signedIn = new WeakMap<TestGateway, Browser>();
+
+/** Connects with `returnTo` and returns the callback's status and its Location, resolved as a browser would. */
 async function landingAfterSignIn(gateway: TestGateway, returnTo: string): Promise<{ status: number; resolved: URL }> {
-  const browser = new Browser();
+  let browser = signedIn.get(gateway);
+  if (!browser) {
+    browser = new Browser();
+    await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    signedIn.set(gateway, browser);
+  }
   const login = await startConnection(browser, gateway.url, `?${new URLSearchParams({ returnTo })}`);
   expect(login.status).toBe(302);
   const callback = await approveConsent(browser, login.location!);

@@ -35,6 +35,8 @@ interface PendingSecondFactor {
 export interface SandboxIdentityOptions {
   logger: Logger;
   clock: Clock;
+  /** The issuer URL apps and browsers use, when it is not `http://<host>:<port>` (a container's service name). */
+  publicIssuer?: string;
   host: string;
   port: number;
   /** Derives the demo users' credentials, so they are the same on every start. */
@@ -378,7 +380,8 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
         server!.listen(options.port, options.host, () => resolve());
       });
       const { port } = server.address() as AddressInfo;
-      issuer = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
+      issuer =
+        options.publicIssuer ?? `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
       provider = buildProvider();
     },
     async stop() {
