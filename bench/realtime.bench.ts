@@ -205,7 +205,7 @@ async function main(): Promise<void> {
 
   try {
     // One user, 1 / 100 / 1,000 sockets.
-    const main = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_0'));
+    const main = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_0'), 'load_0@load.example');
     const account = accountOf('load_0');
     const gatewaySockets: Subscriber[] = [];
     const floorSockets: Subscriber[] = [];
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       users.push(
         ...(await Promise.all(
           batch.map(async (key) => {
-            const signedIn = await signIn(publicUrl, gateway, sandbox, sandboxId('user', key));
+            const signedIn = await signIn(publicUrl, gateway, sandbox, sandboxId('user', key), `${key}@load.example`);
             return {
               state: signedIn.state,
               account: accountOf(key),
@@ -316,7 +316,7 @@ async function main(): Promise<void> {
     oneFloorSocket.socket.terminate();
 
     // Heap and RSS per idle socket (one subscription each), at 1k and 10k.
-    const idle = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_1'));
+    const idle = await signIn(publicUrl, gateway, sandbox, sandboxId('user', 'load_1'), 'load_1@load.example');
     await new Promise((resolve) => setTimeout(resolve, 500)); // closed sockets above are released
     const [baseline, floorBaseline] = [await gateway.measure(), await floor.measure()];
     const idleSockets: Subscriber[] = [];

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import { LOAD_USER_PASSWORD, type Sandbox } from '../../src/sandbox/sandbox.js';
 
 /** Helpers for benchmarks: processes under measurement, and what a browser would do. */
 
@@ -125,7 +125,11 @@ export function startReferenceBff(
 
 /** Everything the gateway needs to use a sandbox running in the benchmark's process. */
 export function gatewayEnvFor(sandbox: Sandbox, publicUrl: string, sessionSecret: string): Record<string, string> {
+  sandbox.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
   return {
+    OIDC_ISSUER: sandbox.identity.issuer,
+    OIDC_CLIENT_ID: sandbox.identity.clientId,
+    OIDC_CLIENT_SECRET: sandbox.identity.clientSecret,
     CORE_API_URL: sandbox.coreUrl,
     ENRICHMENT_API_URL: sandbox.enrichmentUrl,
     OAUTH_AUTHORIZE_URL: sandbox.authorizeUrl,
@@ -138,14 +142,17 @@ export function gatewayEnvFor(sandbox: Sandbox, publicUrl: string, sessionSecret
 }
 
 /**
- * Signs a sandbox user in through `via` as a browser would (login, consent, callback), and
- * returns the session cookie and the user's webhook routing state.
+ * Signs an app user in through `via` as a browser would (the identity provider's password and
+ * authenticator code, then the consumer information page's way on, the platform's consent and
+ * callback), and returns the session cookie and the user's webhook routing state. `userId` picks
+ * the platform's user; `appUser` the identity provider's (a demo user, or `load_<n>@load.example`).
  */
 export async function signIn(
   publicUrl: string,
   via: { url: string },
   sandbox: Sandbox,
   userId?: string,
+  appUser = 'aroha@demo.example',
 ): Promise<{ cookie: string; state: string; userId: string }> {
   const cookies = new Map<string, string>();
   const go = async (target: string, init: RequestInit = {}) => {
@@ -166,6 +173,21 @@ export async function signIn(
     await response.arrayBuffer();
     return response;
   };
+  const email = appUser;
+  const password = sandbox.identity.users.byEmail(email)!.demoSecret ?? LOAD_USER_PASSWORD;
+  let hop = await go((await go(`${publicUrl}/auth/login`)).headers.get('location')!);
+  const interaction = new URL(hop.headers.get('location')!, sandbox.identity.issuer).href;
+  await go(interaction);
+  await go(`${interaction}/login`, { method: 'POST', body: new URLSearchParams({ email, secret: password }) });
+  hop = await go(`${interaction}/verify`, {
+    method: 'POST',
+    body: new URLSearchParams({ code: sandbox.identity.currentTotp(email)! }),
+  });
+  for (let next = hop.headers.get('location'); next && !next.startsWith(publicUrl);) {
+    hop = await go(new URL(next, sandbox.identity.issuer).href);
+    next = hop.headers.get('location');
+  }
+  await go(hop.headers.get('location')!);
   // The consumer information page's button (/auth/connect) starts the platform's flow.
   const authorize = new URL((await go(`${publicUrl}/auth/connect`)).headers.get('location')!);
   const form = new URLSearchParams(authorize.searchParams);

@@ -35,6 +35,10 @@ import { MERCHANTS } from './data/merchants.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
 import type { SandboxAccount } from './core/core-model.js';
 import { sandboxId } from './data/sandbox-ids.js';
+import { base32Encode } from './identity/totp.js';
+
+/** The identity provider's load-test app users' password (benchmarks only; nothing real behind it). */
+export const LOAD_USER_PASSWORD = 'Load-Sandbox-2026!';
 import {
   SandboxState,
   type EnrichmentFault,
@@ -59,7 +63,10 @@ export interface SandboxOptions {
   webhookUrl?: string;
   /** Keep a log of received requests for `requests()` (tests and benchmarks). @default false */
   recordRequests?: boolean;
-  /** Benchmarks: this many extra users (`load_<n>`), each with one account. @default 0 */
+  /**
+   * Benchmarks: this many extra users (`load_<n>`), each with one account, and as many app users
+   * at the identity provider (`load_<n>@load.example`, password LOAD_USER_PASSWORD + authenticator code). @default 0
+   */
   loadTestUsers?: number;
   /** Divides webhook retry intervals (hourly for three days at 1). @default 1 */
   webhookTimeScale?: number;
@@ -238,6 +245,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const connections = buildConnections(enrichmentUrl);
       const world = buildDemoWorld(state.clock(), connections);
       addLoadTestUsers(world, options.loadTestUsers ?? 0, connections, state.clock());
+      identity.users.addLoadUsers(
+        options.loadTestUsers ?? 0,
+        LOAD_USER_PASSWORD,
+        base32Encode(Buffer.from(sandboxId('totp', `load:${identitySeed}`).slice(-20))),
+      );
       for (const user of world.users) state.users.set(user._id, user);
       for (const account of world.accounts) state.accounts.set(account._id, account);
       state.transactions = world.transactions;

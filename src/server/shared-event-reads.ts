@@ -23,9 +23,13 @@ export function createSharedEventReads() {
     }
     // The shared reads, with this execution's own enrichment loader; no loader is built until used.
     const own = context.loaders.enrichment;
-    return {
-      ...context,
-      loaders: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'],
-    };
+    // The execution's context with those loaders in front: everything else (the user's platform
+    // access, built on first use on the context's prototype) is inherited, not copied.
+    return Object.create(context, {
+      loaders: {
+        value: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'],
+        enumerable: true,
+      },
+    }) as GatewayContext;
   };
 }

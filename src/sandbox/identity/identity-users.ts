@@ -72,6 +72,25 @@ export class IdentityUsers {
     return [...this.users.values()].filter((user) => user.demoSecret !== undefined);
   }
 
+  /**
+   * Benchmarks: `load_<n>@load.example` for n < count, password + authenticator code (one
+   * password and one authenticator secret for all, hashed once), not listed on the sign-in page.
+   */
+  addLoadUsers(count: number, password: string, totpSecret: string): void {
+    const secretHash = hashSecret(password);
+    for (let index = 0; index < count; index += 1) {
+      const email = `load_${index}@load.example`;
+      this.users.set(email, {
+        sub: sandboxId('appuser', `load:${index}`),
+        email,
+        name: `Load ${index}`,
+        method: 'password+totp',
+        secretHash,
+        totpSecret,
+      });
+    }
+  }
+
   /** Sign-up: password and SMS to a phone. Returns a problem to show, or the new user. */
   signUp(input: { email: string; name: string; password: string; phone: string }): IdentityUser | string {
     const email = input.email.trim().toLowerCase();
