@@ -25,7 +25,9 @@ import {
   type TestGateway,
 } from './support/gateway.js';
 import { signInAtProvider } from './support/identity.js';
+import { dumpKeys, REDIS_URL, testPrefix, tokenKeysSetting } from './support/redis.js';
 import { socketClient, subscribe } from './support/sockets.js';
+import { userTag } from '../src/auth/session-store.js';
 
 const READER = 'reader@demo.example';
 
@@ -287,6 +289,47 @@ describe('app sign-in with multi-factor authentication', () => {
     // Signing in again starts from the consumer information page: the connection is gone.
     const again = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
     expect(again.location).toContain('/auth/consumer-info');
+  });
+
+  it('a socket opened before the user connected their bank serves them once they have', async () => {
+    const gateway = await startGateway();
+    const browser = new Browser();
+    await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { client } = socketClient(gateway, browser);
+    const query = 'subscription { paymentUpdated { code } }';
+    const before = await client
+      .iterate({ query })
+      .next()
+      .then(
+        (result) => result.value,
+        (errors: unknown) => errors,
+      );
+    expect(JSON.stringify(before)).toContain('NOT_CONNECTED');
+    const connect = await startConnection(browser, gateway.url);
+    await browser.request((await approveConsent(browser, connect.location!)).href);
+    // Resolves once the gateway has started live delivery on the same socket.
+    await subscribe(gateway, client, query, 'PAYMENT');
+  });
+
+  it('keeps the connection on Redis encrypted, and deleteMyAccount leaves none of the user\u2019s keys', async () => {
+    const prefix = testPrefix();
+    const gateway = await startGateway({
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+    });
+    const browser = await signIn(gateway, 0);
+    const [token] = gateway.sandbox.issuedTokens();
+    const tag = userTag(appUserId(gateway, 0));
+    const held = await dumpKeys(prefix);
+    expect(held.map(([key]) => key)).toContainEqual(`${prefix}{u:${tag}}:connection`);
+    expect(held.some(([, value]) => value.includes(token!))).toBe(false);
+
+    expect((await execute(gateway, browser, DeleteMyAccountDocument)).data!.deleteMyAccount.complete).toBe(true);
+    await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 0));
+    // The event stream is kept empty for its retention (so cursors never repeat); nothing else of the user's stays.
+    const left = (await dumpKeys(prefix)).map(([key]) => key).filter((key) => key.includes(tag));
+    expect(left.filter((key) => !key.endsWith(':events'))).toEqual([]);
   });
 
   it('refuses a forged or replayed sign-in callback, and reports an unreachable provider', async () => {

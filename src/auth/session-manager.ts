@@ -136,13 +136,17 @@ export class SessionManager {
     return record ? { ...record, key: sessionKey } : undefined;
   }
 
-  /** Counts as use of the session (a new subscription on a socket): refreshes its idle timer. */
-  async touch(sessionKey: string): Promise<void> {
+  /**
+   * Counts as use of the session (a new subscription on a socket): refreshes its idle timer, and
+   * returns the session as it is now (connected since the socket opened, stepped up), if live.
+   */
+  async touch(sessionKey: string): Promise<Session | undefined> {
     const record = await this.options.store.get(sessionKey);
     if (record && this.options.clock() - record.lastSeenAt > 60_000) {
       record.lastSeenAt = this.options.clock();
       await this.options.store.set(sessionKey, record);
     }
+    return record ? { ...record, key: sessionKey } : undefined;
   }
 
   /** When the session ends unless used again: the earlier of its absolute and idle deadlines. */

@@ -167,8 +167,10 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         }
         const prepared = options.rules.prepare(options.schema, payload.query, payload.variables);
         if ('errors' in prepared) return prepared.errors;
-        const session = ctx.extra.session!;
-        await options.sessions.touch(session.key);
+        // The session as it is now: the user may have connected their bank or stepped up since
+        // the socket opened. An operation keeps what it started with.
+        const session = (await options.sessions.touch(ctx.extra.session!.key)) ?? ctx.extra.session!;
+        ctx.extra.session = session;
         const contextValue = options.createEventStreamContext(session);
         // Same user, document, variables and operation: the same result for the same event. The
         // key is built per event, not kept: an idle subscription should hold as little as possible.
