@@ -15,14 +15,21 @@ echo
 status=$(curl -s -o /dev/null -w '%{http_code}' -H 'content-type: application/json' -d '{"query":"{ me { id } }"}' "http://127.0.0.1:$port/graphql")
 [ "$status" = "401" ] || { echo "expected 401 without a session, got $status"; cat "$log"; exit 1; }
 # The public address is http://localhost:<port> (no PUBLIC_URL); at another host /auth/login first redirects there.
-# /auth/login is the consumer information page; its button, /auth/connect, starts the platform's flow.
-info=$(curl -s -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/login")
-case "$info" in *"Continue to"*) ;; *) echo "no consumer information page at /auth/login"; exit 1 ;; esac
-login=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/connect")
+# /auth/login starts the app sign-in at the embedded sandbox identity provider, whose page lists the demo users.
+login=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/login")
 case "$login" in
-  http://127.0.0.1:*/oauth/authorize\?*) echo "smoke: gateway up on the embedded sandbox, sign-in redirects to $login" | sed 's/state=[^&]*/state=…/' ;;
-  *) echo "unexpected login redirect: $login"; cat "$log"; exit 1 ;;
+  http://127.0.0.1:*/auth\?*redirect_uri=http%3A%2F%2Flocalhost%3A"$port"%2Fauth%2Foidc%2Fcallback*) ;;
+  *) echo "unexpected sign-in redirect: $login"; cat "$log"; exit 1 ;;
 esac
+jar="$(mktemp)"
+page=$(curl -s -L -c "$jar" -b "$jar" "$login")
+rm -f "$jar"
+case "$page" in *"aroha@demo.example"*) echo "smoke: gateway up on the embedded sandbox, sign-in goes to its identity provider" ;;
+  *) echo "the identity provider's sign-in page does not show the demo users"; cat "$log"; exit 1 ;;
+esac
+# The consumer information page needs a signed-in user: anyone else is sent to sign in first.
+info=$(curl -s -o /dev/null -w '%{redirect_url}' -H "Host: localhost:$port" "http://127.0.0.1:$port/auth/consumer-info")
+case "$info" in */auth/login\?returnTo=*) ;; *) echo "unexpected consumer information redirect: $info"; exit 1 ;; esac
 # The start-up banner tells a newcomer where the sandbox is.
 grep -q "Sandbox core API: http://127.0.0.1:" "$log" || { echo "the banner does not show the sandbox URL"; cat "$log"; exit 1; }
 console_url=$(grep -o "Sandbox console: http://127.0.0.1:[0-9]*/console" "$log" | cut -d' ' -f3)

@@ -47,7 +47,8 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
     id: 'tokens-server-side',
     requirement: 'User access tokens are never exposed to the user\u2019s device.',
     verdict: 'pass',
-    detail: 'Tokens stay in the session store; the browser holds an opaque, signed, HttpOnly session cookie.',
+    detail:
+      'Tokens stay in the gateway\u2019s stores (the app user\u2019s connection, their sessions); the browser holds an opaque, signed, HttpOnly session cookie.',
   });
   add({
     id: 'tokens-at-rest',
@@ -113,6 +114,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
     `enrichment cache ${config.enrichment.cacheTtlMs / 3_600_000} h (no user data)`,
     `payment dedupe ${config.payments.dedupeWindowMs / 60_000} min`,
     `sessions ${config.session.maxAgeMs / 3_600_000} h`,
+    'bank connections until revoked (by the user or the platform) or the app account is deleted',
   ];
   const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
   add({
