@@ -68,18 +68,28 @@ export function accessState(
   session: Session,
 ): AccessState {
   const hasSecondFactor = session.amr.some((method) => deps.mfa.acceptedAmr.includes(method));
-  const base = deps.publicUrl();
   return {
     mfa: mfaStatus(session, deps.mfa, deps.clock()),
     mfaFreshUntil: hasSecondFactor ? session.authTime + deps.mfa.maxAgeMs : undefined,
     policy: deps.mfa.policy,
     connected: session.accessToken !== undefined,
-    links: {
-      signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
-      stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
-      connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
-    },
+    links: linksFor(deps.publicUrl()),
   };
+}
+
+/** One links object for the public URL, shared by every context and idle subscription. */
+let sharedLinks: { base: string; links: AccessState['links'] } | undefined;
+function linksFor(base: string): AccessState['links'] {
+  if (sharedLinks?.base !== base)
+    sharedLinks = {
+      base,
+      links: Object.freeze({
+        signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
+        stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
+        connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
+      }),
+    };
+  return sharedLinks.links;
 }
 
 /** The lean context a subscription keeps for its life (see EventStreamContext). */

@@ -65,7 +65,7 @@ export async function createStores({
 }: StoreDependencies): Promise<GatewayStores> {
   if (!config.redis) {
     logger.warn(
-      'state is in process memory: run a single instance; sessions, deliveries and events are lost on restart (set REDIS_URL to share them)',
+      'state is in process memory: run a single instance; sessions, bank connections, deliveries and events are lost on restart (set REDIS_URL to share them)',
     );
     const sessions = createMemorySessionStore({
       clock,
