@@ -32,6 +32,8 @@ export interface AppOptions {
   sessionRecheckMs?: number;
   /** How often WebSocket peers are pinged (tests shorten it). @default 12000 */
   heartbeatIntervalMs?: number;
+  /** How often idle bank connections are looked for (tests shorten it). @default 60000 */
+  connectionSweepIntervalMs?: number;
 }
 
 export interface GatewayApp {
@@ -122,7 +124,9 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     const platform = await startPlatform(config, options.sandbox, logger, clock, undo);
     const metrics = createMetrics();
     const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
-    const state = await createState(config, upstreams.coreClient, logger, clock, events, undo);
+    const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
+      connectionSweepIntervalMs: options.connectionSweepIntervalMs,
+    });
     undo.push(() => state.stores.pubsub.close());
 
     let publicUrl = config.publicUrl ?? '';

@@ -332,6 +332,34 @@ describe('app sign-in with multi-factor authentication', () => {
     expect(left.filter((key) => !key.endsWith(':events'))).toEqual([]);
   });
 
+  it('revokes a bank connection whose user has not signed in for CONNECTION_IDLE_DAYS, and deletes what was held', async () => {
+    let offset = 0;
+    const gateway = await startGateway(
+      { CONNECTION_IDLE_DAYS: '30' },
+      { clock: () => Date.now() + offset, connectionSweepIntervalMs: 50 },
+    );
+    const active = await signIn(gateway, 0);
+    const idle = await signIn(gateway, 1);
+    const [, idleToken] = gateway.sandbox.issuedTokens();
+    // Aroha signs in again on day 20; James does not.
+    offset = 20 * 86_400_000;
+    expect((await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!)).location).toBe(
+      `${gateway.url}/graphql`,
+    );
+    offset = 30 * 86_400_000 + 60_000;
+    const deleted = await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 1));
+    expect(deleted.failures).toEqual([]);
+    const revocations = gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' });
+    expect(revocations.map((request) => request.headers.authorization)).toEqual([`Bearer ${idleToken}`]);
+    expect((await execute(gateway, idle, MeDocument)).status).toBe(401);
+    const back = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[1]!);
+    expect(back.location).toContain('/auth/consumer-info');
+    // The user who signed in on day 20 is still connected.
+    expect((await signInToApp(active, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!)).location).toBe(
+      `${gateway.url}/graphql`,
+    );
+  });
+
   it('refuses a forged or replayed sign-in callback, and reports an unreachable provider', async () => {
     const gateway = await startGateway();
     const forged = await new Browser().request(`${gateway.url}/auth/oidc/callback?state=forged&code=x`);

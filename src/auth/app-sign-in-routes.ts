@@ -99,6 +99,8 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
       return redirect(res, check.returnTo, {}, 303);
     }
     const connection = await options.connections.get(identity.sub);
+    // Signing in is what keeps a connection needed (CONNECTION_IDLE_DAYS counts from here).
+    if (connection) await options.connections.touch(identity.sub);
     await options.sessions.end(req, res);
     await options.sessions.start(res, signedIn, connection?.accessToken);
     options.logger.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');

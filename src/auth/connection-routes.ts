@@ -116,10 +116,12 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
       const grant = await options.core.exchangeCode(code, callbackUrl());
       const me = await options.core.getMe(grant.access_token);
       const userId = session.userId;
+      const now = options.clock();
       const replaced = await options.connections.set(userId, {
         platformUserId: me._id,
         accessToken: grant.access_token,
-        connectedAt: options.clock(),
+        connectedAt: now,
+        lastUsedAt: now,
       });
       await options.sessions.attachToken(userId, grant.access_token);
       if (replaced && replaced.accessToken !== grant.access_token)

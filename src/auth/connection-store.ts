@@ -1,8 +1,10 @@
+import type { Clock } from '../lib/clock.js';
+
 /**
  * An app user's bank connection: the platform token granted by their consent, held for the app
  * user (not for a browser session), so a returning user signs in to the app and is connected
- * without consenting again. Signing out leaves it; revoking, a dead token or deleting the app
- * account removes it.
+ * without consenting again. Signing out leaves it; revoking, a dead token, deleting the app account
+ * or not signing in for CONNECTION_IDLE_DAYS removes it.
  */
 export interface ConnectionRecord {
   /** The platform's id of the person who consented (`GET /v1/me`). */
@@ -11,36 +13,83 @@ export interface ConnectionRecord {
   accessToken: string;
   /** When the user gave the consent behind this token (ms). */
   connectedAt: number;
+  /** When the user last signed in to the app (or connected): the idle expiry counts from here. */
+  lastUsedAt: number;
 }
 
 export interface ConnectionStore {
+  /** The user's connection, unless it has been idle past its deadline. */
   get(userId: string): Promise<ConnectionRecord | undefined>;
   /** Stores the user's connection and returns the one it replaced (its token is then revoked). */
   set(userId: string, record: ConnectionRecord): Promise<ConnectionRecord | undefined>;
+  /** The user signed in again: the connection's idle deadline moves on. */
+  touch(userId: string): Promise<void>;
   /**
    * Removes the user's connection; with `onlyToken`, only while it still holds that token (a
    * refused old token must not remove a newer connection). Returns what was removed.
    */
   delete(userId: string, onlyToken?: string): Promise<ConnectionRecord | undefined>;
+  /**
+   * Finds connections idle past their deadline, deletes them and reports each once to
+   * `onExpired` (which revokes its token). Runs on an interval by itself; exposed for tests.
+   */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConnectionStoreOptions {
+  clock: Clock;
+  /** A connection whose user has not signed in for this long is no longer needed. */
+  idleMs: number;
+  /** Told of each connection that lapsed, once, by whichever instance sweeps it first. */
+  onExpired?: (userId: string, record: ConnectionRecord) => void;
+  /** @default 60000 */
+  sweepIntervalMs?: number;
+}
+
+/** The sweep every implementation runs on its own interval until closed. */
+export function startSweeper(sweep: () => Promise<void>, intervalMs: number, onError: (error: unknown) => void) {
+  const timer = setInterval(() => void sweep().catch(onError), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** In process memory: lost on restart (the platform consent then stays live until it lapses or is revoked). */
-export function createMemoryConnectionStore(): ConnectionStore {
+export function createMemoryConnectionStore(options: ConnectionStoreOptions): ConnectionStore {
   const connections = new Map<string, ConnectionRecord>();
+  const idle = (record: ConnectionRecord) => record.lastUsedAt + options.idleMs <= options.clock();
+  async function sweep(): Promise<void> {
+    for (const [userId, record] of connections) {
+      if (!idle(record)) continue;
+      connections.delete(userId);
+      options.onExpired?.(userId, record);
+    }
+  }
+  const stop = startSweeper(sweep, options.sweepIntervalMs ?? 60_000, () => undefined);
   return {
     async get(userId) {
-      return connections.get(userId);
+      const record = connections.get(userId);
+      return record && !idle(record) ? record : undefined;
     },
     async set(userId, record) {
       const previous = connections.get(userId);
       connections.set(userId, record);
       return previous;
     },
+    async touch(userId) {
+      const record = connections.get(userId);
+      if (record && !idle(record)) record.lastUsedAt = options.clock();
+    },
     async delete(userId, onlyToken) {
       const current = connections.get(userId);
       if (!current || (onlyToken !== undefined && current.accessToken !== onlyToken)) return undefined;
       connections.delete(userId);
       return current;
+    },
+    sweep,
+    async close() {
+      stop();
+      connections.clear();
     },
   };
 }

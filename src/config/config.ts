@@ -69,6 +69,8 @@ export interface GatewayConfig {
     | undefined;
   /** How long events are kept for subscribers to resume from their cursor. */
   eventRetentionMs: number;
+  /** A bank connection whose app user has not signed in for this long is revoked and deleted. */
+  connectionIdleMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
   payments: {
@@ -274,6 +276,7 @@ export function loadConfig(env: Env): GatewayConfig {
     sandboxWebhookTimeScale: read.int('SANDBOX_WEBHOOK_TIME_SCALE', 120, 1, 3_600_000),
     redis: undefined,
     eventRetentionMs: read.int('EVENT_RETENTION_SECONDS', 3 * 86_400, 60, 30 * 86_400) * 1000,
+    connectionIdleMs: read.int('CONNECTION_IDLE_DAYS', 180, 1, 3_650) * 86_400_000,
     trustRequestIdHeader: read.bool('REQUEST_ID_HEADER_TRUSTED', false),
     tracing: readTracing(read),
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
@@ -334,6 +337,9 @@ export function loadConfig(env: Env): GatewayConfig {
   };
 
   config.redis = readRedis(read);
+  // A live session always has a live connection: sign-in moves the connection's idle deadline.
+  if (config.connectionIdleMs < config.session.maxAgeMs)
+    read.fail('CONNECTION_IDLE_DAYS', 'must be at least SESSION_MAX_AGE_SECONDS');
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs)
     read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);

@@ -114,7 +114,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
     `enrichment cache ${config.enrichment.cacheTtlMs / 3_600_000} h (no user data)`,
     `payment dedupe ${config.payments.dedupeWindowMs / 60_000} min`,
     `sessions ${config.session.maxAgeMs / 3_600_000} h`,
-    'bank connections until revoked (by the user or the platform) or the app account is deleted',
+    `bank connections ${config.connectionIdleMs / 86_400_000} days without a sign-in`,
   ];
   const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
   add({

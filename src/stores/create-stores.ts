@@ -1,6 +1,6 @@
 import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
 import { createRedisCreationKeys } from './redis-creation-keys.js';
-import { createMemoryConnectionStore, type ConnectionStore } from '../auth/connection-store.js';
+import { createMemoryConnectionStore, type ConnectionRecord, type ConnectionStore } from '../auth/connection-store.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
@@ -52,6 +52,10 @@ export interface StoreDependencies {
   logger: Logger;
   /** A session lapsed in the in-memory store (Redis expires keys itself). */
   onSessionExpired(sessionKey: string, record: SessionRecord): void;
+  /** A bank connection was idle past CONNECTION_IDLE_DAYS and is gone from the store: revoke its token. */
+  onConnectionExpired(userId: string, record: ConnectionRecord): void;
+  /** How often idle connections are looked for (tests shorten it). @default 60000 */
+  connectionSweepIntervalMs?: number;
   /** A Redis connection was lost or came back. */
   onRedisConnectionChange?(role: string, state: 'lost' | 'restored'): void;
 }
@@ -61,12 +65,21 @@ export async function createStores({
   clock,
   logger,
   onSessionExpired,
+  onConnectionExpired,
+  connectionSweepIntervalMs,
   onRedisConnectionChange,
 }: StoreDependencies): Promise<GatewayStores> {
+  const connectionOptions = {
+    clock,
+    idleMs: config.connectionIdleMs,
+    onExpired: onConnectionExpired,
+    sweepIntervalMs: connectionSweepIntervalMs,
+  };
   if (!config.redis) {
     logger.warn(
       'state is in process memory: run a single instance; sessions, bank connections, deliveries and events are lost on restart (set REDIS_URL to share them)',
     );
+    const connections = createMemoryConnectionStore(connectionOptions);
     const sessions = createMemorySessionStore({
       clock,
       idleTimeoutMs: config.session.idleTimeoutMs,
@@ -75,7 +88,7 @@ export async function createStores({
     return {
       kind: 'memory',
       sessions,
-      connections: createMemoryConnectionStore(),
+      connections,
       oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
       ledger: createMemoryDeliveryLedger({ clock }),
       handles: createMemoryRoutingHandles(),
@@ -85,7 +98,10 @@ export async function createStores({
       pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
       redis: undefined,
       healthy: () => true,
-      close: () => sessions.close(),
+      async close() {
+        await sessions.close();
+        await connections.close();
+      },
     };
   }
 
@@ -110,6 +126,7 @@ export async function createStores({
       'state is on Redis: shared by every instance, kept across restarts',
     );
     const cipher = createTokenCipher(tokenKeys);
+    const connections = createRedisConnections({ ...options, ...connectionOptions, cipher, logger });
     const sessions = createRedisSessionStore({
       redis,
       keyPrefix,
@@ -122,7 +139,7 @@ export async function createStores({
     return {
       kind: 'redis',
       sessions,
-      connections: createRedisConnections({ ...options, cipher }),
+      connections,
       oauthStates: createRedisOAuthStates(options),
       ledger: createRedisDeliveryLedger(options),
       handles: createRedisRoutingHandles(options),
@@ -134,6 +151,7 @@ export async function createStores({
       healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
       async close() {
         await sessions.close();
+        await connections.close();
         redis.disconnect();
         subscriber.disconnect();
       },

@@ -1,6 +1,12 @@
-import type { ConnectionRecord, ConnectionStore } from '../auth/connection-store.js';
+import {
+  startSweeper,
+  type ConnectionRecord,
+  type ConnectionStore,
+  type ConnectionStoreOptions,
+} from '../auth/connection-store.js';
 import { userTag } from '../auth/session-store.js';
 import type { TokenCipher } from '../auth/token-cipher.js';
+import type { Logger } from '../lib/logger.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 
 interface StoredConnection {
@@ -8,6 +14,7 @@ interface StoredConnection {
   /** Encrypted, bound to this user's connection record (see token-cipher). */
   token: string;
   connectedAt: number;
+  lastUsedAt: number;
 }
 
 /** Deletes the key only if it still holds the value read (the ciphertext is unique per write). */
@@ -15,18 +22,27 @@ const DELETE_IF_UNCHANGED = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** Replaces the value only if it is still the one read (a reconnection in between wins). */
+const REPLACE_IF_UNCHANGED = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
+return 0`;
+
+const SWEEP_BATCH = 100;
+
 /**
  * Connections on Redis: one key per app user under the user's hash tag, the token encrypted and
- * bound to the user id. No expiry: a connection lasts until it is revoked, refused or deleted.
+ * bound to the user id, and a sorted set of idle deadlines (member: the user id) so that a sweep
+ * on any instance finds lapsed connections, each handled once (ZREM decides which instance).
+ * The key itself has no expiry: a connection is only forgotten once its token is being revoked.
  */
-export function createRedisConnections(options: {
-  redis: RedisClient;
-  keyPrefix: string;
-  cipher: TokenCipher;
-}): ConnectionStore {
+export function createRedisConnections(
+  options: ConnectionStoreOptions & { redis: RedisClient; keyPrefix: string; cipher: TokenCipher; logger: Logger },
+): ConnectionStore {
   const { redis, cipher } = options;
   const key = (userId: string) => `${options.keyPrefix}{u:${userTag(userId)}}:connection`;
+  const deadlinesKey = `${options.keyPrefix}connection-deadlines`;
   const binding = (userId: string) => `connection|user:${userId}`;
+  const deadlineOf = (record: { lastUsedAt: number }) => record.lastUsedAt + options.idleMs;
   const decode = (userId: string, raw: string | null): ConnectionRecord | undefined => {
     if (raw === null) return undefined;
     const stored = JSON.parse(raw) as StoredConnection;
@@ -34,26 +50,74 @@ export function createRedisConnections(options: {
       platformUserId: stored.platformUserId,
       accessToken: cipher.decrypt(stored.token, binding(userId)),
       connectedAt: stored.connectedAt,
+      lastUsedAt: stored.lastUsedAt,
     };
   };
+  const live = (record: ConnectionRecord | undefined) =>
+    record && options.clock() < deadlineOf(record) ? record : undefined;
+
+  async function compareAndDelete(userId: string, raw: string): Promise<boolean> {
+    return (await storeCall(() => redis.eval(DELETE_IF_UNCHANGED, 1, key(userId), raw))) === 1;
+  }
+
+  async function sweep(): Promise<void> {
+    const due = await storeCall(() =>
+      redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH),
+    );
+    for (const userId of due) {
+      if ((await storeCall(() => redis.zrem(deadlinesKey, userId))) !== 1) continue;
+      const raw = await storeCall(() => redis.get(key(userId)));
+      const record = decode(userId, raw);
+      if (!record) continue;
+      if (live(record)) {
+        // Used again meanwhile: put its new deadline back.
+        await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(record), userId));
+        continue;
+      }
+      if (await compareAndDelete(userId, raw!)) options.onExpired?.(userId, record);
+    }
+  }
+  const stop = startSweeper(sweep, options.sweepIntervalMs ?? 60_000, (error) =>
+    options.logger.warn({ err: { message: (error as Error).message } }, 'connection sweep failed; will retry'),
+  );
+
+  async function write(userId: string, stored: StoredConnection): Promise<string | null> {
+    // The deadline first: a connection without one would never be swept (and its token never revoked).
+    await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(stored), userId));
+    return storeCall(() => redis.set(key(userId), JSON.stringify(stored), 'GET'));
+  }
+
   return {
     async get(userId) {
-      return decode(userId, await storeCall(() => redis.get(key(userId))));
+      return live(decode(userId, await storeCall(() => redis.get(key(userId)))));
     },
     async set(userId, record) {
-      const stored: StoredConnection = {
+      const previous = await write(userId, {
         platformUserId: record.platformUserId,
         token: cipher.encrypt(record.accessToken, binding(userId)),
         connectedAt: record.connectedAt,
-      };
-      return decode(userId, await storeCall(() => redis.set(key(userId), JSON.stringify(stored), 'GET')));
+        lastUsedAt: record.lastUsedAt,
+      });
+      return decode(userId, previous);
+    },
+    async touch(userId) {
+      const raw = await storeCall(() => redis.get(key(userId)));
+      if (raw === null || !live(decode(userId, raw))) return;
+      const touched: StoredConnection = { ...(JSON.parse(raw) as StoredConnection), lastUsedAt: options.clock() };
+      await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(touched), userId));
+      await storeCall(() => redis.eval(REPLACE_IF_UNCHANGED, 1, key(userId), raw, JSON.stringify(touched)));
     },
     async delete(userId, onlyToken) {
       const raw = await storeCall(() => redis.get(key(userId)));
       const current = decode(userId, raw);
       if (!current || (onlyToken !== undefined && current.accessToken !== onlyToken)) return undefined;
-      const removed = await storeCall(() => redis.eval(DELETE_IF_UNCHANGED, 1, key(userId), raw!));
-      return removed === 1 ? current : undefined;
+      if (!(await compareAndDelete(userId, raw!))) return undefined;
+      await storeCall(() => redis.zrem(deadlinesKey, userId));
+      return current;
+    },
+    sweep,
+    async close() {
+      stop();
     },
   };
 }

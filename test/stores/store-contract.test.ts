@@ -25,6 +25,7 @@ import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
 import { ownTopologies } from '../support/redis-topologies.js';
 
 const IDLE_MS = 60_000;
+const CONNECTION_IDLE_MS = 30 * 86_400_000;
 const logger = createLogger({ level: 'silent' });
 
 interface Stores {
@@ -35,6 +36,12 @@ interface Stores {
   expired: Array<{ key: string; token: string | undefined }>;
   oauthStates: OAuthStateStore;
   connections: ConnectionStore;
+  /** A second handle on the same connections (another instance, on Redis). */
+  otherConnections: ConnectionStore;
+  /** What the connection stores' `onExpired` reported. */
+  expiredConnections: Array<{ userId: string; token: string }>;
+  /** Moves the connection stores' clock on. */
+  advance(ms: number): void;
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
@@ -55,6 +62,20 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
   track(() => void redis.disconnect());
   const options = { redis, keyPrefix };
   const expired: Array<{ key: string; token: string | undefined }> = [];
+  let now = Date.now();
+  const expiredConnections: Array<{ userId: string; token: string }> = [];
+  const connectionStore = () => {
+    const store = createRedisConnections({
+      ...options,
+      cipher,
+      logger,
+      clock: () => now,
+      idleMs: CONNECTION_IDLE_MS,
+      onExpired: (userId, record) => expiredConnections.push({ userId, token: record.accessToken }),
+    });
+    track(() => store.close());
+    return store;
+  };
   const sessionStore = () => {
     const store = createRedisSessionStore({
       redis,
@@ -73,7 +94,10 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     otherSessions: sessionStore(),
     expired,
     oauthStates: createRedisOAuthStates(options),
-    connections: createRedisConnections({ ...options, cipher }),
+    connections: connectionStore(),
+    otherConnections: connectionStore(),
+    expiredConnections,
+    advance: (ms) => (now += ms),
     ledger: createRedisDeliveryLedger(options),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
@@ -84,6 +108,14 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
 
 function memoryStores(): Stores {
   const expired: Array<{ key: string; token: string | undefined }> = [];
+  let now = Date.now();
+  const expiredConnections: Array<{ userId: string; token: string }> = [];
+  const connections = createMemoryConnectionStore({
+    clock: () => now,
+    idleMs: CONNECTION_IDLE_MS,
+    onExpired: (userId, record) => expiredConnections.push({ userId, token: record.accessToken }),
+  });
+  track(() => connections.close());
   const sessions = createMemorySessionStore({
     clock: Date.now,
     idleTimeoutMs: IDLE_MS,
@@ -95,7 +127,10 @@ function memoryStores(): Stores {
     otherSessions: sessions,
     expired,
     oauthStates: createMemoryOAuthStates({ maxPending: 100 }),
-    connections: createMemoryConnectionStore(),
+    connections,
+    otherConnections: connections,
+    expiredConnections,
+    advance: (ms) => (now += ms),
     ledger: createMemoryDeliveryLedger({ clock: Date.now }),
     handles: createMemoryRoutingHandles(),
     deadLetters: createMemoryDeadLetters({ maxEntries: 3 }),
@@ -182,8 +217,14 @@ for (const [kind, make] of [
 
     it('connections: one per user, replaced with the previous returned, deleted only while holding the token', async () => {
       const { connections } = await make();
-      const first = { platformUserId: 'user_p1', accessToken: 'user_token_first_0123456789', connectedAt: 1_000 };
-      const second = { ...first, accessToken: 'user_token_second_0123456789', connectedAt: 2_000 };
+      const at = Date.now();
+      const first = {
+        platformUserId: 'user_p1',
+        accessToken: 'user_token_first_0123456789',
+        connectedAt: at,
+        lastUsedAt: at,
+      };
+      const second = { ...first, accessToken: 'user_token_second_0123456789', connectedAt: at + 1 };
       expect(await connections.get('app_c')).toBeUndefined();
       expect(await connections.set('app_c', first)).toBeUndefined();
       expect(await connections.get('app_c')).toEqual(first);
@@ -196,6 +237,31 @@ for (const [kind, make] of [
       await connections.set('app_c', first);
       expect(await connections.delete('app_c')).toEqual(first);
       expect(await connections.delete('app_c')).toBeUndefined();
+    });
+
+    it('connections: idle past their deadline they are gone, and a sweep reports each once; signing in (touch) keeps one', async () => {
+      const { connections, otherConnections, expiredConnections, advance } = await make();
+      const at = Date.now();
+      const record = (token: string) => ({
+        platformUserId: 'user_px',
+        accessToken: token,
+        connectedAt: at,
+        lastUsedAt: at,
+      });
+      await connections.set('app_idle', record('user_token_idle_0123456789'));
+      await connections.set('app_used', record('user_token_used_0123456789'));
+      advance(CONNECTION_IDLE_MS - 1_000);
+      await connections.touch('app_used');
+      advance(2_000);
+      expect(await connections.get('app_idle')).toBeUndefined();
+      expect((await connections.get('app_used'))?.accessToken).toBe('user_token_used_0123456789');
+      await Promise.all([connections.sweep(), otherConnections.sweep(), connections.sweep()]);
+      expect(expiredConnections).toEqual([{ userId: 'app_idle', token: 'user_token_idle_0123456789' }]);
+      advance(CONNECTION_IDLE_MS);
+      await connections.sweep();
+      expect(expiredConnections.map((entry) => entry.userId)).toEqual(['app_idle', 'app_used']);
+      await connections.sweep();
+      expect(expiredConnections).toHaveLength(2);
     });
 
     it('oauth state: single use, bound to the browser', async () => {
@@ -278,7 +344,12 @@ for (const [kind, make] of [
         const first = record('user_e');
         await sessions.set(a, first);
         await sessions.set(b, record('user_f'));
-        const connection = { platformUserId: 'user_p', accessToken: 'user_token_connected_0123456789', connectedAt: 1 };
+        const connection = {
+          platformUserId: 'user_p',
+          accessToken: 'user_token_connected_0123456789',
+          connectedAt: Date.now(),
+          lastUsedAt: Date.now(),
+        };
         await connections.set('user_e', connection);
         const stored = await dump();
         expect(stored.some(([, value]) => value.includes(first.accessToken))).toBe(false);
