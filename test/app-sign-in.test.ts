@@ -76,6 +76,15 @@ describe('app sign-in through the identity provider (OpenID Connect)', () => {
     expect(again.authTime).toBeGreaterThanOrEqual(stepUp.pending.freshAfter!);
   });
 
+  it('refuses a step-up answered with an authentication older than the step-up (beyond clock tolerance)', async () => {
+    const { sandbox, signIn } = await appAndProvider();
+    const started = await signIn.begin(CALLBACK);
+    const back = await signInAtProvider(new Browser(), sandbox, started.url, 'james@demo.example', CALLBACK);
+    // As if the provider had answered a step-up begun a minute after this sign-in with this one.
+    const pending = { ...started.pending, freshAfter: Date.now() + 60_000 - 30_000 };
+    await expect(signIn.finish(back, pending)).rejects.toMatchObject({ code: 'AUTHENTICATION_NOT_FRESH' });
+  });
+
   it('refuses a callback whose state was not its own, and says when the provider cannot be reached', async () => {
     const { sandbox, signIn } = await appAndProvider();
     const started = await signIn.begin(CALLBACK);

@@ -33,6 +33,12 @@ export interface PendingSignIn {
 
 export { DEFAULT_MFA_AMR } from '../config/config.js';
 
+/**
+ * A step-up's `auth_time` may be this much older than the moment the step-up began: the provider's
+ * clock is not the gateway's. Small against MFA freshness (2 hours), large against skew.
+ */
+const STEP_UP_CLOCK_TOLERANCE_MS = 30_000;
+
 export class AppSignInError extends Error {
   constructor(
     readonly code: 'IDENTITY_PROVIDER_UNAVAILABLE' | 'SIGN_IN_REFUSED' | 'AUTHENTICATION_NOT_FRESH',
@@ -80,7 +86,7 @@ export function createAppSignIn(settings: AppSignInSettings) {
         codeVerifier: oidc.randomPKCECodeVerifier(),
         state: oidc.randomState(),
         nonce: oidc.randomNonce(),
-        ...(options.stepUp ? { freshAfter: (options.now ?? Date.now()) - 1_000 } : {}),
+        ...(options.stepUp ? { freshAfter: (options.now ?? Date.now()) - STEP_UP_CLOCK_TOLERANCE_MS } : {}),
       };
     },
 
