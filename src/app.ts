@@ -61,6 +61,8 @@ interface Running {
   upstreams: UpstreamHttp[];
   stores: GatewayStores;
   releaser: TokenReleaser;
+  /** Revokes a platform token (the tokens a memory-only process forgets when it stops). */
+  revokeToken: (token: string) => Promise<void>;
   pubsub: PubSub;
   websockets: ReturnType<typeof attachGraphQLWebSocket>;
   sandbox: Sandbox | undefined;
@@ -190,6 +192,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       upstreams: upstreams.pools,
       stores: state.stores,
       releaser: state.releaser,
+      revokeToken: (token) => upstreams.coreClient.revokeToken(token),
       pubsub: state.stores.pubsub,
       websockets: http.websockets,
       sandbox,
@@ -197,6 +200,39 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
     events.emit('listening', { url: publicUrl, listenUrl: `http://${listenHost}:${port}` });
     logReadiness(config, logger);
+  }
+
+  /**
+   * With state in memory, the bank connections die with the process while the platform would go
+   * on honouring their tokens: consent nobody can use or end. A graceful stop revokes them (their
+   * users connect again after the restart, as they would have to anyway), within the shutdown
+   * grace. A crash cannot; Redis (REDIS_URL) keeps connections across restarts instead.
+   */
+  async function revokeForgottenTokens(running: Running): Promise<void> {
+    const tokens = running.stores.tokensLostOnStop();
+    if (tokens.length === 0) return;
+    let failed = 0;
+    const revocations = Promise.all(
+      tokens.map((token) =>
+        running.revokeToken(token).catch((error: unknown) => {
+          // 401/403: already dead, the outcome wanted.
+          const status = (error as { status?: number }).status;
+          if (status !== 401 && status !== 403) failed += 1;
+        }),
+      ),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), config.shutdown.graceMs);
+      timer.unref();
+    });
+    const outcome = await Promise.race([revocations.then(() => 'done' as const), gaveUp]);
+    clearTimeout(timer);
+    const log = outcome === 'timeout' || failed > 0 ? logger.warn.bind(logger) : logger.info.bind(logger);
+    log(
+      { tokens: tokens.length, failed, timedOut: outcome === 'timeout' },
+      'bank connections held only in memory: revoked at shutdown (their users connect again)',
+    );
   }
 
   /**
@@ -235,6 +271,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     metricsListener = undefined;
     await running.pubsub.close();
     await running.apollo.stop();
+    await revokeForgottenTokens(running);
     await Promise.all(running.upstreams.map((upstream) => upstream.close()));
     running.releaser.close();
     await running.stores.close();

@@ -360,6 +360,28 @@ describe('app sign-in with multi-factor authentication', () => {
     );
   });
 
+  it('revokes, at a graceful stop, the connections a memory-only gateway would forget; on Redis none', async () => {
+    const memory = await startGateway();
+    await signIn(memory, 0);
+    await signIn(memory, 1);
+    const tokens = memory.sandbox.issuedTokens();
+    expect(tokens).toHaveLength(2);
+    await memory.app.stop();
+    const revoked = memory.sandbox.requests({ method: 'DELETE', path: '/v1/token' });
+    expect(revoked.map((request) => request.headers.authorization).sort()).toEqual(
+      tokens.map((token) => `Bearer ${token}`).sort(),
+    );
+
+    const shared = await startGateway({
+      REDIS_URL,
+      REDIS_KEY_PREFIX: testPrefix(),
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+    });
+    await signIn(shared, 0);
+    await shared.app.stop();
+    expect(shared.sandbox.requests({ method: 'DELETE', path: '/v1/token' })).toEqual([]);
+  });
+
   it('refuses a forged or replayed sign-in callback, and reports an unreachable provider', async () => {
     const gateway = await startGateway();
     const forged = await new Browser().request(`${gateway.url}/auth/oidc/callback?state=forged&code=x`);

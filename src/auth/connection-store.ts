@@ -54,8 +54,10 @@ export function startSweeper(sweep: () => Promise<void>, intervalMs: number, onE
   return () => clearInterval(timer);
 }
 
-/** In process memory: lost on restart (the platform consent then stays live until it lapses or is revoked). */
-export function createMemoryConnectionStore(options: ConnectionStoreOptions): ConnectionStore {
+/** In process memory: lost with the process (a graceful stop revokes them first, see `heldTokens`). */
+export function createMemoryConnectionStore(
+  options: ConnectionStoreOptions,
+): ConnectionStore & { heldTokens(): string[] } {
   const connections = new Map<string, ConnectionRecord>();
   const idle = (record: ConnectionRecord) => record.lastUsedAt + options.idleMs <= options.clock();
   async function sweep(): Promise<void> {
@@ -87,6 +89,10 @@ export function createMemoryConnectionStore(options: ConnectionStoreOptions): Co
       return current;
     },
     sweep,
+    /** Every token held: what a stopping process would otherwise forget while the platform honours it. */
+    heldTokens() {
+      return [...connections.values()].map((record) => record.accessToken);
+    },
     async close() {
       stop();
       connections.clear();

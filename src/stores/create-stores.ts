@@ -43,6 +43,11 @@ export interface GatewayStores {
   redis: RedisClient | undefined;
   /** Whether what the gateway needs to accept work is reachable (readiness). */
   healthy(): boolean;
+  /**
+   * The platform tokens this process alone holds and forgets when it stops (in memory); empty on
+   * Redis, where connections outlive the process.
+   */
+  tokensLostOnStop(): string[];
   close(): Promise<void>;
 }
 
@@ -98,6 +103,7 @@ export async function createStores({
       pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
       redis: undefined,
       healthy: () => true,
+      tokensLostOnStop: () => connections.heldTokens(),
       async close() {
         await sessions.close();
         await connections.close();
@@ -149,6 +155,7 @@ export async function createStores({
       pubsub: createRedisPubSub({ redis, subscriber, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
       redis,
       healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
+      tokensLostOnStop: () => [],
       async close() {
         await sessions.close();
         await connections.close();
