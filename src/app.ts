@@ -61,8 +61,6 @@ interface Running {
   upstreams: UpstreamHttp[];
   stores: GatewayStores;
   releaser: TokenReleaser;
-  /** Revokes a platform token (the tokens a memory-only process forgets when it stops). */
-  revokeToken: (token: string) => Promise<void>;
   pubsub: PubSub;
   websockets: ReturnType<typeof attachGraphQLWebSocket>;
   sandbox: Sandbox | undefined;
@@ -192,7 +190,6 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
       upstreams: upstreams.pools,
       stores: state.stores,
       releaser: state.releaser,
-      revokeToken: (token) => upstreams.coreClient.revokeToken(token),
       pubsub: state.stores.pubsub,
       websockets: http.websockets,
       sandbox,
@@ -213,21 +210,14 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     if (tokens.length === 0) return;
     let failed = 0;
     const revocations = Promise.all(
-      tokens.map((token) =>
-        running.revokeToken(token).catch((error: unknown) => {
-          // 401/403: already dead, the outcome wanted.
-          const status = (error as { status?: number }).status;
-          if (status !== 401 && status !== 403) failed += 1;
-        }),
-      ),
+      tokens.map(async ({ userId, token }) => {
+        if (!(await running.releaser.revokeNow(userId, token))) failed += 1;
+      }),
     );
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), config.shutdown.graceMs);
-      timer.unref();
-    });
-    const outcome = await Promise.race([revocations.then(() => 'done' as const), gaveUp]);
-    clearTimeout(timer);
+    const outcome = await Promise.race([
+      revocations.then(() => 'done' as const),
+      delay(config.shutdown.graceMs, 'timeout' as const, { ref: false }),
+    ]);
     const log = outcome === 'timeout' || failed > 0 ? logger.warn.bind(logger) : logger.info.bind(logger);
     log(
       { tokens: tokens.length, failed, timedOut: outcome === 'timeout' },

@@ -162,6 +162,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     core: upstreams.coreClient,
     sessions: state.sessions,
     connections: state.stores.connections,
+    tokenDied: state.tokenDied,
     mfa: config.mfa,
     loaders: upstreams.loaderDeps,
     eraser: state.eraser,

@@ -16,6 +16,12 @@ export interface GatewayState {
   releaser: TokenReleaser;
   /** Deletes everything the gateway holds for a user, store by store. */
   eraser: UserDataEraser;
+  /**
+   * A user's platform token is dead (a 403, or the platform's TOKEN DELETE webhook): the
+   * connection goes if it still holds it, the sessions holding it end, and once none of the user's
+   * sessions remain, everything held for them. Returns how many of their sessions remain.
+   */
+  tokenDied(userId: string, token: string): Promise<number>;
 }
 
 /**
@@ -78,5 +84,11 @@ export async function createState(
   eraser.register('connection', async (userId) => void (await stores.connections.delete(userId)));
   eraser.register('events', (userId) => stores.pubsub.deleteUser(userId));
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
-  return { stores, sessions, releaser, eraser };
+  async function tokenDied(userId: string, token: string): Promise<number> {
+    await stores.connections.delete(userId, token);
+    const remaining = await sessions.endSessionsWithToken(userId, token);
+    if (remaining === 0) await eraser.forget(userId);
+    return remaining;
+  }
+  return { stores, sessions, releaser, eraser, tokenDied };
 }

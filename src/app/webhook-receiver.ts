@@ -60,11 +60,7 @@ export function registerWebhookReceiver(
       logger,
       clock,
       onPublished: (userId, type, code) => deps.events.emit('webhook-published', { userId, type, code }),
-      async onTokenRevoked(userId, token) {
-        await state.stores.connections.delete(userId, token);
-        const remaining = await state.sessions.endSessionsWithToken(userId, token);
-        if (remaining === 0) await state.eraser.forget(userId);
-      },
+      onTokenRevoked: async (userId, token) => void (await state.tokenDied(userId, token)),
     }),
   });
 }

@@ -4,7 +4,14 @@ import type { Clock } from '../lib/clock.js';
 import { redirect } from '../lib/http/respond.js';
 import type { Logger } from '../lib/logger.js';
 import type { Router } from '../lib/http/router.js';
-import { AppSignInError, mfaStatus, type AppIdentity, type AppSignIn, type PendingSignIn } from './app-sign-in.js';
+import {
+  AppSignInError,
+  mayUsePlatform,
+  mfaStatus,
+  type AppIdentity,
+  type AppSignIn,
+  type PendingSignIn,
+} from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
 import type { ConnectionStore } from './connection-store.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
@@ -105,9 +112,8 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
     await options.sessions.start(res, signedIn, connection?.accessToken);
     options.logger.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');
     // A user who has not connected their bank sees the consumer information page first, if they may connect.
-    const mayConnect = mfa !== 'none' || options.mfa.policy === 'read-only';
     const next =
-      connection || !mayConnect
+      connection || !mayUsePlatform(mfa, options.mfa.policy)
         ? check.returnTo
         : `/auth/consumer-info?${new URLSearchParams({ returnTo: check.returnTo })}`;
     redirect(res, next, {}, 303);

@@ -157,3 +157,12 @@ export function mfaStatus(
   if (!identity.amr.some((method) => policy.acceptedAmr.includes(method))) return 'none';
   return now - identity.authTime > policy.maxAgeMs ? 'stale' : 'fresh';
 }
+
+/**
+ * Whether a sign-in may use the platform-connected functionality (connect a bank) under the MFA
+ * policy: with a second factor, or anything under `read-only`. The GraphQL access gate applies the
+ * same rule to each root field.
+ */
+export function mayUsePlatform(status: ReturnType<typeof mfaStatus>, policy: 'required' | 'read-only'): boolean {
+  return status !== 'none' || policy === 'read-only';
+}

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import { redirect, sendHtml } from '../lib/http/respond.js';
@@ -6,7 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Router } from '../lib/http/router.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
-import { mfaStatus } from './app-sign-in.js';
+import { mayUsePlatform, mfaStatus } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
 import type { ConnectionStore } from './connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
@@ -44,17 +44,13 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
 
   /** The session that may connect: signed in, and with multi-factor when the policy requires it. */
-  async function connectingSession(
-    req: Parameters<SessionManager['read']>[0],
-    res: ServerResponse,
-    url: URL,
-  ): Promise<Session | undefined> {
+  async function connectingSession(req: IncomingMessage, res: ServerResponse, url: URL): Promise<Session | undefined> {
     const session = await options.sessions.read(req);
     if (!session) {
       redirect(res, `/auth/login?${new URLSearchParams({ returnTo: `${url.pathname}${url.search}` })}`);
       return undefined;
     }
-    if (options.mfa.policy === 'required' && mfaStatus(session, options.mfa, options.clock()) === 'none') {
+    if (!mayUsePlatform(mfaStatus(session, options.mfa, options.clock()), options.mfa.policy)) {
       fail(
         res,
         403,

@@ -57,7 +57,7 @@ export function startSweeper(sweep: () => Promise<void>, intervalMs: number, onE
 /** In process memory: lost with the process (a graceful stop revokes them first, see `heldTokens`). */
 export function createMemoryConnectionStore(
   options: ConnectionStoreOptions,
-): ConnectionStore & { heldTokens(): string[] } {
+): ConnectionStore & { held(): Array<{ userId: string; token: string }> } {
   const connections = new Map<string, ConnectionRecord>();
   const idle = (record: ConnectionRecord) => record.lastUsedAt + options.idleMs <= options.clock();
   async function sweep(): Promise<void> {
@@ -90,8 +90,8 @@ export function createMemoryConnectionStore(
     },
     sweep,
     /** Every token held: what a stopping process would otherwise forget while the platform honours it. */
-    heldTokens() {
-      return [...connections.values()].map((record) => record.accessToken);
+    held() {
+      return [...connections].map(([userId, record]) => ({ userId, token: record.accessToken }));
     },
     async close() {
       stop();

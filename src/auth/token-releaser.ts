@@ -69,6 +69,10 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
       else retry(userId, token, 0);
       return revoked;
     },
+    /** Revokes `token` now, once, whoever holds it (a stopping process that forgets it). True when no longer live. */
+    revokeNow(userId: string, token: string): Promise<boolean> {
+      return attempt(userId, token);
+    },
     close(): void {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

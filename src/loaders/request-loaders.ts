@@ -33,6 +33,14 @@ export interface RequestLoaders {
  * Each is built on first use; a request that needs one loader does not pay for six. Enrichment
  * lookups are dispatched when `activity` says the request is idle.
  */
+/**
+ * A loader over a read the platform has no batch form of: one GET per distinct id, in parallel;
+ * a failed read fails only its own key.
+ */
+function oneReadEach<T>(read: (id: string) => Promise<T>): DataLoader<string, T> {
+  return new DataLoader<string, T>((ids) => Promise.all(ids.map((id) => read(id).catch((error: Error) => error))));
+}
+
 export function createRequestLoaders(
   deps: LoaderDependencies,
   /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
@@ -72,46 +80,9 @@ export function createRequestLoaders(
           return keys.map(() => accounts);
         }),
     ),
-    // The platform has no batch read for accounts: one GET each, in parallel.
-    account: lazy(
-      'account',
-      () =>
-        new DataLoader((ids) =>
-          Promise.all(
-            ids.map((id) =>
-              platform()
-                .getAccount(id)
-                .catch((error: Error) => error),
-            ),
-          ),
-        ),
-    ),
-    payment: lazy(
-      'payment',
-      () =>
-        new DataLoader((ids) =>
-          Promise.all(
-            ids.map((id) =>
-              platform()
-                .getPayment(id)
-                .catch((error: Error) => error),
-            ),
-          ),
-        ),
-    ),
-    transfer: lazy(
-      'transfer',
-      () =>
-        new DataLoader((ids) =>
-          Promise.all(
-            ids.map((id) =>
-              platform()
-                .getTransfer(id)
-                .catch((error: Error) => error),
-            ),
-          ),
-        ),
-    ),
+    account: lazy('account', () => oneReadEach((id) => platform().getAccount(id))),
+    payment: lazy('payment', () => oneReadEach((id) => platform().getPayment(id))),
+    transfer: lazy('transfer', () => oneReadEach((id) => platform().getTransfer(id))),
   });
   return loaders;
 }

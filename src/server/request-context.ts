@@ -20,8 +20,10 @@ import { UpstreamError } from '../upstream/upstream-error.js';
 export interface RequestContextDependencies {
   core: CoreClient;
   sessions: SessionManager;
-  /** Each app user's bank connection (the token a refused 403 removes). */
+  /** Each app user's bank connection (`Query.connection` reads it). */
   connections: ConnectionStore;
+  /** A token the platform refused (403): its connection, the sessions holding it, then the user's data. */
+  tokenDied(userId: string, token: string): Promise<number>;
   /** The multi-factor policy, acceptable methods and freshness. */
   mfa: GatewayConfig['mfa'];
   loaders: LoaderDependencies;
@@ -61,35 +63,33 @@ function livenessCheck(
 
 /**
  * What a session may reach: its MFA status now (from the sign-in's `amr` and `auth_time`), the
- * policy, whether the user is connected, and where to send them when something is missing.
+ * policy, whether the user is connected, and where to send them when something is missing. The
+ * links are made once per public URL and shared by every context and idle subscription.
  */
-export function accessState(
-  deps: Pick<RequestContextDependencies, 'mfa' | 'clock' | 'publicUrl'>,
-  session: Session,
-): AccessState {
-  const hasSecondFactor = session.amr.some((method) => deps.mfa.acceptedAmr.includes(method));
-  return {
-    mfa: mfaStatus(session, deps.mfa, deps.clock()),
-    mfaFreshUntil: hasSecondFactor ? session.authTime + deps.mfa.maxAgeMs : undefined,
-    policy: deps.mfa.policy,
-    connected: session.accessToken !== undefined,
-    links: linksFor(deps.publicUrl()),
+function accessStates(deps: Pick<RequestContextDependencies, 'mfa' | 'clock' | 'publicUrl'>) {
+  let shared: { base: string; links: AccessState['links'] } | undefined;
+  const linksFor = (base: string): AccessState['links'] => {
+    if (shared?.base !== base)
+      shared = {
+        base,
+        links: Object.freeze({
+          signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
+          stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
+          connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
+        }),
+      };
+    return shared.links;
   };
-}
-
-/** One links object for the public URL, shared by every context and idle subscription. */
-let sharedLinks: { base: string; links: AccessState['links'] } | undefined;
-function linksFor(base: string): AccessState['links'] {
-  if (sharedLinks?.base !== base)
-    sharedLinks = {
-      base,
-      links: Object.freeze({
-        signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
-        stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
-        connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
-      }),
+  return (session: Session): AccessState => {
+    const mfa = mfaStatus(session, deps.mfa, deps.clock());
+    return {
+      mfa,
+      mfaFreshUntil: mfa === 'none' ? undefined : session.authTime + deps.mfa.maxAgeMs,
+      policy: deps.mfa.policy,
+      connected: session.accessToken !== undefined,
+      links: linksFor(deps.publicUrl()),
     };
-  return sharedLinks.links;
+  };
 }
 
 /** The lean context a subscription keeps for its life (see EventStreamContext). */
@@ -99,9 +99,10 @@ export function createEventStreamContextFactory(
     onStarted?: (userId: string, type: string) => void;
   },
 ) {
+  const accessState = accessStates(deps);
   return (session: Session): EventStreamContext => ({
     user: { id: session.userId },
-    access: accessState(deps, session),
+    access: accessState(session),
     pubsub: deps.pubsub,
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
@@ -111,6 +112,7 @@ export function createEventStreamContextFactory(
 
 /** Builds each request's GraphQL context: loaders and platform access bound to the session's user. */
 export function createRequestContextFactory(deps: RequestContextDependencies) {
+  const accessState = accessStates(deps);
   return (session: Session): GatewayContext => {
     let ended = false;
     let loaders: RequestLoaders | undefined;
@@ -121,7 +123,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       await deps.eraser.forget(session.userId);
     };
     let platform: UserPlatform | undefined;
-    const access = accessState(deps, session);
+    const access = accessState(session);
     const bindPlatform = (token: string) =>
       bindUserPlatform(
         deps.core,
@@ -130,13 +132,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           // Only this token is known dead: the connection goes if it still holds it, and the
           // sessions holding it end (the user signs in again and reconnects).
           ended = true;
-          await deps.connections.delete(session.userId, token);
-          const remaining = await deps.sessions.endSessionsWithToken(session.userId, token);
+          const remaining = await deps.tokenDied(session.userId, token);
           deps.logger.warn(
             { userId: session.userId, remainingSessions: remaining },
             'platform refused the user token (403): ended the sessions holding it',
           );
-          if (remaining === 0) await deps.eraser.forget(session.userId);
         },
         (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
       );

@@ -47,7 +47,7 @@ export interface GatewayStores {
    * The platform tokens this process alone holds and forgets when it stops (in memory); empty on
    * Redis, where connections outlive the process.
    */
-  tokensLostOnStop(): string[];
+  tokensLostOnStop(): Array<{ userId: string; token: string }>;
   close(): Promise<void>;
 }
 
@@ -103,7 +103,7 @@ export async function createStores({
       pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
       redis: undefined,
       healthy: () => true,
-      tokensLostOnStop: () => connections.heldTokens(),
+      tokensLostOnStop: () => connections.held(),
       async close() {
         await sessions.close();
         await connections.close();

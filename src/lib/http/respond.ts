@@ -54,3 +54,12 @@ export function escapeHtml(text: string): string {
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
 }
+
+/**
+ * Every HTML page's shell: language, charset and the viewport meta, so each one is readable on a
+ * phone. `title` is text (escaped here); `style` and `body` are HTML.
+ */
+export function htmlPage(page: { title: string; style?: string; body: string }): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(page.title)}</title>${page.style ? `<style>${page.style}</style>` : ''}</head>
+<body>${page.body}</body></html>`;
+}

@@ -1,8 +1,10 @@
+import { htmlPage } from '../../lib/http/respond.js';
+
 /** The console's page: a shell; `/console/app.js` renders the world into it from `/console/state`. */
 export function consolePage(): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Platform sandbox console</title>
-<style>
+  return htmlPage({
+    title: 'Platform sandbox console',
+    style: `
 body{font-family:system-ui,sans-serif;margin:0;color:#1d2433;background:#f4f6fa}
 header{background:#0b2a5b;color:#fff;padding:.8rem 1.2rem;display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 header h1{font-size:1.1rem;margin:0 1rem 0 0}
@@ -13,8 +15,8 @@ table{border-collapse:collapse;width:100%;font-size:.85rem}td,th{text-align:left
 button{font:inherit;font-size:.8rem;padding:.15rem .5rem;margin:.1rem;border-radius:.3rem;border:1px solid #9aa5b8;background:#f4f7fb;cursor:pointer}
 button.primary{background:#0b5fff;color:#fff;border-color:#0b5fff}input,select{font:inherit;font-size:.85rem;padding:.1rem .3rem;max-width:8rem}
 .status{font-weight:600}.final{color:#2a7a2a}.bad{color:#b3261e}.muted{color:#667;font-size:.8rem}#message{font-size:.85rem}
-</style></head>
-<body><header><h1>Platform sandbox console</h1><span id="webhook-status" class="muted"></span>
+`,
+    body: `<header><h1>Platform sandbox console</h1><span id="webhook-status" class="muted"></span>
 <span><button id="rotate-key" type="button">Rotate signing key</button></span>
 <span>Fault: <select id="fault-service"><option>core</option><option>enrichment</option></select>
 <input id="fault-status" type="number" placeholder="status" min="400" max="599">
@@ -23,7 +25,8 @@ button.primary{background:#0b5fff;color:#fff;border-color:#0b5fff}input,select{f
 <span id="message" role="status"></span></header>
 <main id="world"><section>Loading…</section></main>
 <main><section id="deliveries-section"><h2>Webhook deliveries</h2><table id="deliveries"></table></section></main>
-<script src="/console/app.js"></script></body></html>`;
+<script src="/console/app.js"></script>`,
+  });
 }
 
 /**

@@ -1,15 +1,15 @@
-import { escapeHtml } from '../../lib/http/respond.js';
+import { escapeHtml, htmlPage } from '../../lib/http/respond.js';
 import type { OutboxMessage } from './outbox.js';
 import type { IdentityUser } from './identity-users.js';
 
-const STYLE = `<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
 label{display:block;margin:.6rem 0 .2rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}
 button{font:inherit;margin-top:.8rem;padding:.6rem 1.2rem;border-radius:.4rem;border:none;background:#0b5fff;color:#fff;cursor:pointer}
 .error{color:#b3261e;font-weight:600}table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}td,th{padding:.2rem .5rem;border-bottom:1px solid #dde;text-align:left;overflow-wrap:anywhere}
-.note{background:#f4f6fa;padding:.6rem .8rem;border-radius:.4rem;font-size:.9rem;overflow-x:auto}</style>`;
+.note{background:#f4f6fa;padding:.6rem .8rem;border-radius:.4rem;font-size:.9rem;overflow-x:auto}`;
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>${STYLE}</head><body>${body}</body></html>`;
+  return htmlPage({ title, style: STYLE, body });
 }
 
 const METHOD_LABEL: Record<IdentityUser['method'], string> = {
