@@ -19,6 +19,7 @@ import { registerAdminRoutes } from '../server/admin-routes.js';
 import { createApolloServer } from '../server/apollo.js';
 import { CloseCode } from '../server/close-codes.js';
 import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
+import { createDirectGraphQLPath } from '../server/direct-graphql-path.js';
 import { createGraphQLHttpHandler } from '../server/graphql-http-handler.js';
 import { createGatewayHttpServer } from '../server/http-server.js';
 import type { GatewayMetrics } from '../server/metrics.js';
@@ -79,7 +80,9 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     graphql: config.graphql,
     maxListLength: config.enrichment.maxQueriesPerRequest,
   });
-  const apollo = createApolloServer(schema, rules, logger, (type, outcome) => metrics.operation(type, outcome));
+  const apollo = createApolloServer(schema, rules, logger, (type, outcome) =>
+    metrics.operation(type, outcome, 'apollo'),
+  );
   await apollo.start();
   undo.push(() => apollo.stop());
 
@@ -181,6 +184,14 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
       sessions: state.sessions,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
+      direct: config.graphql.directPath
+        ? createDirectGraphQLPath({
+            schema,
+            rules,
+            formatError: createFormatError(logger),
+            onOperation: (type, outcome) => metrics.operation(type, outcome, 'direct'),
+          })
+        : undefined,
     }),
     graphiql,
     logger,

@@ -5,11 +5,10 @@ import {
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../lib/logger.js';
-import { activeSpan } from '../lib/tracing.js';
-import { noteOperation } from '../lib/request-scope.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { createFormatError } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
+import { noteResolvedOperation, operationOutcome } from './operation-telemetry.js';
 
 /** Variables are coerced at execution; their size is checked as soon as the operation is known. */
 function httpOperationRulesPlugin(rules: OperationRules): ApolloServerPlugin<GatewayContext> {
@@ -32,22 +31,13 @@ function operationMetricsPlugin(
   return {
     async requestDidStart() {
       return {
-        // The request's server span is named after the operation it carried.
+        // The request's server span and its access log line are named after the operation.
         async didResolveOperation({ operation, operationName }) {
-          const span = activeSpan();
-          if (!operation) return;
-          span?.updateName(`graphql ${operation.operation}${operationName ? ` ${operationName.slice(0, 100)}` : ''}`);
-          span?.setAttribute('graphql.operation.type', operation.operation);
-          // The access log line names it too.
-          noteOperation(operationName ? `${operation.operation} ${operationName}` : operation.operation);
-          if (operationName) span?.setAttribute('graphql.operation.name', operationName.slice(0, 100));
+          if (operation) noteResolvedOperation(operation.operation, operationName);
         },
         async willSendResponse({ operation, response }) {
           const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
-          onOperation(
-            operation?.operation ?? 'unknown',
-            errors?.length ? String(errors[0]!.extensions?.code ?? 'INTERNAL_SERVER_ERROR') : 'OK',
-          );
+          onOperation(operation?.operation ?? 'unknown', operationOutcome(errors));
         },
       };
     },

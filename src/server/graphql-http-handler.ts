@@ -5,12 +5,15 @@ import type { GatewayContext } from '../graphql/context.js';
 import { ErrorCode } from '../graphql/errors.js';
 import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
+import type { DirectGraphQLPath } from './direct-graphql-path.js';
 
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
   sessions: SessionManager;
   createContext: (session: Session) => GatewayContext;
   maxBodyBytes: number;
+  /** Serves ordinary `enrich` queries without Apollo's pipeline; unset, Apollo serves everything. */
+  direct?: DirectGraphQLPath;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -78,14 +81,28 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       }
     }
 
+    let context: GatewayContext | undefined;
+    const contextOnce = () => (context ??= options.createContext(session));
+    const direct =
+      options.direct && typeof body === 'object'
+        ? await options.direct.serve(req.headers.accept, body, contextOnce)
+        : undefined;
+    if (direct) {
+      if (context?.session.ended) options.sessions.clearCookie(res);
+      res.setHeader('content-type', direct.contentType);
+      res.setHeader('cache-control', 'no-store');
+      res.statusCode = 200;
+      res.end(direct.body);
+      return;
+    }
+
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    let context: GatewayContext | undefined;
     const response = await options.apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: async () => (context = options.createContext(session)),
+      context: async () => contextOnce(),
     });
     // Revocation (by the user, or a dead token) ended the session during this request.
     if (context?.session.ended) options.sessions.clearCookie(res);

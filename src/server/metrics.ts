@@ -28,8 +28,8 @@ export function createMetrics() {
   });
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations over HTTP by type and outcome (OK or the first error code).',
-    labelNames: ['type', 'outcome'],
+    help: 'GraphQL operations over HTTP by type, outcome (OK or the first error code) and path (apollo, or direct for ordinary enrich queries).',
+    labelNames: ['type', 'outcome', 'path'],
     registers: [registry],
   });
   const upstreamCalls = new Counter({
@@ -86,8 +86,8 @@ export function createMetrics() {
       httpRequests.inc({ method, route, status: statusClass(status) });
       httpDuration.observe({ route }, seconds);
     },
-    operation(type: string, outcome: string) {
-      operations.inc({ type, outcome });
+    operation(type: string, outcome: string, path: 'apollo' | 'direct') {
+      operations.inc({ type, outcome, path });
     },
     upstream(upstream: string, path: string, status: number | string, seconds: number) {
       const route = routeTemplate(path);

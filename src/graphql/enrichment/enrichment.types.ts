@@ -5,12 +5,23 @@ export enum TransactionDirection {
   CREDIT = 'CREDIT',
 }
 
+/*
+ * The result types are plain data with no field middleware or @Authorized fields, so they use
+ * graphql-js's default property resolver (`simpleResolvers`) instead of type-graphql's wrapper:
+ * one of these is built per lookup and a request may carry 1,000. The direct path
+ * (src/server/direct-plan.ts) serves only fields without resolvers of their own, so a field
+ * that gains one here sends its documents back through Apollo rather than skipping it.
+ */
+
 registerEnumType(TransactionDirection, {
   name: 'TransactionDirection',
   description: 'Money out (DEBIT) or in (CREDIT).',
 });
 
-@ObjectType({ description: 'A category group within one grouping (for example `personal_finance` → Food).' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A category group within one grouping (for example `personal_finance` → Food).',
+})
 export class CategoryGroup {
   @Field(() => String, { description: 'Name of the grouping this group belongs to, such as `personal_finance`.' })
   grouping!: string;
@@ -22,7 +33,10 @@ export class CategoryGroup {
   name!: string;
 }
 
-@ObjectType({ description: 'A base (NZFCC) category.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'A base (NZFCC) category.',
+})
 export class Category {
   @Field(() => ID)
   id!: string;
@@ -40,7 +54,10 @@ export class Category {
   personalFinance?: CategoryGroup;
 }
 
-@ObjectType({ description: 'The merchant a description was matched to.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'The merchant a description was matched to.',
+})
 export class Merchant {
   @Field(() => ID, { nullable: true })
   id?: string;
@@ -58,7 +75,10 @@ export class Merchant {
   website?: string;
 }
 
-@ObjectType({ description: 'One candidate match for a description.' })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'One candidate match for a description.',
+})
 export class EnrichmentMatch {
   @Field(() => Float, { description: 'From 0 to 0.99; the platform currently returns at least 0.5.' })
   confidence!: number;
@@ -74,6 +94,7 @@ export class EnrichmentMatch {
 }
 
 @ObjectType({
+  simpleResolvers: true,
   description: 'Enrichment of one transaction description: the best match inline, and every candidate in `matches`.',
 })
 export class EnrichmentResult {

@@ -1,0 +1,180 @@
+import {
+  GraphQLError,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  locatedError,
+  type GraphQLOutputType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
+import type { DirectPlan, FieldPlan, RootFieldPlan } from './direct-plan.js';
+
+/** A response path as graphql-js keeps it (GraphQLResolveInfo.path). */
+interface Path {
+  readonly prev: Path | undefined;
+  readonly key: string | number;
+  readonly typename: string | undefined;
+}
+
+const addPath = (prev: Path | undefined, key: string | number, typename: string | undefined): Path => ({
+  prev,
+  key,
+  typename,
+});
+
+function pathToArray(path: Path | undefined): Array<string | number> {
+  const keys: Array<string | number> = [];
+  for (let current = path; current; current = current.prev) keys.push(current.key);
+  return keys.reverse();
+}
+
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
+/**
+ * Executes a planned operation with graphql-js's semantics and none of its general machinery:
+ * the root fields' own resolvers (the schema's, behind the access gate) with the coerced
+ * variables, then each returned value completed along the plan: leaves serialized by their type,
+ * a null in a non-null position propagated to the nearest nullable parent, every error located
+ * at its path and collected in the order graphql-js would collect it.
+ */
+export async function executeDirectPlan(
+  schema: GraphQLSchema,
+  plan: DirectPlan,
+  variableValues: Record<string, unknown>,
+  context: unknown,
+): Promise<{ data: Record<string, unknown> | null; errors: GraphQLError[] }> {
+  const errors: GraphQLError[] = [];
+
+  function fieldError(raw: unknown, field: FieldPlan, path: Path): null {
+    const located = locatedError(raw, field.nodes, pathToArray(path));
+    if (isNonNullType(field.type)) throw located;
+    errors.push(located);
+    return null;
+  }
+
+  function completeValue(type: GraphQLOutputType, result: unknown, field: FieldPlan, path: Path): unknown {
+    if (result instanceof Error) throw result;
+    if (isNonNullType(type)) {
+      const completed = completeValue(type.ofType, result, field, path);
+      if (completed === null)
+        throw new Error(`Cannot return null for non-nullable field ${field.parent.name}.${field.name}.`);
+      return completed;
+    }
+    if (result === null || result === undefined) return null;
+    if (isListType(type)) {
+      if (!Array.isArray(result))
+        throw new GraphQLError(
+          `Expected Iterable, but did not find one for field "${field.parent.name}.${field.name}".`,
+        );
+      const itemType = type.ofType;
+      const items: unknown[] = new Array(result.length);
+      for (let index = 0; index < result.length; index += 1) {
+        const itemPath = addPath(path, index, undefined);
+        try {
+          items[index] = completeValue(itemType, result[index], field, itemPath);
+        } catch (raw) {
+          const located = locatedError(raw, field.nodes, pathToArray(itemPath));
+          if (isNonNullType(itemType)) throw located;
+          errors.push(located);
+          items[index] = null;
+        }
+      }
+      return items;
+    }
+    if (isLeafType(type)) {
+      const serialized: unknown = type.serialize(result);
+      if (serialized === undefined)
+        throw new Error(
+          `Expected \`${type.name}.serialize(${String(result)})\` to return non-nullable value, returned: undefined`,
+        );
+      return serialized;
+    }
+    return completeObject(field.selection!, result as Record<string, unknown>, path);
+  }
+
+  function completeObject(selection: readonly FieldPlan[], source: Record<string, unknown>, path: Path | undefined) {
+    const object: Record<string, unknown> = {};
+    for (const field of selection) {
+      const fieldPath = addPath(path, field.key, field.parent.name);
+      if (field.name === '__typename') {
+        object[field.key] = field.parent.name;
+        continue;
+      }
+      try {
+        object[field.key] = completeValue(field.type, source[field.name], field, fieldPath);
+      } catch (raw) {
+        object[field.key] = fieldError(raw, field, fieldPath);
+      }
+    }
+    return object;
+  }
+
+  const data: Record<string, unknown> = {};
+  const pending: Array<PromiseLike<void>> = [];
+  try {
+    for (const root of plan.roots) {
+      const path = addPath(undefined, root.key, plan.queryType.name);
+      if (!root.field) {
+        data[root.key] = plan.queryType.name;
+        continue;
+      }
+      data[root.key] = null; // holds the key's place in the response's order
+      const settle = (value: unknown) => {
+        try {
+          data[root.key] = completeValue(root.type, value, root, path);
+        } catch (raw) {
+          data[root.key] = fieldError(raw, root, path);
+        }
+      };
+      try {
+        const result = root.field.resolve!(
+          undefined,
+          argumentsOf(root, variableValues),
+          context,
+          resolveInfo(schema, plan, root, path, variableValues),
+        );
+        if (isPromiseLike(result))
+          pending.push(result.then(settle, (raw: unknown) => void (data[root.key] = fieldError(raw, root, path))));
+        else settle(result);
+      } catch (raw) {
+        data[root.key] = fieldError(raw, root, path);
+      }
+    }
+    await Promise.all(pending);
+  } catch (error) {
+    // A non-null root field failed: the whole data is null, as graphql-js answers.
+    if (!(error instanceof GraphQLError)) throw error;
+    await Promise.allSettled(pending);
+    return { data: null, errors: [...errors, error] };
+  }
+  return { data, errors };
+}
+
+function argumentsOf(root: RootFieldPlan, variableValues: Record<string, unknown>): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, variable] of root.argumentVariables) args[name] = variableValues[variable];
+  return args;
+}
+
+function resolveInfo(
+  schema: GraphQLSchema,
+  plan: DirectPlan,
+  root: RootFieldPlan,
+  path: Path,
+  variableValues: Record<string, unknown>,
+): GraphQLResolveInfo {
+  return {
+    fieldName: root.name,
+    fieldNodes: root.nodes,
+    returnType: root.type,
+    parentType: plan.queryType,
+    path,
+    schema,
+    fragments: {},
+    rootValue: undefined,
+    operation: plan.operation,
+    variableValues,
+  };
+}
