@@ -102,6 +102,19 @@ export function startFloorProcess(publicKeyPem: string): Promise<Measured> {
   );
 }
 
+/** The enrichment floor (bench/support/enrichment-floor.ts): a bare proxy to the sandbox's search. */
+export function startEnrichmentFloor(sandbox: Sandbox): Promise<Measured> {
+  return startMeasured(
+    ['--import', 'tsx', 'bench/support/enrichment-floor.ts'],
+    {
+      NODE_ENV: 'production',
+      ENRICHMENT_URL: sandbox.enrichmentUrl,
+      ENRICHMENT_KEY: sandbox.credentials.enrichmentKey,
+    },
+    'enrichment floor listening',
+  );
+}
+
 /** A reference BFF (bench/support/reference-bff.ts) in `mode`, against the sandbox, for one user's token. */
 export function startReferenceBff(
   mode: 'naive' | 'dataloader',

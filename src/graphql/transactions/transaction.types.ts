@@ -1,7 +1,13 @@
 import { Field, Float, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 import { TransactionDirection } from '../enrichment/enrichment.types.js';
 
-@ObjectType({ description: 'A settled transaction.' })
+/*
+ * Plain data: graphql-js's default property resolver (`simpleResolvers`) rather than
+ * type-graphql's per-field wrapper, which a page of 100 rows would call over a thousand times.
+ * `enrichment` keeps its own resolver (TransactionResolver). A field here must not need
+ * @Authorized or middleware: test/simple-resolvers.test.ts fails if one does.
+ */
+@ObjectType({ simpleResolvers: true, description: 'A settled transaction.' })
 export class Transaction {
   @Field(() => ID)
   id!: string;
@@ -78,7 +84,7 @@ export class PendingTransaction {
   updatedAt?: Date;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TransactionEdge {
   @Field(() => String, { description: 'Opaque; pass as `after` to continue after this transaction.' })
   cursor!: string;
@@ -87,7 +93,7 @@ export class TransactionEdge {
   node!: Transaction;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field(() => Boolean, {
     description: 'True when more transactions may follow (the next page can occasionally be empty).',
@@ -98,7 +104,7 @@ export class PageInfo {
   endCursor?: string;
 }
 
-@ObjectType({ description: 'A page of transactions, newest first.' })
+@ObjectType({ simpleResolvers: true, description: 'A page of transactions, newest first.' })
 export class TransactionConnection {
   @Field(() => [TransactionEdge])
   edges!: TransactionEdge[];
