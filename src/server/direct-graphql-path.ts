@@ -19,6 +19,13 @@ const APPLICATION_JSON = 'application/json; charset=utf-8';
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
 const JSON_CALLBACK = 'application/json; callbackSpec=1.0; charset=utf-8';
 const BODY_KEYS: ReadonlySet<string> = new Set(['query', 'variables', 'operationName']);
+/**
+ * A query whose first root field is `enrich` (after `__typename`, perhaps aliased): only such
+ * documents are parsed and validated here. Anything else goes straight to Apollo, so a document
+ * is not validated twice (here and by Apollo) unless it looks like this and turns out to be
+ * something the direct path does not serve.
+ */
+const LOOKS_LIKE_ENRICH = /^\s*(?:query\b[^{]*)?\{\s*(?:__typename\s+)?(?:\w+\s*:\s*)?enrich\s*\(/;
 /** Distinct Accept headers remembered; clients send a handful. */
 const MAX_REMEMBERED_ACCEPT = 64;
 
@@ -116,7 +123,7 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
       const request = body as Record<string, unknown>;
       for (const key of Object.keys(request)) if (!BODY_KEYS.has(key)) return undefined;
       const { query, variables, operationName } = request;
-      if (typeof query !== 'string' || !query.includes('enrich')) return undefined;
+      if (typeof query !== 'string' || !LOOKS_LIKE_ENRICH.test(query)) return undefined;
       if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
       const contentType = contentTypeFor(accept);
       if (!contentType) return undefined;
