@@ -95,7 +95,11 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
     return values;
   }
 
-  /** Apollo's enrichment of an error before formatting (errorNormalize.ts): a code, always. */
+  /**
+   * Apollo's enrichment of an error before formatting (errorNormalize.ts): a code, always. Apollo
+   * would also turn an `extensions.http` into the response's status; only the operation rules'
+   * pre-execution errors carry one, and those requests never reach this path.
+   */
   function format(error: GraphQLError): GraphQLFormattedError {
     try {
       const { http: _http, ...extensions } = error.extensions as Record<string, unknown>;
