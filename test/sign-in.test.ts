@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MeDocument } from './__generated__/graphql.js';
+import { ConnectionDocument, MeDocument } from './__generated__/graphql.js';
 import { Browser } from './support/browser.js';
-import { ConnectionDocument } from './__generated__/graphql.js';
 import {
   approveConsent,
   execute,

@@ -54,7 +54,7 @@ export function startSweeper(sweep: () => Promise<void>, intervalMs: number, onE
   return () => clearInterval(timer);
 }
 
-/** In process memory: lost with the process (a graceful stop revokes them first, see `heldTokens`). */
+/** In process memory: lost with the process (a graceful stop revokes them first, see `held`). */
 export function createMemoryConnectionStore(
   options: ConnectionStoreOptions,
 ): ConnectionStore & { held(): Array<{ userId: string; token: string }> } {

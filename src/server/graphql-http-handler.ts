@@ -83,10 +83,8 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
 
     let context: GatewayContext | undefined;
     const contextOnce = () => (context ??= options.createContext(session));
-    const direct =
-      options.direct && typeof body === 'object'
-        ? await options.direct.serve(req.headers.accept, body, contextOnce)
-        : undefined;
+    // Only a parsed JSON body can be served directly; `serve` declines everything else.
+    const direct = await options.direct?.serve(req.headers.accept, body, contextOnce);
     if (direct) {
       if (context?.session.ended) options.sessions.clearCookie(res);
       res.setHeader('content-type', direct.contentType);
