@@ -11,6 +11,13 @@ import { PendingTransaction, Transaction, TransactionConnection } from './transa
 
 export const MAX_TRANSACTIONS_PER_PAGE = 100;
 
+/**
+ * What `Transaction.enrichment` reads of its row. Not the `Transaction` class itself: for a
+ * `@Root()` of a class type, type-graphql copies every row into a new instance first (a hundred
+ * copies per page).
+ */
+export type EnrichedRow = Pick<Transaction, 'id' | 'description' | 'amount' | 'direction' | 'connectionId'>;
+
 @Resolver(() => Transaction)
 export class TransactionResolver {
   @Query(() => TransactionConnection, {
@@ -83,7 +90,7 @@ export class TransactionResolver {
     description:
       'Merchant and category for this transaction. All transactions in one request are enriched in one batched search.',
   })
-  async enrichment(@Root() transaction: Transaction, @Ctx() context: GatewayContext): Promise<EnrichmentResult> {
+  async enrichment(@Root() transaction: EnrichedRow, @Ctx() context: GatewayContext): Promise<EnrichmentResult> {
     if (!context.loaders.enrichment.reserve(1))
       throw gatewayError(ErrorCode.BAD_USER_INPUT, 'This request enriches more transactions than one request may.', {
         reason: 'ENRICHMENT_LIMIT',
