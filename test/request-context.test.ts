@@ -31,6 +31,16 @@ const deps = {
   creationKeys: { store: {}, windowMs: 60_000 },
 } as unknown as RequestContextDependencies;
 
+/**
+ * Accessors defined on an object itself (not inherited from a class): V8 keeps each in the old
+ * generation, and whatever its getter reaches then survives every young collection.
+ */
+function ownAccessors(value: object): string[] {
+  return Object.entries(Object.getOwnPropertyDescriptors(value))
+    .filter(([, descriptor]) => descriptor.get !== undefined || descriptor.set !== undefined)
+    .map(([name]) => name);
+}
+
 describe('request contexts', () => {
   it('share one prototype, so V8 reuses their hidden classes instead of making new ones per request', () => {
     const createContext = createRequestContextFactory(deps);
@@ -46,12 +56,19 @@ describe('request contexts', () => {
       Object.create(Object.getPrototypeOf(context) as object) as object,
       context,
     ) as typeof context;
-    const ownGetters = Object.entries(Object.getOwnPropertyDescriptors(context))
-      .filter(([, descriptor]) => descriptor.get !== undefined)
-      .map(([name]) => name);
-    expect(ownGetters).toEqual([]);
+    expect(ownAccessors(context)).toEqual([]);
     expect(clone.loaders).toBe(context.loaders);
     expect(clone.loaders.enrichment).toBe(context.loaders.enrichment);
     expect(clone.platform).toBe(context.platform);
+  });
+
+  it('define no accessors on the per-request objects they hand out', () => {
+    const context = createRequestContextFactory(deps)(sessionOf('a'));
+    const perRequest = { context, session: context.session, links: context.links, loaders: context.loaders };
+    expect(
+      Object.entries(perRequest).flatMap(([name, value]) => ownAccessors(value).map((key) => `${name}.${key}`)),
+    ).toEqual([]);
+    expect(context.session.ended).toBe(false);
+    expect(context.links.reconnectUrl).toBe('http://localhost:4000/auth/consumer-info?returnTo=%2Fgraphql');
   });
 });

@@ -28,12 +28,6 @@ export interface RequestLoaders {
 }
 
 /**
- * Fresh loaders for one request (or one subscription event): their caches never outlive it, so a
- * value is read from the platform at most once per request and never served stale across them.
- * Each is built on first use; a request that needs one loader does not pay for six. Enrichment
- * lookups are dispatched when `activity` says the request is idle.
- */
-/**
  * A loader over a read the platform has no batch form of: one GET per distinct id, in parallel;
  * a failed read fails only its own key.
  */
@@ -41,48 +35,109 @@ function oneReadEach<T>(read: (id: string) => Promise<T>): DataLoader<string, T>
   return new DataLoader<string, T>((ids) => Promise.all(ids.map((id) => read(id).catch((error: Error) => error))));
 }
 
+/**
+ * Fresh loaders for one request (or one subscription event): their caches never outlive it, so a
+ * value is read from the platform at most once per request and never served stale across them.
+ * Each is built on first use; a request that needs one loader does not pay for six. Enrichment
+ * lookups are dispatched when `activity` says the request is idle.
+ *
+ * The getters are the class's, not accessors defined on each request's object: V8 keeps an
+ * accessor defined on an object in the old generation, so everything its getter reaches (the
+ * loaders' caches, the upstream answers in them) outlived every young collection until the next
+ * full one.
+ */
+class LazyRequestLoaders implements RequestLoaders {
+  private built: Partial<RequestLoaders> = {};
+
+  constructor(
+    private readonly deps: LoaderDependencies,
+    /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
+    private readonly platform: () => UserPlatform,
+    private readonly activity: RequestActivity,
+  ) {}
+
+  get enrichment(): EnrichmentLoader {
+    return (this.built.enrichment ??= createEnrichmentLoader({
+      batcher: this.deps.enrichment,
+      cache: this.deps.enrichmentCache,
+      maxBatch: this.deps.enrichmentMaxBatch,
+      maxLookupsPerRequest: this.deps.enrichmentMaxLookupsPerRequest,
+      whenIdle: (dispatch) => this.activity.whenIdle(dispatch),
+      onCacheLookup: this.deps.onEnrichmentCacheLookup,
+    }));
+  }
+
+  get me(): RequestLoaders['me'] {
+    return (this.built.me ??= new DataLoader(async (keys) => {
+      const me = await this.platform().getMe();
+      return keys.map(() => me);
+    }));
+  }
+
+  get accounts(): RequestLoaders['accounts'] {
+    return (this.built.accounts ??= new DataLoader(async (keys) => {
+      const accounts = await this.platform().listAccounts();
+      return keys.map(() => accounts);
+    }));
+  }
+
+  get account(): RequestLoaders['account'] {
+    return (this.built.account ??= oneReadEach((id) => this.platform().getAccount(id)));
+  }
+
+  get payment(): RequestLoaders['payment'] {
+    return (this.built.payment ??= oneReadEach((id) => this.platform().getPayment(id)));
+  }
+
+  get transfer(): RequestLoaders['transfer'] {
+    return (this.built.transfer ??= oneReadEach((id) => this.platform().getTransfer(id)));
+  }
+}
+
 export function createRequestLoaders(
   deps: LoaderDependencies,
-  /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
   platform: () => UserPlatform,
   activity: RequestActivity,
 ): RequestLoaders {
-  const built: Partial<RequestLoaders> = {};
-  const lazy = <K extends keyof RequestLoaders>(name: K, build: () => RequestLoaders[K]) => ({
-    get: () => (built[name] ??= build()),
-    enumerable: true,
-  });
-  const loaders = {} as RequestLoaders;
-  Object.defineProperties(loaders, {
-    enrichment: lazy('enrichment', () =>
-      createEnrichmentLoader({
-        batcher: deps.enrichment,
-        cache: deps.enrichmentCache,
-        maxBatch: deps.enrichmentMaxBatch,
-        maxLookupsPerRequest: deps.enrichmentMaxLookupsPerRequest,
-        whenIdle: (dispatch) => activity.whenIdle(dispatch),
-        onCacheLookup: deps.onEnrichmentCacheLookup,
-      }),
-    ),
-    me: lazy(
-      'me',
-      () =>
-        new DataLoader(async (keys) => {
-          const me = await platform().getMe();
-          return keys.map(() => me);
-        }),
-    ),
-    accounts: lazy(
-      'accounts',
-      () =>
-        new DataLoader(async (keys) => {
-          const accounts = await platform().listAccounts();
-          return keys.map(() => accounts);
-        }),
-    ),
-    account: lazy('account', () => oneReadEach((id) => platform().getAccount(id))),
-    payment: lazy('payment', () => oneReadEach((id) => platform().getPayment(id))),
-    transfer: lazy('transfer', () => oneReadEach((id) => platform().getTransfer(id))),
-  });
-  return loaders;
+  return new LazyRequestLoaders(deps, platform, activity);
+}
+
+/**
+ * The loaders of `shared` (another execution's, whose reads this one reuses) with an enrichment
+ * loader of this execution's own. Forwarding getters on a class, for the reason given on
+ * LazyRequestLoaders; not `shared` as a prototype, which would give V8 new hidden classes per use.
+ */
+class SharedReads implements RequestLoaders {
+  constructor(
+    private readonly shared: RequestLoaders,
+    private readonly ownEnrichment: () => EnrichmentLoader,
+  ) {}
+
+  get enrichment(): EnrichmentLoader {
+    return this.ownEnrichment();
+  }
+
+  get me(): RequestLoaders['me'] {
+    return this.shared.me;
+  }
+
+  get accounts(): RequestLoaders['accounts'] {
+    return this.shared.accounts;
+  }
+
+  get account(): RequestLoaders['account'] {
+    return this.shared.account;
+  }
+
+  get payment(): RequestLoaders['payment'] {
+    return this.shared.payment;
+  }
+
+  get transfer(): RequestLoaders['transfer'] {
+    return this.shared.transfer;
+  }
+}
+
+export function withOwnEnrichment(shared: RequestLoaders, enrichment: () => EnrichmentLoader): RequestLoaders {
+  return new SharedReads(shared, enrichment);
 }

@@ -124,6 +124,9 @@ const LAZY = Symbol('lazy context parts');
  * - Not own getters: Apollo clones each context with `Object.assign`, which would call them
  *   (building every loader, binding the platform) for every request. The clone copies the
  *   (enumerable) `LAZY` slot, so it builds and caches the same parts as the original.
+ * - Not accessors defined on each request's object either: V8 keeps those in the old generation,
+ *   and everything their getters reach (the request's loaders and upstream answers) then
+ *   outlived every young collection until the next full one.
  * - Not a prototype object per request: V8 gives objects made from a new prototype new hidden
  *   classes, which live in the old generation and reach the request's closures until the next
  *   full collection, so each request's context left the young generation. Measured with
@@ -145,16 +148,44 @@ class LazyContext {
   }
 }
 
+/**
+ * `context` with other loaders in front; everything else (the user's platform access, built on
+ * first use) is the same, and shared with `context`, not copied. A copy as Apollo makes one (same
+ * prototype), for the reasons given on LazyContext.
+ */
+export function withLoaders(context: GatewayContext, loaders: RequestLoaders): GatewayContext {
+  const original = (context as unknown as LazyContext)[LAZY];
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(context) as object) as LazyContext, context);
+  copy[LAZY] = { ...original, loaders: () => loaders };
+  return copy as unknown as GatewayContext;
+}
+
+type SessionPart = GatewayContext['session'];
+
+/** A request's session controls; `ended` is a class getter for the reason given on LazyContext. */
+class SessionControls implements SessionPart {
+  constructor(
+    private readonly state: { readonly ended: boolean },
+    readonly end: () => Promise<void>,
+    readonly revokeOtherTokens: () => Promise<{ revoked: number; failed: number }>,
+    readonly isLive: () => Promise<boolean>,
+  ) {}
+
+  get ended(): boolean {
+    return this.state.ended;
+  }
+}
+
 /** Builds each request's GraphQL context: loaders and platform access bound to the session's user. */
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   const accessState = accessStates(deps);
   return (session: Session): GatewayContext => {
-    let ended = false;
+    const state = { ended: false };
     let loaders: RequestLoaders | undefined;
     // What this request has in flight upstream: enrichment lookups go out when nothing is.
     const activity = new RequestActivity();
     const end = async () => {
-      ended = true;
+      state.ended = true;
       await deps.eraser.forget(session.userId);
     };
     let platform: UserPlatform | undefined;
@@ -166,7 +197,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         async () => {
           // Only this token is known dead: the connection goes if it still holds it, and the
           // sessions holding it end (the user signs in again and reconnects).
-          ended = true;
+          state.ended = true;
           const remaining = await deps.tokenDied(session.userId, token);
           deps.logger.warn(
             { userId: session.userId, remainingSessions: remaining },
@@ -194,9 +225,10 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       access,
       connection: () => deps.connections.get(session.userId),
       pubsub: deps.pubsub,
-      session: {
+      session: new SessionControls(
+        state,
         end,
-        async revokeOtherTokens() {
+        async () => {
           const others = (await deps.sessions.tokensOfUser(session.userId)).filter(
             (token) => token !== session.accessToken,
           );
@@ -224,17 +256,10 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           }
           return { revoked, failed };
         },
-        get ended() {
-          return ended;
-        },
-        isLive: livenessCheck(deps, session, () => ended),
-      },
+        livenessCheck(deps, session, () => state.ended),
+      ),
       appKind: deps.appKind,
-      links: {
-        get reconnectUrl() {
-          return access.links.connectUrl;
-        },
-      },
+      links: { reconnectUrl: access.links.connectUrl },
       logger: deps.logger,
     });
     return context;

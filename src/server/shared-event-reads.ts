@@ -1,4 +1,6 @@
 import type { GatewayContext } from '../graphql/context.js';
+import { withOwnEnrichment } from '../loaders/request-loaders.js';
+import { withLoaders } from './request-context.js';
 
 /** How long an event's reads are shared: long enough for every subscriber to execute it. */
 const SHARE_MS = 5_000;
@@ -22,14 +24,9 @@ export function createSharedEventReads() {
       setTimeout(() => shared.delete(key), SHARE_MS).unref();
     }
     // The shared reads, with this execution's own enrichment loader; no loader is built until used.
-    const own = context.loaders.enrichment;
-    // The execution's context with those loaders in front: everything else (the user's platform
-    // access, built on first use on the context's prototype) is inherited, not copied.
-    return Object.create(context, {
-      loaders: {
-        value: Object.create(loaders, { enrichment: { value: own, enumerable: true } }) as GatewayContext['loaders'],
-        enumerable: true,
-      },
-    }) as GatewayContext;
+    return withLoaders(
+      context,
+      withOwnEnrichment(loaders, () => context.loaders.enrichment),
+    );
   };
 }

@@ -13,6 +13,23 @@ export interface TransactionSlice {
 }
 
 /**
+ * A row with the position just after it, encoded as a cursor only when read. A class getter, not
+ * one on each row object: V8 keeps an accessor defined on an object in the old generation, and
+ * the page it reached then outlived every young collection.
+ */
+class PagedRow {
+  constructor(
+    readonly row: PlatformTransaction,
+    private readonly after: TransactionPosition,
+    private readonly encode: (position: TransactionPosition) => string,
+  ) {}
+
+  get cursor(): string {
+    return this.encode(this.after);
+  }
+}
+
+/**
  * Reads `first` transactions after `position`, walking upstream pages as needed. Empty upstream
  * pages that still carry a `next` cursor are followed, not mistaken for the end. Every row's
  * cursor points just after it, so paging resumes with no duplicate and no gap.
@@ -35,12 +52,7 @@ export async function readTransactions(
         offset < page.items.length || page.next === null
           ? { upstreamCursor: position!.upstreamCursor, offset }
           : { upstreamCursor: page.next, offset: 0 };
-      rows.push({
-        row,
-        get cursor() {
-          return encode(after);
-        },
-      });
+      rows.push(new PagedRow(row, after, encode));
     });
     const consumed: number = position.offset + taken.length;
     if (consumed < page.items.length) position = { upstreamCursor: position.upstreamCursor, offset: consumed };

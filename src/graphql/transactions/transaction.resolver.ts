@@ -18,6 +18,22 @@ export const MAX_TRANSACTIONS_PER_PAGE = 100;
  */
 export type EnrichedRow = Pick<Transaction, 'id' | 'description' | 'amount' | 'direction' | 'connectionId'>;
 
+/**
+ * An edge whose cursor is encoded only when read. A class getter, not one on each edge object: V8
+ * keeps an accessor defined on an object in the old generation, and the page it reached then
+ * outlived every young collection.
+ */
+class TransactionEdgeValue {
+  constructor(
+    readonly node: Transaction,
+    private readonly position: { readonly cursor: string },
+  ) {}
+
+  get cursor(): string {
+    return this.position.cursor;
+  }
+}
+
 @Resolver(() => Transaction)
 export class TransactionResolver {
   @Query(() => TransactionConnection, {
@@ -61,12 +77,7 @@ export class TransactionResolver {
 
     const slice = await readTransactions(context.platform, filter, first, position);
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
-    const edges = slice.rows.map((entry) => ({
-      node: toTransaction(entry.row),
-      get cursor() {
-        return entry.cursor;
-      },
-    }));
+    const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
     return {
       edges,
       nodes: edges.map((edge) => edge.node),
