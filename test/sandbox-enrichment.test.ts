@@ -117,6 +117,23 @@ describe('sandbox enrichment search', () => {
       expect(response.body).toMatchObject({ success: false, message: expect.any(String) });
     }
   });
+
+  it('holds any number of requests under a delay fault without a listener-leak warning', async () => {
+    const sandbox = await startSandbox();
+    sandbox.setEnrichmentFault({ delayMs: 50 });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => search(sandbox, [{ description: 'KFC' }])));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
 });
 
 describe('sandbox token endpoint', () => {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -202,6 +203,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const host = options.host ?? '127.0.0.1';
   let closeConsole: () => void = () => undefined;
   const stopping = new AbortController();
+  // Every request held by a delay fault listens for the stop, so more than ten at once is normal.
+  setMaxListeners(0, stopping.signal);
   let coreServer: Server | undefined;
   let enrichmentServer: Server | undefined;
   let coreUrl = '';
