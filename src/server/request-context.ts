@@ -130,7 +130,8 @@ const LAZY = Symbol('lazy context parts');
  * - Not a prototype object per request: V8 gives objects made from a new prototype new hidden
  *   classes, which live in the old generation and reach the request's closures until the next
  *   full collection, so each request's context left the young generation. Measured with
- *   `--trace-gc-nvp` on `{ __typename }`: 860 KB promoted per scavenge before, 360 KB after.
+ *   `--trace-gc-nvp` on `{ __typename }`: 860 KB promoted per scavenge with a prototype per
+ *   request, 360 KB with this one, 113 KB once no per-request object defined an accessor either.
  */
 class LazyContext {
   [LAZY]: LazyParts;
