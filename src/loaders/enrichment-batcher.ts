@@ -7,7 +7,8 @@ type Outcome = readonly PlatformEnrichmentResult[] | Error;
 
 /** Sends enrichment lookups to `/v1/search`; each lookup gets its results or the error of its call. */
 export interface EnrichmentBatcher {
-  search(lookups: readonly EnrichmentLookup[], keyOf: (lookup: EnrichmentLookup) => string): Promise<Outcome[]>;
+  /** `keys[i]` identifies `lookups[i]` (enrichmentCacheKey): identical lookups share one key. */
+  search(lookups: readonly EnrichmentLookup[], keys: readonly string[]): Promise<Outcome[]>;
 }
 
 function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery {
@@ -92,6 +93,6 @@ export function createEnrichmentBatcher(options: {
   }
 
   return {
-    search: (lookups, keyOf) => Promise.all(lookups.map((lookup) => join(lookup, keyOf(lookup)))),
+    search: (lookups, keys) => Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!))),
   };
 }

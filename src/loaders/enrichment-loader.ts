@@ -27,6 +27,11 @@ export function enrichmentCacheKey(lookup: EnrichmentLookup): string {
   ]);
 }
 
+interface KeyedLookup {
+  lookup: EnrichmentLookup;
+  key: string;
+}
+
 export interface EnrichmentLoaderOptions {
   batcher: EnrichmentBatcher;
   cache: EnrichmentCache | undefined;
@@ -46,23 +51,30 @@ export interface EnrichmentLoaderOptions {
  * results not at all, and the batcher may share calls with concurrent requests.
  */
 export function createEnrichmentLoader(options: EnrichmentLoaderOptions): EnrichmentLoader {
-  const loader = new DataLoader<EnrichmentLookup, readonly PlatformEnrichmentResult[], string>(
-    async (lookups) => {
-      const outcomes = await options.batcher.search(lookups, enrichmentCacheKey);
+  // Each lookup's key is built once, in `load`, and travels with it: the cache, DataLoader's
+  // de-duplication and the batcher's sharing all use that one string.
+  const loader = new DataLoader<KeyedLookup, readonly PlatformEnrichmentResult[], string>(
+    async (entries) => {
+      const keys = entries.map((entry) => entry.key);
+      const outcomes = await options.batcher.search(
+        entries.map((entry) => entry.lookup),
+        keys,
+      );
       return outcomes.map((outcome, index) => {
-        if (!(outcome instanceof Error)) options.cache?.set(enrichmentCacheKey(lookups[index]!), outcome);
+        if (!(outcome instanceof Error)) options.cache?.set(keys[index]!, outcome);
         return outcome;
       });
     },
-    { maxBatchSize: options.maxBatch, cacheKeyFn: enrichmentCacheKey, batchScheduleFn: options.whenIdle },
+    { maxBatchSize: options.maxBatch, cacheKeyFn: (entry) => entry.key, batchScheduleFn: options.whenIdle },
   );
 
   let reserved = 0;
   return {
     load(lookup) {
-      const cached = options.cache?.get(enrichmentCacheKey(lookup));
+      const key = enrichmentCacheKey(lookup);
+      const cached = options.cache?.get(key);
       if (options.cache) options.onCacheLookup?.(cached !== undefined);
-      return cached ? Promise.resolve(cached) : loader.load(lookup);
+      return cached ? Promise.resolve(cached) : loader.load({ lookup, key });
     },
     reserve(count) {
       if (reserved + count > options.maxLookupsPerRequest) return false;
