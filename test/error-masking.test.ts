@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { GraphQLError, getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createFormatError } from '../src/graphql/format-error.js';
+import { formatError, reportExecutionError } from '../src/graphql/format-error.js';
 import { createLogger } from '../src/lib/logger.js';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
 import { Browser } from './support/browser.js';
@@ -10,7 +10,13 @@ import { signIn, startGateway } from './support/gateway.js';
 function capturingFormatter() {
   const lines: string[] = [];
   const destination = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
-  return { format: createFormatError(createLogger({ level: 'debug', destination })), lines };
+  const logger = createLogger({ level: 'debug', destination });
+  // As every transport does: report with the request's logger, then shape for the client.
+  const format: typeof formatError = (formatted, error) => {
+    reportExecutionError(logger, error);
+    return formatError(formatted, error);
+  };
+  return { format, lines };
 }
 
 function wrapped(original: Error): GraphQLError {

@@ -46,4 +46,48 @@ describe('request ids', () => {
       /^[0-9a-f-]{36}$/,
     );
   });
+
+  it('carries the id to enrichment searches and to the error lines of both GraphQL paths', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const post = (query: string, variables?: Record<string, unknown>) =>
+      fetch(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+
+    // The direct path (an enrich query): the search it sends, and its failure's log line.
+    const enrich = (description: string) =>
+      post('query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id } }', { q: [{ id: 'a', description }] });
+    const served = await enrich('COUNTDOWN PONSONBY');
+    const servedId = served.headers.get('x-request-id')!;
+    expect(((await served.json()) as { errors?: unknown }).errors).toBeUndefined();
+    const search = gateway.sandbox.requests({ method: 'POST', path: '/v1/search' }).at(-1)!;
+    expect(search.headers['x-request-id']).toBe(servedId);
+    gateway.sandbox.setEnrichmentFault({ status: 500, times: 1 });
+    // Another lookup: the first one's answer is cached.
+    const failedSearch = await enrich('COUNTDOWN NEWMARKET');
+    expect(
+      ((await failedSearch.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code,
+    ).toBe('UPSTREAM_UNAVAILABLE');
+    const searchLine = await gateway.waitForLog((line) => line.upstream === 'enrichment' && line.level === 40);
+    expect(searchLine.requestId).toBe(failedSearch.headers.get('x-request-id'));
+
+    // Apollo's path (a core read): the failure is logged with the id of the request it broke.
+    gateway.sandbox.setCoreFault({ status: 500, pathPrefix: '/v1/me', times: 1 });
+    const failedMe = await post('query Me { me { id } }');
+    expect(((await failedMe.json()) as { errors?: unknown[] }).errors).toHaveLength(1);
+    const meLine = await gateway.waitForLog((line) => line.upstream === 'core' && line.level === 40);
+    expect(meLine.requestId).toBe(failedMe.headers.get('x-request-id'));
+  });
+
+  it('puts the id on the log lines of the other routes', async () => {
+    const gateway = await startGateway();
+    const response = await fetch(`${gateway.url}/auth/oidc/callback?state=forged&code=x`, { redirect: 'manual' });
+    await response.arrayBuffer();
+    const line = await gateway.waitForLog((entry) => entry.msg === 'sign-in callback refused: bad state');
+    expect(line.requestId).toBe(response.headers.get('x-request-id'));
+  });
 });

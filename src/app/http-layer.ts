@@ -6,11 +6,12 @@ import { createAuthRouteSupport } from '../auth/auth-route-support.js';
 import { registerConnectionRoutes } from '../auth/connection-routes.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
-import { createFormatError } from '../graphql/format-error.js';
+import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules } from '../graphql/operation-rules.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
@@ -86,7 +87,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   await apollo.start();
   undo.push(() => apollo.stop());
 
-  const router = new Router();
+  const router = new Router<ScopedRouteRequest>();
   if (webhooksEnabled) {
     registerWebhookReceiver(router, {
       events: deps.events,
@@ -126,7 +127,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     mfa: config.mfa,
     publicUrl: deps.publicUrl,
     clock,
-    logger,
   });
   registerConnectionRoutes(router, {
     support,
@@ -146,7 +146,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     authorizeUrl: platform.core.authorizeUrl,
     publicUrl: deps.publicUrl,
     clock,
-    logger,
     releaseToken: (userId, token) => state.releaser.release(userId, token),
     onConnected: webhooksEnabled
       ? async (userId, token) => {
@@ -188,7 +187,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
         ? createDirectGraphQLPath({
             schema,
             rules,
-            formatError: createFormatError(logger),
+            formatError,
+            reportErrors: reportExecutionErrors,
             onOperation: (type, outcome) => metrics.operation(type, outcome, 'direct'),
           })
         : undefined,
@@ -220,7 +220,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
       },
     }),
     clock,
-    formatError: createFormatError(logger),
+    formatError,
+    reportErrors: reportExecutionErrors,
     allowedOrigins: deps.allowedOrigins,
     rules,
     limits: config.websocket,

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
 import type { GatewayMetrics } from '../server/metrics.js';
@@ -17,7 +18,7 @@ import type { GatewayState } from './state.js';
  * published to the event log, where subscriptions read it.
  */
 export function registerWebhookReceiver(
-  router: Router,
+  router: Router<ScopedRouteRequest>,
   deps: {
     config: GatewayConfig;
     platform: PlatformEndpoints;
@@ -49,7 +50,6 @@ export function registerWebhookReceiver(
     }),
     ledger: state.stores.ledger,
     deadLetters: state.stores.deadLetters,
-    logger,
     clock,
     accepting: deps.accepting,
     bodyTimeoutMs: config.http.webhookBodyTimeoutMs,

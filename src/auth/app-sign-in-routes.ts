@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import { redirect } from '../lib/http/respond.js';
-import type { Logger } from '../lib/logger.js';
 import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import {
   AppSignInError,
   mayUsePlatform,
@@ -26,7 +26,6 @@ export interface AppSignInRoutesOptions {
   mfa: GatewayConfig['mfa'];
   publicUrl: () => string;
   clock: Clock;
-  logger: Logger;
 }
 
 const CALLBACK_PATH = '/auth/oidc/callback';
@@ -44,11 +43,11 @@ const STATUS_OF: Record<AppSignInError['code'], number> = {
  * with a bank connection goes back to where they were; one without is shown the consumer
  * information page first. `/auth/logout` ends the app session only: the connection stays.
  */
-export function registerAppSignInRoutes(router: Router, options: AppSignInRoutesOptions): void {
+export function registerAppSignInRoutes(router: Router<ScopedRouteRequest>, options: AppSignInRoutesOptions): void {
   const { support } = options;
   const callbackUrl = () => `${options.publicUrl()}${CALLBACK_PATH}`;
 
-  async function start(req: IncomingMessage, res: ServerResponse, url: URL, stepUp: boolean): Promise<void> {
+  async function start({ req, res, url, scope }: ScopedRouteRequest, stepUp: boolean): Promise<void> {
     if (support.elsewhere(req, res, url)) return;
     const binding = support.bindBrowser(req, res);
     const pending = options.signIn.prepare({ stepUp, now: options.clock() });
@@ -63,18 +62,18 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
       redirect(res, await options.signIn.authorizationUrl(callbackUrl(), { ...pending, state }));
     } catch (error) {
       if (!(error instanceof AppSignInError)) throw error;
-      options.logger.error({ err: { message: error.message } }, 'identity provider unreachable');
+      scope.log.error({ err: { message: error.message } }, 'identity provider unreachable');
       fail(res, 502, error.code, 'The sign-in service cannot be reached right now. Try again shortly.');
     }
   }
 
-  router.on('GET', '/auth/login', ({ req, res, url }) => start(req, res, url, false));
-  router.on('GET', '/auth/step-up', ({ req, res, url }) => start(req, res, url, true));
+  router.on('GET', '/auth/login', (request) => start(request, false));
+  router.on('GET', '/auth/step-up', (request) => start(request, true));
 
-  router.on('GET', CALLBACK_PATH, async ({ req, res, url }) => {
+  router.on('GET', CALLBACK_PATH, async ({ req, res, url, scope }) => {
     const check = await options.states.consume(url.searchParams.get('state'), support.bindingOf(req));
     if (!check.ok) {
-      options.logger.warn({ reason: check.reason }, 'sign-in callback refused: bad state');
+      scope.log.warn({ reason: check.reason }, 'sign-in callback refused: bad state');
       return support.refuseState(res, check.reason, '/auth/login');
     }
     if (check.data?.flow !== 'app') return support.refuseState(res, 'unknown', '/auth/login');
@@ -94,7 +93,7 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
       identity = await options.signIn.finish(new URL(`${callbackUrl()}${url.search}`), pending);
     } catch (error) {
       if (!(error instanceof AppSignInError)) throw error;
-      options.logger.warn({ code: error.code, reason: error.message }, 'app sign-in failed');
+      scope.log.warn({ code: error.code, reason: error.message }, 'app sign-in failed');
       return fail(res, STATUS_OF[error.code], error.code, error.message);
     }
 
@@ -102,7 +101,7 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
     const signedIn = { userId: identity.sub, authTime: identity.authTime, amr: identity.amr };
     // A step-up by the same user renews the session in place: its sockets and subscriptions carry on.
     if (check.data.freshAfter !== undefined && (await options.sessions.renewAuthentication(req, signedIn))) {
-      options.logger.info({ userId: identity.sub, mfa }, 'user stepped up');
+      scope.log.info({ userId: identity.sub, mfa }, 'user stepped up');
       return redirect(res, check.returnTo, {}, 303);
     }
     const connection = await options.connections.get(identity.sub);
@@ -110,7 +109,7 @@ export function registerAppSignInRoutes(router: Router, options: AppSignInRoutes
     if (connection) await options.connections.touch(identity.sub);
     await options.sessions.end(req, res);
     await options.sessions.start(res, signedIn, connection?.accessToken);
-    options.logger.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');
+    scope.log.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');
     // A user who has not connected their bank sees the consumer information page first, if they may connect.
     const next =
       connection || !mayUsePlatform(mfa, options.mfa.policy)

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import { redirect, sendHtml } from '../lib/http/respond.js';
-import type { Logger } from '../lib/logger.js';
 import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { mayUsePlatform, mfaStatus } from './app-sign-in.js';
@@ -24,7 +24,6 @@ export interface ConnectionRoutesOptions {
   authorizeUrl: string;
   publicUrl: () => string;
   clock: Clock;
-  logger: Logger;
   /** What the consumer information page shows before the platform's connection flow. */
   consumerInfo: ConsumerInfoSettings;
   /** Revokes a token the gateway no longer holds (the connection it belonged to was replaced). */
@@ -39,7 +38,7 @@ export interface ConnectionRoutesOptions {
  * the platform's OAuth consent, then the token stored as the app user's connection (encrypted in
  * the shared store) and used by every session of theirs.
  */
-export function registerConnectionRoutes(router: Router, options: ConnectionRoutesOptions): void {
+export function registerConnectionRoutes(router: Router<ScopedRouteRequest>, options: ConnectionRoutesOptions): void {
   const { support } = options;
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
 
@@ -88,10 +87,10 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
     redirect(res, target.href);
   });
 
-  router.on('GET', '/auth/callback', async ({ req, res, url }) => {
+  router.on('GET', '/auth/callback', async ({ req, res, url, scope }) => {
     const check = await options.states.consume(url.searchParams.get('state'), support.bindingOf(req));
     if (!check.ok) {
-      options.logger.warn({ reason: check.reason }, 'OAuth callback refused: bad state');
+      scope.log.warn({ reason: check.reason }, 'OAuth callback refused: bad state');
       return support.refuseState(res, check.reason, '/auth/consumer-info');
     }
     if (check.data?.flow !== 'platform') return support.refuseState(res, 'unknown', '/auth/consumer-info');
@@ -109,8 +108,9 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
     if (!code) return fail(res, 400, 'OAUTH_CODE_MISSING', 'The sign-in response carried no authorization code.');
 
     try {
-      const grant = await options.core.exchangeCode(code, callbackUrl());
-      const me = await options.core.getMe(grant.access_token);
+      const core = options.core.forRequest(scope.requestId);
+      const grant = await core.exchangeCode(code, callbackUrl());
+      const me = await core.getMe(grant.access_token);
       const userId = session.userId;
       const now = options.clock();
       const replaced = await options.connections.set(userId, {
@@ -122,17 +122,17 @@ export function registerConnectionRoutes(router: Router, options: ConnectionRout
       await options.sessions.attachToken(userId, grant.access_token);
       if (replaced && replaced.accessToken !== grant.access_token)
         await options.releaseToken(userId, replaced.accessToken);
-      options.logger.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
+      scope.log.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
       if (options.onConnected) {
         // Follow-up work (webhook subscriptions) must not break the connection; it reports its own failures.
         options
           .onConnected(userId, grant.access_token)
-          .catch((error: unknown) => options.logger.error({ err: error, userId }, 'post-connection step failed'));
+          .catch((error: unknown) => scope.log.error({ err: error, userId }, 'post-connection step failed'));
       }
       redirect(res, check.returnTo, {}, 303);
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
-      options.logger.warn(
+      scope.log.warn(
         { upstream: error.upstream, kind: error.kind, status: error.status, oauthError: error.details.oauthError },
         'token exchange failed',
       );

@@ -1,5 +1,6 @@
 import type { AppKind } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
 import type { UserPlatform } from '../loaders/user-platform.js';
 import type { PubSub } from '../pubsub/pubsub.js';
@@ -63,7 +64,10 @@ export interface GatewayContext {
     /** Where to send a user whose connection needs attention (starts the connection flow again). */
     reconnectUrl: string;
   };
+  /** The request's logger (each line carries its id), or the gateway's for a subscription event. */
   logger: Logger;
+  /** The HTTP request being served, when there is one (not for a subscription event). */
+  requestScope: RequestScope | undefined;
 }
 
 /**

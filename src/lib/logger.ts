@@ -1,5 +1,4 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { currentRequestId } from './request-scope.js';
 
 export type { Logger };
 
@@ -35,11 +34,6 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: { service: 'open-finance-gateway' },
-      // Every line written while serving a request says which request.
-      mixin: () => {
-        const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
-      },
     },
     options.destination,
   );

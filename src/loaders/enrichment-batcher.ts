@@ -7,8 +7,11 @@ type Outcome = readonly PlatformEnrichmentResult[] | Error;
 
 /** Sends enrichment lookups to `/v1/search`; each lookup gets its results or the error of its call. */
 export interface EnrichmentBatcher {
-  /** `keys[i]` identifies `lookups[i]` (enrichmentCacheKey): identical lookups share one key. */
-  search(lookups: readonly EnrichmentLookup[], keys: readonly string[]): Promise<Outcome[]>;
+  /**
+   * `keys[i]` identifies `lookups[i]` (enrichmentCacheKey): identical lookups share one key. A call
+   * shared by several requests carries the id of the request that opened it.
+   */
+  search(lookups: readonly EnrichmentLookup[], keys: readonly string[], requestId?: string): Promise<Outcome[]>;
 }
 
 function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery {
@@ -28,12 +31,16 @@ function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery 
 async function searchOnce(
   client: EnrichmentClient,
   lookups: readonly EnrichmentLookup[],
+  requestId: string | undefined,
   onCall?: (size: number) => void,
 ): Promise<Outcome[]> {
   onCall?.(lookups.length);
   let items;
   try {
-    items = await client.search(lookups.map((lookup, index) => toQuery(lookup, `q${index}`)));
+    items = await client.search(
+      lookups.map((lookup, index) => toQuery(lookup, `q${index}`)),
+      requestId,
+    );
   } catch (error) {
     return lookups.map(() => error as Error);
   }
@@ -59,19 +66,26 @@ export function createEnrichmentBatcher(options: {
   windowMs: number;
   onCall?: (size: number) => void;
 }): EnrichmentBatcher {
-  if (options.windowMs <= 0) return { search: (lookups) => searchOnce(options.client, lookups, options.onCall) };
+  if (options.windowMs <= 0)
+    return { search: (lookups, _keys, requestId) => searchOnce(options.client, lookups, requestId, options.onCall) };
 
   /** Lookups waiting for the window, or in flight: by key, the promise of their outcome. */
   const known = new Map<string, Promise<Outcome>>();
   let forming:
-    | { lookups: EnrichmentLookup[]; keys: string[]; settle: Array<(outcome: Outcome) => void>; timer: NodeJS.Timeout }
+    | {
+        lookups: EnrichmentLookup[];
+        keys: string[];
+        settle: Array<(outcome: Outcome) => void>;
+        timer: NodeJS.Timeout;
+        requestId: string | undefined;
+      }
     | undefined;
 
   function send(): void {
     const call = forming!;
     forming = undefined;
     clearTimeout(call.timer);
-    void searchOnce(options.client, call.lookups, options.onCall).then((outcomes) => {
+    void searchOnce(options.client, call.lookups, call.requestId, options.onCall).then((outcomes) => {
       outcomes.forEach((outcome, index) => {
         known.delete(call.keys[index]!);
         call.settle[index]!(outcome);
@@ -79,10 +93,10 @@ export function createEnrichmentBatcher(options: {
     });
   }
 
-  function join(lookup: EnrichmentLookup, key: string): Promise<Outcome> {
+  function join(lookup: EnrichmentLookup, key: string, requestId: string | undefined): Promise<Outcome> {
     const existing = known.get(key);
     if (existing) return existing;
-    forming ??= { lookups: [], keys: [], settle: [], timer: setTimeout(send, options.windowMs) };
+    forming ??= { lookups: [], keys: [], settle: [], timer: setTimeout(send, options.windowMs), requestId };
     const call = forming;
     const outcome = new Promise<Outcome>((resolve) => call.settle.push(resolve));
     call.lookups.push(lookup);
@@ -93,6 +107,7 @@ export function createEnrichmentBatcher(options: {
   }
 
   return {
-    search: (lookups, keys) => Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!))),
+    search: (lookups, keys, requestId) =>
+      Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!, requestId))),
   };
 }

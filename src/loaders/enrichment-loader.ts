@@ -40,6 +40,8 @@ export interface EnrichmentLoaderOptions {
   /** When the request has nothing in flight that could still add lookups (see RequestActivity). */
   whenIdle: (dispatch: () => void) => void;
   onCacheLookup?: (hit: boolean) => void;
+  /** The request's id, sent upstream as `x-request-id` with the searches it opens. */
+  requestId?: string;
 }
 
 /**
@@ -59,6 +61,7 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
       const outcomes = await options.batcher.search(
         entries.map((entry) => entry.lookup),
         keys,
+        options.requestId,
       );
       return outcomes.map((outcome, index) => {
         if (!(outcome instanceof Error)) options.cache?.set(keys[index]!, outcome);

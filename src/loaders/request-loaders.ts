@@ -54,6 +54,8 @@ class LazyRequestLoaders implements RequestLoaders {
     /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
     private readonly platform: () => UserPlatform,
     private readonly activity: RequestActivity,
+    /** Sent upstream as `x-request-id` with the searches this request opens. */
+    private readonly requestId: string | undefined,
   ) {}
 
   get enrichment(): EnrichmentLoader {
@@ -64,6 +66,7 @@ class LazyRequestLoaders implements RequestLoaders {
       maxLookupsPerRequest: this.deps.enrichmentMaxLookupsPerRequest,
       whenIdle: (dispatch) => this.activity.whenIdle(dispatch),
       onCacheLookup: this.deps.onEnrichmentCacheLookup,
+      requestId: this.requestId,
     }));
   }
 
@@ -98,8 +101,9 @@ export function createRequestLoaders(
   deps: LoaderDependencies,
   platform: () => UserPlatform,
   activity: RequestActivity,
+  requestId?: string,
 ): RequestLoaders {
-  return new LazyRequestLoaders(deps, platform, activity);
+  return new LazyRequestLoaders(deps, platform, activity, requestId);
 }
 
 /**

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../lib/ids.js';
 import { sendError, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { DeadLetterStore } from '../webhooks/dead-letters.js';
 
 export interface AdminRoutesOptions {
@@ -16,7 +17,7 @@ export interface AdminRoutesOptions {
  * Operator endpoints, registered only when ADMIN_TOKEN is set. The token is compared through
  * digests in constant time, so neither its content nor its length leaks through timing.
  */
-export function registerAdminRoutes(router: Router, options: AdminRoutesOptions): void {
+export function registerAdminRoutes(router: Router<ScopedRouteRequest>, options: AdminRoutesOptions): void {
   const expected = Buffer.from(sha256Hex(options.token), 'hex');
   const authorised = (header: string | undefined) => {
     const presented = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';

@@ -6,7 +6,7 @@ import {
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../lib/logger.js';
 import type { GatewayContext } from '../graphql/context.js';
-import { createFormatError } from '../graphql/format-error.js';
+import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
 import { noteResolvedOperation, operationOutcome } from './operation-telemetry.js';
 
@@ -24,7 +24,7 @@ function httpOperationRulesPlugin(rules: OperationRules): ApolloServerPlugin<Gat
   };
 }
 
-/** Counts each operation by its type and outcome: OK, or the first error's code. */
+/** Counts each operation by its type and outcome (OK, or the first error's code); names and reports it. */
 function operationMetricsPlugin(
   onOperation: (type: string, outcome: string) => void,
 ): ApolloServerPlugin<GatewayContext> {
@@ -32,8 +32,12 @@ function operationMetricsPlugin(
     async requestDidStart() {
       return {
         // The request's server span and its access log line are named after the operation.
-        async didResolveOperation({ operation, operationName }) {
-          if (operation) noteResolvedOperation(operation.operation, operationName);
+        async didResolveOperation({ operation, operationName, contextValue }) {
+          if (operation) noteResolvedOperation(contextValue.requestScope, operation.operation, operationName);
+        },
+        // Before formatting masks them, with the request's logger (its id on every line).
+        async didEncounterErrors({ errors, contextValue }) {
+          reportExecutionErrors(contextValue.logger, errors);
         },
         async willSendResponse({ operation, response }) {
           const errors = response.body.kind === 'single' ? response.body.singleResult.errors : undefined;
@@ -58,7 +62,7 @@ export function createApolloServer(
     csrfPrevention: true,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: rules.hideSchemaDetails,
-    formatError: createFormatError(logger),
+    formatError,
     validationRules: rules.validationRules,
     parseOptions: rules.parseOptions,
     // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off. Signals

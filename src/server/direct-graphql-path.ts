@@ -7,6 +7,8 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { OperationRules } from '../graphql/operation-rules.js';
+import type { Logger } from '../lib/logger.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import { coerceOrdinaryInput, NOT_ORDINARY } from './direct-input-coercion.js';
 import { executeDirectPlan } from './direct-execution.js';
 import { planDirectExecution, type DirectPlan } from './direct-plan.js';
@@ -32,8 +34,9 @@ const MAX_REMEMBERED_ACCEPT = 64;
 export interface DirectGraphQLPathOptions {
   schema: GraphQLSchema;
   rules: OperationRules;
-  /** The same error shaping Apollo applies (format-error.ts). */
+  /** The same error shaping and reporting Apollo applies (format-error.ts). */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  reportErrors: (logger: Logger, errors: readonly unknown[]) => void;
   onOperation: (type: string, outcome: string) => void;
 }
 
@@ -122,6 +125,7 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
       accept: string | undefined,
       body: unknown,
       context: () => unknown,
+      scope: RequestScope,
     ): Promise<DirectResponse | undefined> {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
       const request = body as Record<string, unknown>;
@@ -139,8 +143,9 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
       const variableValues = coerceVariables(plan, variables);
       if (!variableValues) return undefined;
 
-      noteResolvedOperation(OperationTypeNode.QUERY, plan.operationName);
+      noteResolvedOperation(scope, OperationTypeNode.QUERY, plan.operationName);
       const result = await executeDirectPlan(options.schema, plan, variableValues, context());
+      if (result.errors.length > 0) options.reportErrors(scope.log, result.errors);
       const errors = result.errors.length > 0 ? result.errors.map(format) : undefined;
       options.onOperation(OperationTypeNode.QUERY, operationOutcome(errors));
       return { contentType, body: `${JSON.stringify({ errors, data: result.data })}\n` };

@@ -5,12 +5,13 @@ import type { GatewayContext } from '../graphql/context.js';
 import { ErrorCode } from '../graphql/errors.js';
 import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import type { DirectGraphQLPath } from './direct-graphql-path.js';
 
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
   sessions: SessionManager;
-  createContext: (session: Session) => GatewayContext;
+  createContext: (session: Session, scope: RequestScope) => GatewayContext;
   maxBodyBytes: number;
   /** Serves ordinary `enrich` queries without Apollo's pipeline; unset, Apollo serves everything. */
   direct?: DirectGraphQLPath;
@@ -38,7 +39,7 @@ function errorHeaders(req: IncomingMessage, extra: Record<string, string> = {}):
  * (CSRF prevention, content negotiation, error formatting).
  */
 export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
-  return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, url: URL, scope: RequestScope): Promise<void> => {
     const session = await options.sessions.read(req);
     if (!session) {
       // A body nobody will read would hold the connection until the request deadline: close it.
@@ -82,9 +83,9 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
     }
 
     let context: GatewayContext | undefined;
-    const contextOnce = () => (context ??= options.createContext(session));
+    const contextOnce = () => (context ??= options.createContext(session, scope));
     // Only a parsed JSON body can be served directly; `serve` declines everything else.
-    const direct = await options.direct?.serve(req.headers.accept, body, contextOnce);
+    const direct = await options.direct?.serve(req.headers.accept, body, contextOnce, scope);
     if (direct) {
       if (context?.session.ended) options.sessions.clearCookie(res);
       res.setHeader('content-type', direct.contentType);

@@ -5,13 +5,13 @@ import type { Router } from '../lib/http/router.js';
 import { wantsHtml } from './graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
-import { currentRequestScope, requestIdFor, runInRequestScope } from '../lib/request-scope.js';
+import { RequestScope, requestIdFor, type ScopedRouteRequest } from '../lib/request-scope.js';
 import { inServerSpan } from '../lib/tracing.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
 export interface GatewayHttpServerOptions {
-  router: Router;
-  graphql: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  router: Router<ScopedRouteRequest>;
+  graphql: (req: IncomingMessage, res: ServerResponse, url: URL, scope: RequestScope) => Promise<void>;
   /** Undefined when GraphiQL is disabled. */
   graphiql: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   logger: Logger;
@@ -64,36 +64,34 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       if (options.strictTransportSecurity) res.setHeader('strict-transport-security', HSTS);
       const url = new URL(req.url ?? '/', 'http://gateway.invalid');
       const route = routeLabel(req.method ?? 'GET', url.pathname);
-      runInRequestScope(requestId, () =>
-        inServerSpan(`HTTP ${req.method ?? 'GET'} ${route}`, req.headers, (span) => {
-          span.setAttributes({
-            'http.request.method': req.method ?? 'GET',
-            'http.route': route,
-            'request.id': requestId,
-          });
-          res.on('finish', () => {
-            span.setAttribute('http.response.status_code', res.statusCode);
-            span.end();
-          });
-          handle(req, res, requestId, url, route);
-        }),
-      );
+      inServerSpan(`HTTP ${req.method ?? 'GET'} ${route}`, req.headers, (span) => {
+        span.setAttributes({
+          'http.request.method': req.method ?? 'GET',
+          'http.route': route,
+          'request.id': requestId,
+        });
+        res.on('finish', () => {
+          span.setAttribute('http.response.status_code', res.statusCode);
+          span.end();
+        });
+        handle(req, res, new RequestScope(requestId, options.logger), url, route);
+      });
     },
   );
 
-  function handle(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL, route: string): void {
+  function handle(req: IncomingMessage, res: ServerResponse, scope: RequestScope, url: URL, route: string): void {
     const started = performance.now();
-    const requestScope = currentRequestScope();
     // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
     if (options.readiness() === 'draining') res.setHeader('connection', 'close');
     res.on('finish', () => {
       const elapsed = performance.now() - started;
       options.logger.info(
         {
-          requestId,
+          // Not the scope's logger: most requests write no other line, and this one needs no child.
+          requestId: scope.requestId,
           method: req.method,
           path: url.pathname,
-          ...(requestScope?.operation ? { operation: requestScope.operation } : {}),
+          ...(scope.operation ? { operation: scope.operation } : {}),
           status: res.statusCode,
           ms: Math.round(elapsed),
         },
@@ -101,10 +99,10 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       );
       options.onRequest?.(req.method ?? 'GET', route, res.statusCode, elapsed / 1000);
     });
-    dispatch(req, res, url).catch((error: unknown) => {
+    dispatch(req, res, url, scope).catch((error: unknown) => {
       if (error instanceof StoreUnavailableError) {
         // Retryable, and coded: the shared store is down or slow, nothing was half-done.
-        options.logger.warn(
+        scope.log.warn(
           { err: { message: error.message }, path: url.pathname },
           'request refused: shared store unavailable',
         );
@@ -125,7 +123,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
         else res.destroy();
         return;
       }
-      options.logger.error({ err: error, path: url.pathname }, 'request handler failed');
+      scope.log.error({ err: error, path: url.pathname }, 'request handler failed');
       if (!res.headersSent)
         sendJson(res, 500, {
           errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
@@ -154,10 +152,10 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     return match !== undefined && match !== 'methodNotAllowed' ? pathname : 'unmatched';
   }
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, scope: RequestScope): Promise<void> {
     if (handleCors(req, res, url.pathname, options.allowedOrigins())) return;
     if (originRefused(req, url.pathname, options.allowedOrigins())) {
-      options.logger.warn(
+      scope.log.warn(
         { origin: String(req.headers.origin).slice(0, 200), path: url.pathname },
         'state-changing request refused: origin not allowed',
       );
@@ -179,7 +177,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
           { allow: 'GET, POST' },
         );
       }
-      return options.graphql(req, res, url);
+      return options.graphql(req, res, url, scope);
     }
     if (url.pathname === '/') return redirect(res, '/graphql');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -194,6 +192,6 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     const match = options.router.match(req.method ?? 'GET', url.pathname);
     if (match === undefined) return sendError(res, 404, 'NOT_FOUND', 'Not found.');
     if (match === 'methodNotAllowed') return sendError(res, 405, 'METHOD_NOT_ALLOWED', 'Method not allowed.');
-    await match.handler({ req, res, url, params: match.params });
+    await match.handler({ req, res, url, params: match.params, scope });
   }
 }

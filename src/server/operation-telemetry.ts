@@ -1,18 +1,22 @@
 import type { GraphQLFormattedError, OperationTypeNode } from 'graphql';
 import { activeSpan } from '../lib/tracing.js';
-import { noteOperation } from '../lib/request-scope.js';
+import type { RequestScope } from '../lib/request-scope.js';
 
 /**
  * What every HTTP operation reports once it is known, whichever path executes it (Apollo's
  * pipeline, or the direct path for enrichment): the server span is named after it, and the access
  * log line names it.
  */
-export function noteResolvedOperation(operation: OperationTypeNode, operationName: string | null | undefined): void {
+export function noteResolvedOperation(
+  scope: RequestScope | undefined,
+  operation: OperationTypeNode,
+  operationName: string | null | undefined,
+): void {
   const span = activeSpan();
   span?.updateName(`graphql ${operation}${operationName ? ` ${operationName.slice(0, 100)}` : ''}`);
   span?.setAttribute('graphql.operation.type', operation);
   if (operationName) span?.setAttribute('graphql.operation.name', operationName.slice(0, 100));
-  noteOperation(operationName ? `${operation} ${operationName}` : operation);
+  scope?.noteOperation(operationName ? `${operation} ${operationName}` : operation);
 }
 
 /** An operation's outcome for the metrics: OK, or the first error's code. */

@@ -7,6 +7,7 @@ import type { AccessState, EventStreamContext, GatewayContext } from '../graphql
 import { ErrorCode, gatewayError } from '../graphql/errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../loaders/request-loaders.js';
 import { RequestActivity } from '../loaders/request-activity.js';
 import { bindUserPlatform, type UserPlatform } from '../loaders/user-platform.js';
@@ -115,6 +116,7 @@ interface LazyParts {
   loaders(): RequestLoaders;
   platform(): UserPlatform;
   creationKeys(): GatewayContext['creationKeys'];
+  logger(): Logger;
 }
 
 const LAZY = Symbol('lazy context parts');
@@ -147,6 +149,9 @@ class LazyContext {
   get creationKeys(): GatewayContext['creationKeys'] {
     return this[LAZY].creationKeys();
   }
+  get logger(): Logger {
+    return this[LAZY].logger();
+  }
 }
 
 /**
@@ -177,10 +182,14 @@ class SessionControls implements SessionPart {
   }
 }
 
-/** Builds each request's GraphQL context: loaders and platform access bound to the session's user. */
+/**
+ * Builds each request's GraphQL context: loaders and platform access bound to the session's user.
+ * `scope` is the HTTP request being served (none for a subscription event): its id goes on the
+ * context's log lines and upstream calls.
+ */
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   const accessState = accessStates(deps);
-  return (session: Session): GatewayContext => {
+  return (session: Session, scope?: RequestScope): GatewayContext => {
     const state = { ended: false };
     let loaders: RequestLoaders | undefined;
     // What this request has in flight upstream: enrichment lookups go out when nothing is.
@@ -191,16 +200,17 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     };
     let platform: UserPlatform | undefined;
     const access = accessState(session);
+    const logger = () => scope?.log ?? deps.logger;
     const bindPlatform = (token: string) =>
       bindUserPlatform(
-        deps.core,
+        scope ? deps.core.forRequest(scope.requestId) : deps.core,
         token,
         async () => {
           // Only this token is known dead: the connection goes if it still holds it, and the
           // sessions holding it end (the user signs in again and reconnects).
           state.ended = true;
           const remaining = await deps.tokenDied(session.userId, token);
-          deps.logger.warn(
+          logger().warn(
             { userId: session.userId, remainingSessions: remaining },
             'platform refused the user token (403): ended the sessions holding it',
           );
@@ -210,7 +220,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     // Built on first use: a request that enriches never needs the user's platform access, and a
     // subscription's own context only opens the event stream.
     const lazyParts: LazyParts = {
-      loaders: () => (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity)),
+      loaders: () =>
+        (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity, scope?.requestId)),
       platform: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
         if (session.accessToken === undefined)
@@ -220,6 +231,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         return (platform ??= bindPlatform(session.accessToken));
       },
       creationKeys: () => creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs),
+      logger,
     };
     const context: GatewayContext = Object.assign(new LazyContext(lazyParts), {
       user: { id: session.userId },
@@ -244,7 +256,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
               if (error instanceof UpstreamError && error.status === 403) revoked += 1;
               else {
                 failed += 1;
-                deps.logger.error(
+                logger().error(
                   {
                     userId: session.userId,
                     kind: error instanceof UpstreamError ? error.kind : 'unexpected',
@@ -261,7 +273,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },
-      logger: deps.logger,
+      requestScope: scope,
     });
     return context;
   };

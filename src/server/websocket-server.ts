@@ -32,6 +32,8 @@ export interface WebSocketOptions {
   /** What a subscription keeps for its life; each event gets a full context from `createContext`. */
   createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Logs what an operator must see of errors before they are formatted (format-error.ts). */
+  reportErrors(logger: Logger, errors: readonly unknown[]): void;
   /** Origins allowed to open a socket; a request without Origin (not a browser) is let through to the cookie check. */
   allowedOrigins: () => ReadonlySet<string>;
   rules: OperationRules;
@@ -102,8 +104,10 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
-  const formatAll = (errors: readonly GraphQLError[]) =>
-    errors.map((error) => options.formatError(error.toJSON(), error));
+  const formatAll = (errors: readonly GraphQLError[]) => {
+    options.reportErrors(options.logger, errors);
+    return errors.map((error) => options.formatError(error.toJSON(), error));
+  };
   const limitError = (message: string, limit: number) =>
     new GraphQLError(message, { extensions: { code: ErrorCode.LIMIT_EXCEEDED, limit } });
 

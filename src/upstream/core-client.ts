@@ -24,6 +24,8 @@ export interface CoreClientOptions {
 }
 
 export interface CoreClient {
+  /** The same client, its calls tagged with a gateway request's id (sent as `x-request-id`). */
+  forRequest(requestId: string): CoreClient;
   /** `POST /v1/token`: trades a single-use authorization code for a user access token. */
   exchangeCode(code: string, redirectUri: string): Promise<PlatformTokenGrant>;
   /** `GET /v1/me` for the user behind `userToken`. */
@@ -158,6 +160,8 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
   }
 
   return {
+    forRequest: (requestId) => createCoreClient(taggedWith(http, requestId), options),
+
     async exchangeCode(code, redirectUri) {
       const response = await http.send({
         method: 'POST',
@@ -397,4 +401,9 @@ function isPending(value: unknown): value is PlatformPendingTransaction {
     typeof row.amount === 'number' &&
     typeof row.description === 'string'
   );
+}
+
+/** `http` with every request it sends carrying `requestId`; its pool stays the shared one's to close. */
+function taggedWith(http: UpstreamHttp, requestId: string): UpstreamHttp {
+  return { name: http.name, send: (request) => http.send({ ...request, requestId }), close: async () => undefined };
 }

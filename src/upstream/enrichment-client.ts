@@ -10,8 +10,11 @@ import { UpstreamError } from './upstream-error.js';
 import { httpStatusError, type UpstreamHttp } from './upstream-http.js';
 
 export interface EnrichmentClient {
-  /** One `POST /v1/search` call. Items come back as sent by the platform: match them by `id`. */
-  search(queries: PlatformEnrichmentQuery[]): Promise<PlatformEnrichmentItem[]>;
+  /**
+   * One `POST /v1/search` call. Items come back as sent by the platform: match them by `id`.
+   * `requestId` goes upstream as `x-request-id`.
+   */
+  search(queries: PlatformEnrichmentQuery[], requestId?: string): Promise<PlatformEnrichmentItem[]>;
 }
 
 /**
@@ -20,21 +23,27 @@ export interface EnrichmentClient {
  */
 export function createEnrichmentClient(http: UpstreamHttp, apiKey: string, logger: Logger): EnrichmentClient {
   return {
-    async search(queries) {
+    async search(queries, requestId) {
       const response = await http.send({
         method: 'POST',
         path: '/v1/search',
         headers: { authorization: `Bearer ${apiKey}` },
         json: queries,
+        requestId,
       });
       if (response.status < 200 || response.status >= 300)
         throw httpStatusError(http.name, 'POST /v1/search', response);
-      return parseSearchResponse(response.body, http.name, logger);
+      return parseSearchResponse(response.body, http.name, logger, requestId);
     },
   };
 }
 
-function parseSearchResponse(body: unknown, upstream: string, logger: Logger): PlatformEnrichmentItem[] {
+function parseSearchResponse(
+  body: unknown,
+  upstream: string,
+  logger: Logger,
+  requestId: string | undefined,
+): PlatformEnrichmentItem[] {
   const record = body as { success?: unknown; items?: unknown } | undefined;
   if (!record || record.success === false || !Array.isArray(record.items)) {
     throw new UpstreamError(upstream, 'bad_response', 'search response has no items array');
@@ -59,7 +68,7 @@ function parseSearchResponse(body: unknown, upstream: string, logger: Logger): P
     });
   }
   // Extra or missing optional fields are normal for this API (it is in beta); say so, don't fail.
-  if (dropped > 0) logger.warn({ upstream, dropped }, 'ignored malformed enrichment items or results');
+  if (dropped > 0) logger.warn({ requestId, upstream, dropped }, 'ignored malformed enrichment items or results');
   return items;
 }
 

@@ -2,7 +2,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
-import { currentRequestId } from '../lib/request-scope.js';
 import { routeTemplate } from '../lib/route-template.js';
 import { inClientSpan } from '../lib/tracing.js';
 import { scrubErrorBody } from '../lib/scrub.js';
@@ -46,6 +45,8 @@ export interface UpstreamRequest {
    * @default true for GET, false otherwise
    */
   retry?: boolean;
+  /** The gateway request this call serves: sent as `x-request-id` and on the call's log lines. */
+  requestId?: string;
 }
 
 export interface UpstreamResponse {
@@ -94,14 +95,20 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
         const response = await breakers.run(group, () => sendOnce(request, Math.max(1, Math.floor(remaining))));
         if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
         options.logger.debug(
-          { upstream: options.name, path: request.path, status: response.status, attempt },
+          {
+            requestId: request.requestId,
+            upstream: options.name,
+            path: request.path,
+            status: response.status,
+            attempt,
+          },
           'retrying upstream read',
         );
       } catch (error) {
         if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable' || error.details.circuitOpen)
           throw error;
         options.logger.debug(
-          { upstream: options.name, path: request.path, kind: error.kind, attempt },
+          { requestId: request.requestId, upstream: options.name, path: request.path, kind: error.kind, attempt },
           'retrying upstream read',
         );
       }
@@ -133,8 +140,7 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers, ...traceHeaders };
     // The platform's logs and the gateway's can be matched by the request that caused the call.
-    const requestId = currentRequestId();
-    if (requestId !== undefined) headers['x-request-id'] = requestId;
+    if (request.requestId !== undefined) headers['x-request-id'] = request.requestId;
     let body: string | undefined;
     if (request.json !== undefined) {
       body = JSON.stringify(request.json);
@@ -157,6 +163,7 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       observed = true;
       options.logger.debug(
         {
+          requestId: request.requestId,
           upstream: options.name,
           method: request.method,
           path: request.path,

@@ -1,9 +1,9 @@
 import type { Clock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/ids.js';
-import type { Logger } from '../lib/logger.js';
 import { BodyTooLargeError, BodyTimeoutError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendError, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
@@ -18,7 +18,6 @@ export interface WebhookRouteOptions {
   dispatcher: WebhookDispatcher;
   /** Told of each webhook's outcome (for metrics): published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable. */
   onOutcome?: (outcome: string) => void;
-  logger: Logger;
   clock: Clock;
   /** False once shutdown began: nothing is acknowledged that could then be lost. */
   accepting(): boolean;
@@ -38,11 +37,11 @@ const RETRY_AFTER_SECONDS = '60';
  * platform rather than lost. A verified body that cannot be understood is acknowledged and kept
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
-export function registerWebhookRoute(router: Router, options: WebhookRouteOptions): void {
+export function registerWebhookRoute(router: Router<ScopedRouteRequest>, options: WebhookRouteOptions): void {
   const unavailable = (res: Parameters<typeof sendJson>[0], message: string) =>
     sendError(res, 503, 'SERVICE_UNAVAILABLE', message, { 'retry-after': RETRY_AFTER_SECONDS });
 
-  router.on('POST', '/webhooks', async ({ req, res }) => {
+  router.on('POST', '/webhooks', async ({ req, res, scope }) => {
     const counted = (outcome: string) => options.onOutcome?.(outcome);
     if (mediaType(req) !== 'application/json') {
       counted('refused_media_type');
@@ -75,10 +74,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
       options.keys,
     );
     if (!check.ok) {
-      const log =
-        check.reason === 'key-weak'
-          ? options.logger.error.bind(options.logger)
-          : options.logger.warn.bind(options.logger);
+      const log = check.reason === 'key-weak' ? scope.log.error.bind(scope.log) : scope.log.warn.bind(scope.log);
       log({ reason: check.reason }, 'webhook refused: signature not verified');
       counted(check.retryable ? 'unavailable' : `refused_${check.reason}`);
       return check.retryable
@@ -109,7 +105,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
         await options.ledger.release(hash).catch(() => undefined);
         throw error;
       });
-      options.logger.error(
+      scope.log.error(
         { bodyHash: hash, reason: body, bytes: raw.length },
         'verified webhook is not a JSON object: acknowledged and kept as a dead letter',
       );
@@ -121,7 +117,7 @@ export function registerWebhookRoute(router: Router, options: WebhookRouteOption
     try {
       const routed = await routing!;
       if ('ignored' in routed) {
-        options.logger.info(routed.fields, routed.ignored);
+        scope.log.info(routed.fields, routed.ignored);
         outcome = 'ignored';
       } else outcome = await options.dispatcher.deliver(routed);
     } catch (error) {

@@ -3,6 +3,7 @@ import { signInPage } from '../../auth/auth-pages.js';
 import type { SessionManager } from '../../auth/session-manager.js';
 import { sendError, sendHtml } from '../../lib/http/respond.js';
 import type { Router } from '../../lib/http/router.js';
+import type { ScopedRouteRequest } from '../../lib/request-scope.js';
 import { createGraphiqlAssets } from './graphiql-assets.js';
 import { GRAPHIQL_CSP, graphiqlPage } from './graphiql-page.js';
 
@@ -12,7 +13,7 @@ export function wantsHtml(req: IncomingMessage): boolean {
 }
 
 export function registerGraphiqlRoutes(
-  router: Router,
+  router: Router<ScopedRouteRequest>,
   sessions: SessionManager,
   sandboxConsoleUrl?: () => string | undefined,
 ) {
