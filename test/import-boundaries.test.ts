@@ -73,7 +73,7 @@ describe('import boundaries', () => {
 
   it('keeps async_hooks out of src/: the request scope is passed along, not stored', () => {
     // On Node 20 an AsyncLocalStorage (or any async hook) makes V8 call into JavaScript for every
-    // promise the process creates: 5-8% of the CPU of a page of enriched transactions, measured.
+    // promise the process creates: 4-6% of the CPU of a page of enriched transactions, measured.
     // The request's id travels in RequestScope instead (src/lib/request-scope.ts).
     const users = sourceFiles('src').filter((file) =>
       /from\s*'(?:node:)?async_hooks'|\bAsyncLocalStorage\b(?!`)/.test(

@@ -6,7 +6,7 @@ import type { RouteRequest } from './http/router.js';
  * The request being served: its id and the logger whose every line carries it. It is handed
  * along explicitly (to the GraphQL context, to route handlers, to upstream calls as
  * `x-request-id`), not kept in an `AsyncLocalStorage`: on Node 20 one of those hooks every promise
- * the process makes, which cost 5-8% of the CPU of a page of enriched transactions (measured in an
+ * the process makes, which cost 4-6% of the CPU of a page of enriched transactions (measured in an
  * interleaved A/B, see the README's Performance section).
  *
  * A class, its getter on the prototype: an accessor defined on each request's object would be
