@@ -56,6 +56,10 @@ describe('revocation', () => {
     });
     expect(response.headers.getSetCookie().join()).toMatch(/gw_session=;.*Max-Age=0/);
     expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' })).toHaveLength(1);
+    // The revocation is matched to the request that asked for it.
+    expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' })[0]!.headers['x-request-id']).toBe(
+      response.headers.get('x-request-id'),
+    );
     expect(await platformStatus(gateway, token!)).toBe(403);
 
     const coreCallsBefore = gateway.sandbox.requests({ service: 'core' }).length;

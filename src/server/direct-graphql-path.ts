@@ -145,8 +145,11 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
 
       noteResolvedOperation(scope, OperationTypeNode.QUERY, plan.operationName);
       const result = await executeDirectPlan(options.schema, plan, variableValues, context());
-      if (result.errors.length > 0) options.reportErrors(scope.log, result.errors);
-      const errors = result.errors.length > 0 ? result.errors.map(format) : undefined;
+      let errors: GraphQLFormattedError[] | undefined;
+      if (result.errors.length > 0) {
+        options.reportErrors(scope.log, result.errors);
+        errors = result.errors.map(format);
+      }
       options.onOperation(OperationTypeNode.QUERY, operationOutcome(errors));
       return { contentType, body: `${JSON.stringify({ errors, data: result.data })}\n` };
     },

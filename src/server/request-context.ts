@@ -201,9 +201,12 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     let platform: UserPlatform | undefined;
     const access = accessState(session);
     const logger = () => scope?.log ?? deps.logger;
+    // Every core call this request makes carries its id; tagged on first use only.
+    let core: CoreClient | undefined;
+    const requestCore = () => (core ??= scope ? deps.core.forRequest(scope.requestId) : deps.core);
     const bindPlatform = (token: string) =>
       bindUserPlatform(
-        scope ? deps.core.forRequest(scope.requestId) : deps.core,
+        requestCore(),
         token,
         async () => {
           // Only this token is known dead: the connection goes if it still holds it, and the
@@ -249,7 +252,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           let failed = 0;
           for (const token of others) {
             try {
-              await deps.core.revokeToken(token);
+              await requestCore().revokeToken(token);
               revoked += 1;
             } catch (error) {
               // 403: already dead at the platform, which is the outcome wanted.
