@@ -21,7 +21,8 @@ import {
  * reference BFFs (Apollo + type-graphql: `naive`, one search per transaction; `dataloader`, a
  * per-request DataLoader) in processes of their own, each reporting its CPU time. Workloads:
  * 1. a page of 100 enriched transactions at 1 and 10 clients, with a 20 ms upstream round trip
- *    injected on every sandbox call (the delay fault);
+ *    injected on every sandbox call (the delay fault); at 1 client also interleaved with the
+ *    direct read-then-search and the gateway with its direct path off;
  * 2. 50 concurrent clients enriching 2 lookups each, the cross-request window on (BENCH_WINDOW_MS,
  *    default the gateway's own 2 ms) and off;
  * 3. `enrich(N)` for N = 1, 10, 100, 1,000 against the same searches sent directly and through a
@@ -159,6 +160,7 @@ async function main(): Promise<void> {
     ]);
     started.push(naive, dataloader);
     const gateway: Target = { name: 'gateway', process: windowOff, headers: { cookie: cookieOff } };
+    const apolloPath: Target = { name: 'gateway, Apollo path', process: apolloOnly, headers: { cookie: cookieApollo } };
     const gatewayWindow: Target = {
       name: `gateway (window ${WINDOW_MS} ms)`,
       process: windowOn,
@@ -220,11 +222,12 @@ async function main(): Promise<void> {
     // The two goals at 1 client, measured again with each round's requests taking turns (the
     // direct read-then-search, the gateway, the DataLoader BFF), so that the machine's drift
     // during the run lands on all of them alike.
-    const [pageGateway, pageDataLoader, pageDirect] = await interleaved(
+    const [pageGateway, pageDataLoader, pageDirect, pageApollo] = await interleaved(
       [
         { name: 'gateway', process: windowOff, request: () => graphql(gateway, PAGE) },
         { name: 'DataLoader BFF', process: dataloader, request: () => graphql(references[1]!, PAGE) },
         { name: 'direct', request: directPage },
+        { name: 'gateway, Apollo path', process: apolloOnly, request: () => graphql(apolloPath, PAGE) },
       ],
       20,
       60,
@@ -236,6 +239,7 @@ async function main(): Promise<void> {
       `1 client, 60 interleaved rounds: p50 gateway ${ms(pageGateway!.p50)}, direct read-then-search ${ms(pageDirect!.p50)}, DataLoader BFF ${ms(pageDataLoader!.p50)}: ` +
         `gateway ${(pageGateway!.p50 / pageDirect!.p50).toFixed(2)}× the direct (goal ≤ 1.10×; DataLoader BFF ${(pageDataLoader!.p50 / pageDirect!.p50).toFixed(2)}×); ` +
         `CPU per page gateway ${ms(pageGateway!.cpuMs)}, DataLoader BFF ${ms(pageDataLoader!.cpuMs)}: ${(pageGateway!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× (goal ≤ 1.00×)`,
+      `(the gateway with GRAPHQL_DIRECT_PATH=false: p50 ${ms(pageApollo!.p50)}, ${(pageApollo!.p50 / pageDirect!.p50).toFixed(2)}× the direct; CPU per page ${ms(pageApollo!.cpuMs)}, ${(pageApollo!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× the DataLoader BFF)`,
     );
 
     // 2. 50 concurrent clients enriching 2 lookups each, window on and off.
@@ -266,7 +270,6 @@ async function main(): Promise<void> {
     // lands on all of them alike; each process serves only its own requests, so its CPU is its own.
     sandbox.setCoreFault({});
     sandbox.setEnrichmentFault({});
-    const apolloPath: Target = { name: 'gateway, Apollo path', process: apolloOnly, headers: { cookie: cookieApollo } };
     const floorTarget: Target = { name: 'floor', process: floor, headers: {} };
     out.push(
       '\n3. enrich(N) against the same searches sent directly (batches of 100 in parallel) and a floor (a bare node:http + undici proxy doing the same calls), no injected delay, interleaved\n',

@@ -26,6 +26,31 @@ const TWO_FIELDS = `query ($a: [EnrichmentQueryInput!]!, $b: [EnrichmentQueryInp
   second: enrich(queries: $b) { id description category { name } }
 }`;
 
+const PAGE = `query Page($first: Int = 5, $after: String, $account: ID) {
+  __typename
+  transactions(first: $first, after: $after, accountId: $account) {
+    __typename
+    pageInfo { hasNextPage endCursor }
+    edges {
+      cursor
+      node {
+        __typename id accountId connectionId date description amount direction balance type
+        particulars code reference otherAccount cardSuffix
+      }
+    }
+    nodes { id enrichment { __typename id description confidence merchant { name } category { name groups { grouping name } } } }
+    nodes { id description }
+  }
+}`;
+const TWO_PAGES = `{
+  a: transactions(first: 2) { nodes { id enrichment { merchant { name } } } }
+  b: transactions { pageInfo { hasNextPage } nodes { amount } }
+}`;
+const ENRICH_AND_PAGE = `query ($q: [EnrichmentQueryInput!]!) {
+  enrich(queries: $q) { id merchant { name } }
+  transactions(first: 3) { nodes { id enrichment { id merchant { name } } } }
+}`;
+
 const LOOKUPS = [
   { id: 'w', description: 'WOOLWORTHS NZ/1234 PONSONBY AUCKLAND', amount: -42.5, direction: 'DEBIT' },
   { description: 'Z ENERGY 2 GO QUEEN ST', connectionId: 'conn_abc123', amount: null },
@@ -94,6 +119,40 @@ const CASES: Case[] = [
   {
     name: 'literal argument',
     body: { query: '{ enrich(queries: [{ description: "Z ENERGY" }]) { merchant { name } } }' },
+    path: 'direct',
+  },
+  { name: 'page: every field, variables left to their defaults', body: { query: PAGE }, path: 'direct' },
+  {
+    name: 'page: variables given, nulls included',
+    body: { query: PAGE, variables: { first: 3, after: null, account: null, unused: 1 } },
+    path: 'direct',
+  },
+  { name: 'page: two pages, literal and default arguments', body: { query: TWO_PAGES }, path: 'direct' },
+  {
+    name: 'page next to enrich',
+    body: { query: ENRICH_AND_PAGE, variables: { q: LOOKUPS.slice(0, 2) } },
+    path: 'direct',
+  },
+  {
+    name: 'page over the request budget (rows enriched past it fail)',
+    body: { query: ENRICH_AND_PAGE, variables: { q: LOOKUPS } },
+    path: 'direct',
+  },
+  { name: 'page size out of range', body: { query: '{ transactions(first: 0) { nodes { id } } }' }, path: 'direct' },
+  {
+    name: 'page after a cursor from nowhere',
+    body: { query: '{ transactions(after: "bogus") { nodes { id } } }' },
+    path: 'direct',
+  },
+  {
+    name: 'page with a non-null variable missing',
+    body: { query: 'query ($n: Int!) { transactions(first: $n) { nodes { id } } }' },
+    path: 'apollo',
+  },
+  { name: 'page size as a string', body: { query: PAGE, variables: { first: '3' } }, path: 'apollo' },
+  {
+    name: 'page through a fragment',
+    body: { query: '{ transactions(first: 2) { ...P } } fragment P on TransactionConnection { nodes { id } }' },
     path: 'apollo',
   },
   {
@@ -146,7 +205,7 @@ async function operationsByPath(gateway: TestGateway): Promise<Record<string, nu
   return counts;
 }
 
-describe('direct path for enrich queries', () => {
+describe('direct path for enrich and transactions queries', () => {
   it('answers byte for byte as Apollo does, and leaves everything unusual to Apollo', async () => {
     const gateway = await startGateway({ METRICS_PORT: '0', ADMIN_TOKEN, ENRICHMENT_MAX_QUERIES_PER_REQUEST: '6' });
     const browser = await signIn(gateway);
@@ -173,6 +232,37 @@ describe('direct path for enrich queries', () => {
     const budget = JSON.parse((await post(gateway, browser, CASES[5]!.body)).text);
     expect(budget.data).toEqual({ first: expect.any(Array), second: null });
     expect(budget.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const page = JSON.parse((await post(gateway, browser, { query: PAGE })).text);
+    expect(page.errors).toBeUndefined();
+    expect(page.data.transactions.edges).toHaveLength(5);
+    expect(page.data.transactions.nodes[0]).toEqual({
+      id: page.data.transactions.edges[0].node.id,
+      description: page.data.transactions.edges[0].node.description,
+      enrichment: expect.objectContaining({ id: page.data.transactions.edges[0].node.id }),
+    });
+    const pastBudget = JSON.parse(
+      (await post(gateway, browser, { query: ENRICH_AND_PAGE, variables: { q: LOOKUPS } })).text,
+    );
+    expect(pastBudget.data.enrich).toHaveLength(4);
+    expect(pastBudget.data.transactions.nodes.map((row: { enrichment: unknown }) => row.enrichment === null)).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    expect(pastBudget.errors).toEqual([
+      expect.objectContaining({
+        path: ['transactions', 'nodes', 2, 'enrichment'],
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      }),
+    ]);
+
+    // The next page, by the cursors the first one gave: the same bytes both ways, and no overlap.
+    const next = { query: PAGE, variables: { after: page.data.transactions.pageInfo.endCursor } };
+    const nextDirect = await post(gateway, browser, next);
+    expect(nextDirect).toEqual(await post(gateway, browser, { ...next, extensions: {} }));
+    const nextIds = JSON.parse(nextDirect.text).data.transactions.nodes.map((row: { id: string }) => row.id);
+    expect(nextIds).toHaveLength(5);
+    for (const row of page.data.transactions.nodes) expect(nextIds).not.toContain(row.id);
   });
 
   it('reports an upstream failure and a missing second factor exactly as Apollo does', async () => {
@@ -192,11 +282,50 @@ describe('direct path for enrich queries', () => {
       'UPSTREAM_UNAVAILABLE',
     ]);
 
+    // A page: the platform's read failing fails the field (non-null: data null); the search
+    // failing nulls each row's enrichment, one error per row.
+    const page = { query: ENRICH_AND_PAGE, variables: { q: LOOKUPS.slice(0, 1) } };
+    gateway.sandbox.setCoreFault({ status: 500 });
+    const pageFailed = await post(gateway, browser, page);
+    const pageFailedViaApollo = await post(gateway, browser, { ...page, extensions: {} });
+    gateway.sandbox.setCoreFault({});
+    expect(pageFailed).toEqual(pageFailedViaApollo);
+    expect(JSON.parse(pageFailed.text)).toMatchObject({
+      data: null,
+      errors: [{ path: ['transactions'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } }],
+    });
+    // (A lookup the cache cannot answer: the first page request enriched LOOKUPS[0].)
+    const uncached = { ...page, variables: { q: [{ description: 'SEARCH FAILS FOR THIS ONE' }] } };
+    gateway.sandbox.setEnrichmentFault({ status: 500 });
+    const searchFailed = await post(gateway, browser, uncached);
+    const searchFailedViaApollo = await post(gateway, browser, { ...uncached, extensions: {} });
+    gateway.sandbox.setEnrichmentFault({});
+    expect(searchFailed).toEqual(searchFailedViaApollo);
+    const searchAnswer = JSON.parse(searchFailed.text);
+    expect(searchAnswer.data.enrich).toBeNull();
+    expect(searchAnswer.data.transactions.nodes.map((row: { enrichment: unknown }) => row.enrichment)).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect(searchAnswer.errors.map((error: { path: unknown[] }) => error.path.join('.')).sort()).toEqual([
+      'enrich',
+      'transactions.nodes.0.enrichment',
+      'transactions.nodes.1.enrichment',
+      'transactions.nodes.2.enrichment',
+    ]);
+
     const reader = new Browser();
     await signInToApp(reader, gateway.sandbox, gateway.url, 'reader@demo.example');
     const refused = await post(gateway, reader, body);
     expect(refused).toEqual(await post(gateway, reader, { ...body, extensions: {} }));
     expect(JSON.parse(refused.text).errors[0].extensions.code).toBe('MFA_REQUIRED');
-    expect((await operationsByPath(gateway)).direct).toBe(2);
+    const pageRefused = await post(gateway, reader, page);
+    expect(pageRefused).toEqual(await post(gateway, reader, { ...page, extensions: {} }));
+    expect(JSON.parse(pageRefused.text).errors.map((error: { path: unknown[] }) => error.path)).toEqual([
+      ['enrich'],
+      ['transactions'],
+    ]);
+    expect((await operationsByPath(gateway)).direct).toBe(5);
   });
 });

@@ -1,5 +1,6 @@
 import {
   GraphQLError,
+  getArgumentValues,
   isLeafType,
   isListType,
   isNonNullType,
@@ -8,7 +9,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
-import type { DirectPlan, FieldPlan, RootFieldPlan } from './direct-plan.js';
+import type { DirectPlan, FieldPlan } from './direct-plan.js';
 
 /** A response path as graphql-js keeps it (GraphQLResolveInfo.path). */
 interface Path {
@@ -34,10 +35,11 @@ const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
 
 /**
  * Executes a planned operation with graphql-js's semantics and none of its general machinery:
- * the root fields' own resolvers (the schema's, behind the access gate) with the coerced
- * variables, then each returned value completed along the plan: leaves serialized by their type,
- * a null in a non-null position propagated to the nearest nullable parent, every error located
- * at its path and collected in the order graphql-js would collect it.
+ * the root fields' own resolvers (the schema's, behind the access gate) with their arguments,
+ * then each returned value completed along the plan: plain properties read, nested resolvers
+ * called as graphql-js calls them (`Transaction.enrichment` on every row of a page), leaves
+ * serialized by their type, a null in a non-null position propagated to the nearest nullable
+ * parent, every error located at its path and collected in the order graphql-js would collect it.
  */
 export async function executeDirectPlan(
   schema: GraphQLSchema,
@@ -46,6 +48,8 @@ export async function executeDirectPlan(
   context: unknown,
 ): Promise<{ data: Record<string, unknown> | null; errors: GraphQLError[] }> {
   const errors: GraphQLError[] = [];
+  /** Fields still resolving: the roots, then the nested resolvers their values led to. */
+  const pending: Array<PromiseLike<void>> = [];
 
   function fieldError(raw: unknown, field: FieldPlan, path: Path): null {
     const located = locatedError(raw, field.nodes, pathToArray(path));
@@ -103,7 +107,13 @@ export async function executeDirectPlan(
         continue;
       }
       try {
-        object[field.key] = completeValue(field.type, source[field.name], field, fieldPath);
+        const value = field.resolve
+          ? field.resolve(source, {}, context, resolveInfo(schema, plan, field, fieldPath, variableValues))
+          : source[field.name];
+        if (isPromiseLike(value)) {
+          object[field.key] = null; // holds the key's place in the response's order
+          pending.push(value.then(settleNested(object, field, fieldPath), failNested(object, field, fieldPath)));
+        } else object[field.key] = completeValue(field.type, value, field, fieldPath);
       } catch (raw) {
         object[field.key] = fieldError(raw, field, fieldPath);
       }
@@ -111,8 +121,18 @@ export async function executeDirectPlan(
     return object;
   }
 
+  // A nested resolver's field is nullable (direct-plan.ts): an error nulls it and stops there.
+  const settleNested = (object: Record<string, unknown>, field: FieldPlan, path: Path) => (value: unknown) => {
+    try {
+      object[field.key] = completeValue(field.type, value, field, path);
+    } catch (raw) {
+      object[field.key] = fieldError(raw, field, path);
+    }
+  };
+  const failNested = (object: Record<string, unknown>, field: FieldPlan, path: Path) => (raw: unknown) =>
+    void (object[field.key] = fieldError(raw, field, path));
+
   const data: Record<string, unknown> = {};
-  const pending: Array<PromiseLike<void>> = [];
   try {
     for (const root of plan.roots) {
       const path = addPath(undefined, root.key, plan.queryType.name);
@@ -131,7 +151,7 @@ export async function executeDirectPlan(
       try {
         const result = root.field.resolve!(
           undefined,
-          argumentsOf(root, variableValues),
+          getArgumentValues(root.field, root.nodes[0]!, variableValues),
           context,
           resolveInfo(schema, plan, root, path, variableValues),
         );
@@ -142,7 +162,8 @@ export async function executeDirectPlan(
         data[root.key] = fieldError(raw, root, path);
       }
     }
-    await Promise.all(pending);
+    // Completing a root's value may start nested resolvers, and those may start more.
+    while (pending.length > 0) await Promise.all(pending.splice(0));
   } catch (error) {
     // A non-null root field failed: the whole data is null, as graphql-js answers.
     if (!(error instanceof GraphQLError)) throw error;
@@ -152,24 +173,18 @@ export async function executeDirectPlan(
   return { data, errors };
 }
 
-function argumentsOf(root: RootFieldPlan, variableValues: Record<string, unknown>): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const [name, variable] of root.argumentVariables) args[name] = variableValues[variable];
-  return args;
-}
-
 function resolveInfo(
   schema: GraphQLSchema,
   plan: DirectPlan,
-  root: RootFieldPlan,
+  field: FieldPlan,
   path: Path,
   variableValues: Record<string, unknown>,
 ): GraphQLResolveInfo {
   return {
-    fieldName: root.name,
-    fieldNodes: root.nodes,
-    returnType: root.type,
-    parentType: plan.queryType,
+    fieldName: field.name,
+    fieldNodes: field.nodes,
+    returnType: field.type,
+    parentType: field.parent,
     path,
     schema,
     fragments: {},

@@ -2,6 +2,8 @@ import Negotiator from 'negotiator';
 import {
   GraphQLError,
   OperationTypeNode,
+  isNonNullType,
+  valueFromAST,
   type DocumentNode,
   type GraphQLFormattedError,
   type GraphQLSchema,
@@ -14,20 +16,23 @@ import { executeDirectPlan } from './direct-execution.js';
 import { planDirectExecution, type DirectPlan } from './direct-plan.js';
 import { noteResolvedOperation, operationOutcome } from './operation-telemetry.js';
 
-/** The root fields served directly: enrichment, where per-item overhead is the whole cost. */
-const DIRECT_ROOT_FIELDS: ReadonlySet<string> = new Set(['enrich']);
+/**
+ * The root fields served directly, where per-item overhead is most of the cost: enrichment, and
+ * pages of transactions (each row's `enrichment` included).
+ */
+const DIRECT_ROOT_FIELDS: ReadonlySet<string> = new Set(['enrich', 'transactions']);
 
 const APPLICATION_JSON = 'application/json; charset=utf-8';
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
 const JSON_CALLBACK = 'application/json; callbackSpec=1.0; charset=utf-8';
 const BODY_KEYS: ReadonlySet<string> = new Set(['query', 'variables', 'operationName']);
 /**
- * A query whose first root field is `enrich` (after `__typename`, perhaps aliased): only such
- * documents are parsed and validated here. Anything else goes straight to Apollo, so a document
- * is not validated twice (here and by Apollo) unless it looks like this and turns out to be
- * something the direct path does not serve.
+ * A query whose first root field is one of DIRECT_ROOT_FIELDS (after `__typename`, perhaps
+ * aliased): only such documents are parsed and validated here. Anything else goes straight to
+ * Apollo, so a document is not validated twice (here and by Apollo) unless it looks like this and
+ * turns out to be something the direct path does not serve.
  */
-const LOOKS_LIKE_ENRICH = /^\s*(?:query\b[^{]*)?\{\s*(?:__typename\s+)?(?:\w+\s*:\s*)?enrich\s*\(/;
+const LOOKS_DIRECT = /^\s*(?:query\b[^{]*)?\{\s*(?:__typename\s+)?(?:\w+\s*:\s*)?(?:enrich|transactions)\s*[({]/;
 /** Distinct Accept headers remembered; clients send a handful. */
 const MAX_REMEMBERED_ACCEPT = 64;
 
@@ -48,15 +53,16 @@ export interface DirectResponse {
 export type DirectGraphQLPath = ReturnType<typeof createDirectGraphQLPath>;
 
 /**
- * A shorter way through for the gateway's hottest operation, a query of `enrich` fields: the
- * same document cache and validation rules as every transport, the schema's own resolvers (so the
- * access gate, the request's budget, validation and batching are the ones Apollo would run), the
- * same error formatting, metrics, span and access-log naming, and a byte-identical response
+ * A shorter way through for the gateway's hottest operations, queries of `enrich` and
+ * `transactions` fields (a page of enriched rows): the same document cache and validation rules as
+ * every transport, the schema's own resolvers (so the access gate, the request's budget,
+ * validation, paging and batching are the ones Apollo would run), the same error formatting,
+ * metrics, span and access-log naming, and a byte-identical response
  * (test/direct-graphql-path.test.ts compares the two). What it skips is the general machinery:
- * Apollo's request pipeline, graphql-js's variable coercion and execution bookkeeping, and
- * type-graphql's per-field wrappers below the root. A request it does not recognise as ordinary,
- * anything that would be an error before execution included, goes to Apollo unchanged, so error
- * answers stay Apollo's.
+ * Apollo's request pipeline, graphql-js's variable coercion and execution bookkeeping (argument
+ * values and a resolver call for every field of every row), and type-graphql's per-field wrappers
+ * on plain properties. A request it does not recognise as ordinary, anything that would be an
+ * error before execution included, goes to Apollo unchanged, so error answers stay Apollo's.
  */
 export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
   const plans = new WeakMap<DocumentNode, DirectPlan | null>();
@@ -87,11 +93,20 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
   }
 
   function coerceVariables(plan: DirectPlan, given: unknown): Record<string, unknown> | undefined {
-    if (plan.variables.size === 0) return given === undefined || given === null ? {} : undefined;
-    if (typeof given !== 'object' || given === null || Array.isArray(given)) return undefined;
+    // graphql-js's rules: no variables at all is an empty set, and undeclared ones are ignored.
+    const provided = given ?? {};
+    if (typeof provided !== 'object' || Array.isArray(provided)) return undefined;
     const values: Record<string, unknown> = {};
-    for (const [name, type] of plan.variables) {
-      const coerced = coerceOrdinaryInput((given as Record<string, unknown>)[name], type);
+    for (const [name, variable] of plan.variables) {
+      const value = Object.hasOwn(provided, name) ? (provided as Record<string, unknown>)[name] : undefined;
+      if (value === undefined) {
+        // Left out: its default, or (nullable) nothing, so the argument takes its own default.
+        // A non-null one left out is graphql-js's error to report.
+        if (variable.defaultValue) values[name] = valueFromAST(variable.defaultValue, variable.type);
+        else if (isNonNullType(variable.type)) return undefined;
+        continue;
+      }
+      const coerced = coerceOrdinaryInput(value, variable.type);
       if (coerced === NOT_ORDINARY) return undefined;
       values[name] = coerced;
     }
@@ -131,7 +146,7 @@ export function createDirectGraphQLPath(options: DirectGraphQLPathOptions) {
       const request = body as Record<string, unknown>;
       for (const key of Object.keys(request)) if (!BODY_KEYS.has(key)) return undefined;
       const { query, variables, operationName } = request;
-      if (typeof query !== 'string' || !LOOKS_LIKE_ENRICH.test(query)) return undefined;
+      if (typeof query !== 'string' || !LOOKS_DIRECT.test(query)) return undefined;
       if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
       const contentType = contentTypeFor(accept);
       if (!contentType) return undefined;

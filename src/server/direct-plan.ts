@@ -5,6 +5,7 @@ import {
   OperationTypeNode,
   getNamedType,
   isLeafType,
+  isNonNullType,
   isObjectType,
   typeFromAST,
   type DocumentNode,
@@ -12,10 +13,12 @@ import {
   type GraphQLField,
   type GraphQLInputType,
   type GraphQLObjectType,
+  type GraphQLFieldResolver,
   type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionNode,
+  type ValueNode,
 } from 'graphql';
 
 /** One response key of a selection set, its field nodes merged as graphql-js merges them. */
@@ -27,14 +30,24 @@ export interface FieldPlan {
   parent: GraphQLObjectType;
   /** For object-typed fields: what is selected on the object. */
   selection?: readonly FieldPlan[];
+  /**
+   * A nested field's own resolver (`Transaction.enrichment`), called as graphql-js would; absent
+   * for plain properties. Only nullable fields without arguments get here, so a failure nulls the
+   * field itself and never has to travel up to a parent that was already completed.
+   */
+  resolve?: GraphQLFieldResolver<unknown, unknown>;
 }
 
-/** A root field of the operation, with its arguments taken from variables. */
+/** A root field of the operation; its arguments are read from its node at execution. */
 export interface RootFieldPlan extends FieldPlan {
   /** Undefined for `__typename`. */
   field?: GraphQLField<unknown, unknown>;
-  /** Argument name → the variable it is given. */
-  argumentVariables: ReadonlyMap<string, string>;
+}
+
+/** A variable of the operation: its type, and the default it takes when the request leaves it out. */
+export interface VariablePlan {
+  type: GraphQLInputType;
+  defaultValue?: ValueNode;
 }
 
 export interface DirectPlan {
@@ -42,8 +55,8 @@ export interface DirectPlan {
   operationName: string | undefined;
   queryType: GraphQLObjectType;
   roots: readonly RootFieldPlan[];
-  /** The operation's variables and their types (none has a default). */
-  variables: ReadonlyMap<string, GraphQLInputType>;
+  /** The operation's variables, by name. */
+  variables: ReadonlyMap<string, VariablePlan>;
 }
 
 const TYPENAME_TYPE = new GraphQLNonNull(GraphQLString);
@@ -51,9 +64,9 @@ const TYPENAME_TYPE = new GraphQLNonNull(GraphQLString);
 /**
  * The plan for a validated document the direct path can execute, or undefined to leave it to
  * Apollo: one query operation, no directives or fragments anywhere, root fields among `rootFields`
- * (and `__typename`) whose arguments are all variables without defaults, and below them only
- * object and leaf fields without resolvers of their own or arguments (plain properties of what
- * the root resolver returned). Everything else, which is rare for these fields, keeps graphql-js.
+ * (and `__typename`), each named once, with any arguments (literals, variables, defaults); below
+ * them object and leaf fields without arguments that are either plain properties of their parent
+ * or nullable fields with a resolver of their own. Everything else keeps graphql-js.
  */
 export function planDirectExecution(
   schema: GraphQLSchema,
@@ -66,12 +79,15 @@ export function planDirectExecution(
   if (operation.kind !== Kind.OPERATION_DEFINITION || operation.operation !== OperationTypeNode.QUERY) return undefined;
   if (operation.directives?.length) return undefined;
 
-  const variables = new Map<string, GraphQLInputType>();
+  const variables = new Map<string, VariablePlan>();
   for (const definition of operation.variableDefinitions ?? []) {
-    if (definition.defaultValue || definition.directives?.length) return undefined;
+    if (definition.directives?.length) return undefined;
     const type = typeFromAST(schema, definition.type);
     if (!type) return undefined;
-    variables.set(definition.variable.name.value, type as GraphQLInputType);
+    variables.set(definition.variable.name.value, {
+      type: type as GraphQLInputType,
+      defaultValue: definition.defaultValue,
+    });
   }
 
   const grouped = groupByResponseKey(operation.selectionSet.selections);
@@ -80,21 +96,15 @@ export function planDirectExecution(
   for (const [key, nodes] of grouped) {
     const name = nodes[0]!.name.value;
     if (name === '__typename') {
-      roots.push({ key, name, nodes, type: TYPENAME_TYPE, parent: queryType, argumentVariables: new Map() });
+      roots.push({ key, name, nodes, type: TYPENAME_TYPE, parent: queryType });
       continue;
     }
     const field = queryType.getFields()[name];
+    // Named twice under one key, its arguments are merged by validation's rules: leave it to graphql-js.
     if (!field || !rootFields.has(name) || nodes.length !== 1) return undefined;
-    const argumentVariables = new Map<string, string>();
-    for (const argument of nodes[0]!.arguments ?? []) {
-      if (argument.value.kind !== Kind.VARIABLE) return undefined;
-      argumentVariables.set(argument.name.value, argument.value.name.value);
-    }
-    // An argument left out would take its default, which graphql-js applies: leave those to it.
-    if (field.args.some((arg) => !argumentVariables.has(arg.name))) return undefined;
     const selection = planSelection(nodes, field.type);
     if (selection === null) return undefined;
-    roots.push({ key, name, nodes, type: field.type, parent: queryType, field, argumentVariables, selection });
+    roots.push({ key, name, nodes, type: field.type, parent: queryType, field, selection });
   }
   return { operation, operationName: operation.name?.value, queryType, roots, variables };
 }
@@ -103,7 +113,8 @@ export function planDirectExecution(
 function planSelection(nodes: readonly FieldNode[], type: GraphQLOutputType): FieldPlan[] | undefined | null {
   const named = getNamedType(type);
   if (isLeafType(named)) return undefined;
-  if (!isObjectType(named)) return null;
+  // An `isTypeOf` check is graphql-js's to run; no type the direct path serves has one.
+  if (!isObjectType(named) || named.isTypeOf) return null;
   const grouped = groupByResponseKey(nodes.flatMap((node) => node.selectionSet?.selections ?? []));
   if (!grouped) return null;
   const plans: FieldPlan[] = [];
@@ -114,10 +125,10 @@ function planSelection(nodes: readonly FieldNode[], type: GraphQLOutputType): Fi
       continue;
     }
     const field = named.getFields()[name];
-    if (!field || field.resolve || field.args.length > 0) return null;
+    if (!field || field.args.length > 0 || (field.resolve && isNonNullType(field.type))) return null;
     const selection = planSelection(fieldNodes, field.type);
     if (selection === null) return null;
-    plans.push({ key, name, nodes: fieldNodes, type: field.type, parent: named, selection });
+    plans.push({ key, name, nodes: fieldNodes, type: field.type, parent: named, selection, resolve: field.resolve });
   }
   return plans;
 }
