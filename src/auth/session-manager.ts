@@ -36,6 +36,14 @@ export class SessionManager {
   private readonly listeners = new Set<SessionEndedListener>();
   /** Sessions ended lately (here or, through the bus, elsewhere): checked per event without I/O. */
   private readonly recentlyEnded = new LRUCache<string, true>({ max: 10_000, ttl: 15 * 60_000 });
+  /**
+   * Cookie values already verified, and the store key each leads to. Verifying is an HMAC and a
+   * SHA-256, and under OpenSSL 3 each costs a context set-up: about 0.14 ms of every request on the
+   * benchmark machine, a twentieth of an `enrich` of one lookup. Only values that passed are kept,
+   * keyed by the whole signed value, so a forged cookie is never looked up here and cannot fill
+   * it. Whether the session still lives is the store's answer, asked on every request as before.
+   */
+  private readonly verifiedKeys = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(private readonly options: SessionManagerOptions) {
     this.cookieName = options.secure ? '__Host-gw_session' : 'gw_session';
@@ -112,6 +120,7 @@ export class SessionManager {
     const key = this.keyOf(req);
     let record: SessionRecord | undefined;
     if (key) {
+      this.verifiedKeys.delete(this.signedCookieOf(req)!);
       record = await this.options.store.get(key);
       await this.options.store.delete(key);
       if (record) this.emitEnded(record.userId, [key]);
@@ -201,13 +210,24 @@ export class SessionManager {
     return () => this.listeners.delete(listener);
   }
 
-  private keyOf(req: IncomingMessage): string | undefined {
+  private signedCookieOf(req: IncomingMessage): string | undefined {
     const header = req.headers.cookie;
-    if (!header) return undefined;
-    const id = verifySignedValue(parseCookies(header)[this.cookieName], this.options.secret);
-    const tag = id?.split('.')[0];
-    return id && tag && /^[0-9a-f]{16}$/.test(tag) ? `${tag}.${sha256Hex(id)}` : undefined;
+    return header ? parseCookies(header)[this.cookieName] : undefined;
   }
+
+  private keyOf(req: IncomingMessage): string | undefined {
+    const signed = this.signedCookieOf(req);
+    if (!signed) return undefined;
+    const known = this.verifiedKeys.get(signed);
+    if (known !== undefined) return known;
+    const id = verifySignedValue(signed, this.options.secret);
+    const tag = id?.split('.')[0];
+    if (!id || !tag || !/^[0-9a-f]{16}$/.test(tag)) return undefined;
+    const key = `${tag}.${sha256Hex(id)}`;
+    this.verifiedKeys.set(signed, key);
+    return key;
+  }
+
 
   private emitEnded(userId: string, keys: string[]): void {
     this.notify(userId, keys);
