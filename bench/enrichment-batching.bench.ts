@@ -91,8 +91,10 @@ async function load(
 }
 
 /**
- * `runs` rounds in which every target serves one request in turn, after `warmUp` such rounds;
- * latency and, for targets with a process, CPU per request over the measured rounds.
+ * `runs` rounds in which every target serves one request, after `warmUp` such rounds; latency and,
+ * for targets with a process, CPU per request over the measured rounds. Each round takes the
+ * targets in a new random order: whichever goes first in a round runs up to a tenth slower on this
+ * machine (seen in A/B runs of one build against itself), and a fixed order put that on one target.
  */
 async function interleaved(
   targets: Array<{ name: string; process?: Measured; request: (n: number) => Promise<number> }>,
@@ -103,7 +105,7 @@ async function interleaved(
   const cpuBefore = await Promise.all(targets.map(async (target) => (await target.process?.measure())?.cpuMicros ?? 0));
   const latencies = targets.map((): number[] => []);
   for (let n = 0; n < runs; n += 1)
-    for (const [index, target] of targets.entries()) latencies[index]!.push(await target.request(n));
+    for (const index of shuffled(targets.keys())) latencies[index]!.push(await targets[index]!.request(n));
   const cpuAfter = await Promise.all(targets.map(async (target) => (await target.process?.measure())?.cpuMicros ?? 0));
   return targets.map((_, index) => {
     const sorted = latencies[index]!.sort((a, b) => a - b);
@@ -113,6 +115,16 @@ async function interleaved(
       cpuMs: (cpuAfter[index]! - cpuBefore[index]!) / 1000 / runs,
     };
   });
+}
+
+/** Fisher-Yates. */
+function shuffled<T>(items: Iterable<T>): T[] {
+  const list = [...items];
+  for (let index = list.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [list[index], list[other]] = [list[other]!, list[index]!];
+  }
+  return list;
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;

@@ -148,13 +148,21 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     }
     const started = performance.now();
     let observed = false;
+    // One deadline for the whole exchange (connect, headers, body), cleared when the call is done.
+    // Not AbortSignal.timeout: its timer cannot be cleared and fires after every call, long after
+    // the answer, building a DOMException with a stack each time (2-4% of the CPU of `enrich`).
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      timeoutMs,
+    ).unref();
     try {
       const response = await pool.request({
         method: request.method,
         path,
         headers,
         body,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -186,6 +194,8 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
         error instanceof UpstreamError ? error : classifyTransportError(error, options.name, request, timeoutMs);
       if (!observed) options.observe?.(request.path, failure.kind, (performance.now() - started) / 1000);
       throw failure;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
