@@ -120,7 +120,7 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
   function sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
     const traceHeaders: Record<string, string> = {};
     return inClientSpan(
-      `${options.name} ${request.method} ${routeTemplate(request.path)}`,
+      () => `${options.name} ${request.method} ${routeTemplate(request.path)}`,
       traceHeaders,
       async (span) => {
         const response = await sendOnceUntraced(request, timeoutMs, traceHeaders);
