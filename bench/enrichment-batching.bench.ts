@@ -232,8 +232,8 @@ async function main(): Promise<void> {
     }
     const at = (clients: number, name: string) => pageFigures.get(`${clients}:${name}`)!;
     // The two goals at 1 client, measured again with each round's requests taking turns (the
-    // direct read-then-search, the gateway, the DataLoader BFF), so that the machine's drift
-    // during the run lands on all of them alike.
+    // gateway, the DataLoader BFF, the direct read-then-search, and the gateway with its direct
+    // path off for comparison), so that the machine's drift during the run lands on all alike.
     const [pageGateway, pageDataLoader, pageDirect, pageApollo] = await interleaved(
       [
         { name: 'gateway', process: windowOff, request: () => graphql(gateway, PAGE) },

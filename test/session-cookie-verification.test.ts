@@ -12,7 +12,7 @@ import type { SessionStore } from '../src/auth/session-store.js';
 
 const stores: SessionStore[] = [];
 afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close?.();
+  for (const store of stores.splice(0)) await store.close();
 });
 
 function managerWith(secret = 'test-secret-0123456789-0123456789') {
@@ -27,7 +27,7 @@ function managerWith(secret = 'test-secret-0123456789-0123456789') {
     idleTimeoutMs: 60 * 60_000,
     secure: false,
   });
-  return { manager, store, advance: (ms: number) => (now += ms) };
+  return { manager, advance: (ms: number) => (now += ms) };
 }
 
 /** Starts a session and returns the cookie header a browser would send back. */

@@ -32,7 +32,9 @@ const BODY_KEYS: ReadonlySet<string> = new Set(['query', 'variables', 'operation
  * Apollo, so a document is not validated twice (here and by Apollo) unless it looks like this and
  * turns out to be something the direct path does not serve.
  */
-const LOOKS_DIRECT = /^\s*(?:query\b[^{]*)?\{\s*(?:__typename\s+)?(?:\w+\s*:\s*)?(?:enrich|transactions)\s*[({]/;
+const LOOKS_DIRECT = new RegExp(
+  `^\\s*(?:query\\b[^{]*)?\\{\\s*(?:__typename\\s+)?(?:\\w+\\s*:\\s*)?(?:${[...DIRECT_ROOT_FIELDS].join('|')})\\s*[({]`,
+);
 /** Distinct Accept headers remembered; clients send a handful. */
 const MAX_REMEMBERED_ACCEPT = 64;
 
