@@ -30,16 +30,15 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
       const problems = findInvalidQueries(queries);
       if (problems.length > 0) throw invalidQueriesError(problems);
 
-      // Every load is issued before the first await, so all of them join the request's batch.
-      const pending = queries.map((query) =>
-        context.loaders.enrichment.load({
+      // All lookups join the request's batch together, before the first await.
+      const results = await context.loaders.enrichment.loadAll(
+        queries.map((query) => ({
           description: query.description,
           connectionId: query.connectionId ?? undefined,
           amount: query.amount ?? undefined,
           direction: query.direction ?? undefined,
-        }),
+        })),
       );
-      const results = await Promise.all(pending);
       return queries.map((query, index) =>
         toEnrichmentResult(query.id ?? undefined, query.description, results[index]!),
       );
