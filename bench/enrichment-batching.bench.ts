@@ -249,7 +249,8 @@ async function main(): Promise<void> {
       `throughput at 10 clients: gateway ${(at(10, 'gateway').perSecond / at(10, 'naive BFF').perSecond).toFixed(1)}× the naive BFF (goal ≥ 3×)`,
       '',
       `1 client, 60 interleaved rounds: p50 gateway ${ms(pageGateway!.p50)}, direct read-then-search ${ms(pageDirect!.p50)}, DataLoader BFF ${ms(pageDataLoader!.p50)}: ` +
-        `gateway ${(pageGateway!.p50 / pageDirect!.p50).toFixed(2)}× the direct (goal ≤ 1.10×; DataLoader BFF ${(pageDataLoader!.p50 / pageDirect!.p50).toFixed(2)}×); ` +
+        // Three decimals: the goal is judged on the edge of two (1.102 printed as 1.10 would read as met).
+        `gateway ${(pageGateway!.p50 / pageDirect!.p50).toFixed(3)}× the direct (goal ≤ 1.10×; DataLoader BFF ${(pageDataLoader!.p50 / pageDirect!.p50).toFixed(3)}×); ` +
         `CPU per page gateway ${ms(pageGateway!.cpuMs)}, DataLoader BFF ${ms(pageDataLoader!.cpuMs)}: ${(pageGateway!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× (goal ≤ 1.00×)`,
       `(the gateway with GRAPHQL_DIRECT_PATH=false: p50 ${ms(pageApollo!.p50)}, ${(pageApollo!.p50 / pageDirect!.p50).toFixed(2)}× the direct; CPU per page ${ms(pageApollo!.cpuMs)}, ${(pageApollo!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× the DataLoader BFF)`,
     );
