@@ -27,7 +27,7 @@ export interface EnrichmentLoader {
  * One string per distinct lookup. The description comes last and whole, the fields before it hold
  * no space (an enum, a number, a JSON string literal, which ends where its closing quote does), so
  * no two lookups share a key. A template, not JSON.stringify of an array: with the map lookups
- * that use it, a third of a microsecond less per lookup, which at 1,000 lookups a request shows.
+ * that use it, 0.17 instead of 0.45 µs a lookup in a micro-benchmark (1,000 lookups a request).
  */
 export function enrichmentCacheKey(lookup: EnrichmentLookup): string {
   const connection = lookup.connectionId === undefined ? '' : JSON.stringify(lookup.connectionId);
@@ -69,8 +69,8 @@ type Slot = { batch: Batch; index: number } | { cached: readonly PlatformEnrichm
  * calls with concurrent requests.
  *
  * Not DataLoader: it makes a promise per key and settles each separately, which at a thousand
- * lookups in one `enrich` field cost about half a microsecond per lookup; here a batch settles
- * once and `loadAll` hands its caller one promise for the list.
+ * lookups in one `enrich` field cost about 0.4 µs per lookup (micro-benchmark); here a batch
+ * settles once and `loadAll` hands its caller one promise for the list.
  */
 export function createEnrichmentLoader(options: EnrichmentLoaderOptions): EnrichmentLoader {
   /** This request's lookups so far, by key (enrichmentCacheKey), built once per lookup. */
