@@ -82,7 +82,9 @@ describe('the request enrichment loader', () => {
     const read = activity.track(() => new Promise<void>((resolve) => (finishRead = resolve)));
     const first = loader.load({ description: 'before' });
     const later = read.then(() => loader.loadAll(lookups('after', 'before')));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The loader's idle check runs on the event loop's next turn (setImmediate); two turns later
+    // it has run and, with the read in flight, sent nothing.
+    for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toEqual([]);
     finishRead();
     expect(names([await first, ...(await later)])).toEqual(['before', 'after', 'before']);

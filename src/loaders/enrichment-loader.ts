@@ -140,8 +140,8 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
       const placed = lookups.map(slotFor);
       // Usually one batch; more when some lookups were already sent by an earlier batch.
       const batches = new Map<Batch, Outcome[]>();
-      for (const slot of placed) if ('batch' in slot && !batches.has(slot.batch)) batches.set(slot.batch, []);
-      for (const batch of batches.keys()) batches.set(batch, await batch.outcomes);
+      for (const slot of placed)
+        if ('batch' in slot && !batches.has(slot.batch)) batches.set(slot.batch, await slot.batch.outcomes);
       return placed.map((slot) => {
         if ('cached' in slot) return slot.cached;
         const outcome = batches.get(slot.batch)![slot.index]!;
