@@ -22,13 +22,12 @@ import {
  * per-request DataLoader) in processes of their own, each reporting its CPU time. Workloads:
  * 1. a page of 100 enriched transactions at 1 and 10 clients, with a 20 ms upstream round trip
  *    injected on every sandbox call (the delay fault); at 1 client also interleaved with the
- *    direct read-then-search and the gateway with its direct path off;
+ *    direct read-then-search;
  * 2. 50 concurrent clients enriching 2 lookups each, the cross-request window on (BENCH_WINDOW_MS,
  *    default the gateway's own 2 ms) and off;
  * 3. `enrich(N)` for N = 1, 10, 100, 1,000 against the same searches sent directly and through a
- *    floor (a bare proxy, bench/support/enrichment-floor.ts), and through the gateway with its
- *    direct path off (GRAPHQL_DIRECT_PATH=false), interleaved, no delay; then N = 1 and 100 against
- *    the direct call with the 20 ms round trip;
+ *    floor (a bare proxy, bench/support/enrichment-floor.ts), interleaved, no delay; then N = 1 and
+ *    100 against the direct call with the 20 ms round trip;
  * 4. `enrich(10)` with tracing on (spans exported to a collector here) against off, interleaved.
  * Every response is checked for errors.
  */
@@ -151,20 +150,18 @@ async function main(): Promise<void> {
   ).listen(0, '127.0.0.1');
   await once(collector, 'listening');
   const collectorUrl = `http://127.0.0.1:${(collector.address() as { port: number }).port}`;
-  const [windowOn, windowOff, traced, apolloOnly, floor] = await Promise.all([
+  const [windowOn, windowOff, traced, floor] = await Promise.all([
     startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: String(WINDOW_MS) }),
     startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0' }),
     startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0', OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }),
-    startGatewayProcess({ ...base, ENRICHMENT_BATCH_WINDOW_MS: '0', GRAPHQL_DIRECT_PATH: 'false' }),
     startEnrichmentFloor(sandbox),
   ]);
-  const started: Measured[] = [windowOn, windowOff, traced, apolloOnly, floor];
+  const started: Measured[] = [windowOn, windowOff, traced, floor];
   sandbox.setWebhookUrl(`${windowOn.url}/webhooks`);
   try {
     const cookieOn = (await signIn(publicUrl, windowOn, sandbox)).cookie;
     const cookieOff = (await signIn(publicUrl, windowOff, sandbox)).cookie;
     const cookieTraced = (await signIn(publicUrl, traced, sandbox)).cookie;
-    const cookieApollo = (await signIn(publicUrl, apolloOnly, sandbox)).cookie;
     const token = sandbox.issuedTokens()[0]!;
     const [naive, dataloader] = await Promise.all([
       startReferenceBff('naive', sandbox, token),
@@ -172,7 +169,6 @@ async function main(): Promise<void> {
     ]);
     started.push(naive, dataloader);
     const gateway: Target = { name: 'gateway', process: windowOff, headers: { cookie: cookieOff } };
-    const apolloPath: Target = { name: 'gateway, Apollo path', process: apolloOnly, headers: { cookie: cookieApollo } };
     const gatewayWindow: Target = {
       name: `gateway (window ${WINDOW_MS} ms)`,
       process: windowOn,
@@ -232,14 +228,13 @@ async function main(): Promise<void> {
     }
     const at = (clients: number, name: string) => pageFigures.get(`${clients}:${name}`)!;
     // The two goals at 1 client, measured again with each round's requests taking turns (the
-    // gateway, the DataLoader BFF, the direct read-then-search, and the gateway with its direct
-    // path off for comparison), so that the machine's drift during the run lands on all alike.
-    const [pageGateway, pageDataLoader, pageDirect, pageApollo] = await interleaved(
+    // gateway, the DataLoader BFF and the direct read-then-search), so that the machine's drift
+    // during the run lands on all alike.
+    const [pageGateway, pageDataLoader, pageDirect] = await interleaved(
       [
         { name: 'gateway', process: windowOff, request: () => graphql(gateway, PAGE) },
         { name: 'DataLoader BFF', process: dataloader, request: () => graphql(references[1]!, PAGE) },
         { name: 'direct', request: directPage },
-        { name: 'gateway, Apollo path', process: apolloOnly, request: () => graphql(apolloPath, PAGE) },
       ],
       20,
       60,
@@ -252,7 +247,6 @@ async function main(): Promise<void> {
         // Three decimals: the goal is judged on the edge of two (1.102 printed as 1.10 would read as met).
         `gateway ${(pageGateway!.p50 / pageDirect!.p50).toFixed(3)}× the direct (goal ≤ 1.10×; DataLoader BFF ${(pageDataLoader!.p50 / pageDirect!.p50).toFixed(3)}×); ` +
         `CPU per page gateway ${ms(pageGateway!.cpuMs)}, DataLoader BFF ${ms(pageDataLoader!.cpuMs)}: ${(pageGateway!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× (goal ≤ 1.00×)`,
-      `(the gateway with GRAPHQL_DIRECT_PATH=false: p50 ${ms(pageApollo!.p50)}, ${(pageApollo!.p50 / pageDirect!.p50).toFixed(2)}× the direct; CPU per page ${ms(pageApollo!.cpuMs)}, ${(pageApollo!.cpuMs / pageDataLoader!.cpuMs).toFixed(2)}× the DataLoader BFF)`,
     );
 
     // 2. 50 concurrent clients enriching 2 lookups each, window on and off.
@@ -288,8 +282,8 @@ async function main(): Promise<void> {
       '\n3. enrich(N) against the same searches sent directly (batches of 100 in parallel) and a floor (a bare node:http + undici proxy doing the same calls), no injected delay, interleaved\n',
     );
     out.push(
-      '| N | gateway p50 | Apollo path p50 | floor p50 | direct p50 | gateway ÷ direct | floor ÷ direct | gateway CPU/lookup | Apollo path CPU/lookup | floor CPU/lookup |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| N | gateway p50 | floor p50 | direct p50 | gateway ÷ direct | floor ÷ direct | gateway CPU/lookup | floor CPU/lookup |',
+      '|---|---|---|---|---|---|---|---|',
     );
     for (const size of [1, 10, 100, 1_000]) {
       const queries = (n: number) =>
@@ -319,7 +313,6 @@ async function main(): Promise<void> {
       const figures = await interleaved(
         [
           { name: 'gateway', process: windowOff, request: through(gateway) },
-          { name: 'apollo', process: apolloOnly, request: through(apolloPath) },
           { name: 'floor', process: floor, request: through(floorTarget) },
           { name: 'direct', request: straight },
         ],
@@ -328,10 +321,10 @@ async function main(): Promise<void> {
         size <= 10 ? 1_000 : size === 100 ? 300 : 60,
         runs,
       );
-      const [viaGateway, viaApollo, viaFloor, direct] = figures;
+      const [viaGateway, viaFloor, direct] = figures;
       const perLookup = (figure: (typeof figures)[number]) => `${((figure.cpuMs * 1000) / size).toFixed(1)} µs`;
       out.push(
-        `| ${size} | ${ms(viaGateway!.p50)} | ${ms(viaApollo!.p50)} | ${ms(viaFloor!.p50)} | ${ms(direct!.p50)} | ${(viaGateway!.p50 / direct!.p50).toFixed(2)}× | ${(viaFloor!.p50 / direct!.p50).toFixed(2)}× | ${perLookup(viaGateway!)} | ${perLookup(viaApollo!)} | ${perLookup(viaFloor!)} |`,
+        `| ${size} | ${ms(viaGateway!.p50)} | ${ms(viaFloor!.p50)} | ${ms(direct!.p50)} | ${(viaGateway!.p50 / direct!.p50).toFixed(2)}× | ${(viaFloor!.p50 / direct!.p50).toFixed(2)}× | ${perLookup(viaGateway!)} | ${perLookup(viaFloor!)} |`,
       );
     }
     out.push(

@@ -34,8 +34,6 @@ describe('Prometheus metrics', () => {
     const text = await scraped.text();
     expect(text).toMatch(/gateway_http_requests_total\{method="POST",route="\/graphql",status="2xx"\} \d+/);
     expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK",path="apollo"\} \d+/);
-    // The enrich query took the direct path (GRAPHQL_DIRECT_PATH).
-    expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK",path="direct"\} 1/);
     expect(text).toMatch(/gateway_upstream_requests_total\{upstream="core",route="\/v1\/accounts",status="2xx"\} \d+/);
     expect(text).toMatch(
       /gateway_upstream_requests_total\{upstream="enrichment",route="\/v1\/search",status="2xx"\} 1/,

@@ -58,7 +58,7 @@ describe('request ids', () => {
         body: JSON.stringify({ query, variables }),
       });
 
-    // The direct path (an enrich query): the search it sends, and its failure's log line.
+    // An enrich query: the search it sends, and its failure's log line.
     const enrich = (description: string) =>
       post('query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id } }', { q: [{ id: 'a', description }] });
     const served = await enrich('COUNTDOWN PONSONBY');

@@ -20,7 +20,6 @@ import { registerAdminRoutes } from '../server/admin-routes.js';
 import { createApolloServer } from '../server/apollo.js';
 import { CloseCode } from '../server/close-codes.js';
 import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
-import { createDirectGraphQLPath } from '../server/direct-graphql-path.js';
 import { createGraphQLHttpHandler } from '../server/graphql-http-handler.js';
 import { createGatewayHttpServer } from '../server/http-server.js';
 import type { GatewayMetrics } from '../server/metrics.js';
@@ -183,15 +182,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
       sessions: state.sessions,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
-      direct: config.graphql.directPath
-        ? createDirectGraphQLPath({
-            schema,
-            rules,
-            formatError,
-            reportErrors: reportExecutionErrors,
-            onOperation: (type, outcome) => metrics.operation(type, outcome, 'direct'),
-          })
-        : undefined,
     }),
     graphiql,
     logger,

@@ -167,8 +167,6 @@ export interface GatewayConfig {
     maxTokens: number;
     /** Cost limit (graphql-armor's cost model: fragment spreads and `first` counted). */
     maxCost: number;
-    /** Ordinary `enrich` queries skip Apollo's pipeline (src/server/direct-graphql-path.ts). */
-    directPath: boolean;
   };
 }
 
@@ -335,7 +333,6 @@ export function loadConfig(env: Env): GatewayConfig {
       maxAliases: read.int('GRAPHQL_MAX_ALIASES', 30, 1, 1000),
       maxTokens: read.int('GRAPHQL_MAX_TOKENS', 10_000, 100, 1_000_000),
       maxCost: read.int('GRAPHQL_MAX_COST', 50_000, 10, 100_000_000),
-      directPath: read.bool('GRAPHQL_DIRECT_PATH', true),
     },
   };
 

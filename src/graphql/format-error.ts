@@ -19,7 +19,7 @@ import {
  * else is masked, so stack traces, upstream bodies and internal messages never leave the gateway.
  *
  * Shaping and logging are two calls because they happen in two places: every transport formats
- * (Apollo's `formatError`, the direct path, the socket) where no request is at hand, while the
+ * (Apollo's `formatError` on HTTP, the socket) where no request is at hand, while the
  * log line must carry the request's id, so it is written where the request is known
  * (`reportExecutionError` with the request's logger).
  */

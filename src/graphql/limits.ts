@@ -2,6 +2,7 @@ import {
   GraphQLError,
   Kind,
   type ASTVisitor,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
@@ -84,4 +85,62 @@ export function maxAliasesRule(maxAliases: number): ValidationRule {
       },
     };
   };
+}
+
+/**
+ * How many fields a document writes, and how many it expands to once every fragment spread is
+ * inlined (per operation, summed). Each fragment's expansion is counted once and remembered, so a
+ * document of thousands of spreads, or of fragments that double at each level, is counted in one
+ * pass over its text. A spread of an unknown fragment, or one that cycles back into itself, counts
+ * nothing here: validation refuses both afterwards.
+ */
+export function documentExpansion(document: DocumentNode): { written: number; expanded: number } {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const counted = new Map<string, number>();
+  const visiting = new Set<string>();
+  const expandSet = (set: SelectionSetNode): number => {
+    let fields = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        fields += 1 + (selection.selectionSet ? expandSet(selection.selectionSet) : 0);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        fields += expandSet(selection.selectionSet);
+      } else {
+        fields += expandFragment(selection.name.value);
+      }
+    }
+    return fields;
+  };
+  const expandFragment = (name: string): number => {
+    const known = counted.get(name);
+    if (known !== undefined) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || visiting.has(name)) return 0;
+    visiting.add(name);
+    const fields = expandSet(fragment.selectionSet);
+    visiting.delete(name);
+    counted.set(name, fields);
+    return fields;
+  };
+  let written = 0;
+  let expanded = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION && definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    // A fragment's own fields are written once, however often it is spread.
+    written += writtenFields(definition.selectionSet);
+    if (definition.kind === Kind.OPERATION_DEFINITION) expanded += expandSet(definition.selectionSet);
+  }
+  return { written, expanded };
+}
+
+function writtenFields(set: SelectionSetNode): number {
+  let fields = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD)
+      fields += 1 + (selection.selectionSet ? writtenFields(selection.selectionSet) : 0);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) fields += writtenFields(selection.selectionSet);
+  }
+  return fields;
 }

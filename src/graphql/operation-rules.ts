@@ -11,10 +11,19 @@ import {
 } from 'graphql';
 import type { GatewayConfig } from '../config/config.js';
 import { LRUCache } from 'lru-cache';
-import { maxAliasesRule, maxDepthRule } from './limits.js';
+import { documentExpansion, maxAliasesRule, maxDepthRule } from './limits.js';
 
 /** Valid documents kept parsed and validated, by text: at most this many characters in all. */
 const DOCUMENT_CACHE_CHARS = 4 * 1024 * 1024;
+
+/**
+ * A document may expand (fragment spreads inlined) to this many fields whatever it writes, and
+ * beyond it to this many per field it writes. The operations on file expand to at most 2-3 per
+ * written field; thousands of spreads of one small fragment, or fragments that double at each
+ * level, expand to hundreds or thousands.
+ */
+const EXPANSION_FREE_FIELDS = 2_000;
+const EXPANSION_PER_WRITTEN_FIELD = 20;
 
 export interface OperationRulesOptions {
   graphql: GatewayConfig['graphql'];
@@ -29,9 +38,9 @@ const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
 /**
  * The rules every GraphQL operation passes before it executes, whatever the transport: parse
  * limits, validation (graphql-js's rules, depth, aliases, cost, the introspection switch),
- * schema hints hidden when introspection is off, and variables checked for size before they are
- * coerced. Apollo applies them on HTTP (`createApolloServer`), the socket through `prepare`; a
- * further transport plugs in here.
+ * schema hints hidden when introspection is off, fragment expansion, and variables checked for
+ * size before they are coerced. Apollo applies them on HTTP
+ * (`createApolloServer`), the socket through `prepare`; a further transport plugs in here.
  */
 export function createOperationRules(options: OperationRulesOptions) {
   const { graphql } = options;
@@ -42,9 +51,8 @@ export function createOperationRules(options: OperationRulesOptions) {
   const validationRules: ValidationRule[] = [
     maxDepthRule(graphql.maxDepth),
     maxAliasesRule(graphql.maxAliases),
-    // Counts every fragment spread at its full cost and multiplies by `first`, so a document of
-    // thousands of spreads is refused before it executes. Reported, not thrown: Apollo turns an
-    // exception during validation into an internal error.
+    // Counts every fragment spread at its full cost and multiplies by `first`. A document of
+    // thousands of cheap spreads can stay under it: `checkExpansion` refuses those. Reported, not thrown: Apollo turns an exception during validation into an internal error.
     costLimitRule({
       maxCost: graphql.maxCost,
       propagateOnRejection: false,
@@ -53,9 +61,39 @@ export function createOperationRules(options: OperationRulesOptions) {
           context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown')),
       ],
     }) as unknown as ValidationRule,
+    // Reported as the document is left, after the cost rule's own verdict on it.
+    (context) => ({
+      Document: {
+        leave(document) {
+          const error = checkExpansion(document);
+          if (error) context.reportError(error);
+        },
+      },
+    }),
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
   const allRules = [...specifiedRules, ...validationRules];
+
+  /**
+   * A document whose fragment spreads expand it out of proportion to what it writes is refused
+   * before it executes, on every transport (a validation rule). The cost rule alone let through
+   * 4,990 spreads of a one-field fragment: 4,991 fields from 2 written.
+   */
+  function checkExpansion(document: DocumentNode): GraphQLError | undefined {
+    const { written, expanded } = documentExpansion(document);
+    if (expanded <= EXPANSION_FREE_FIELDS || expanded <= written * EXPANSION_PER_WRITTEN_FIELD) return undefined;
+    return new GraphQLError(
+      `The document expands to ${expanded} fields through its fragments, from ${written} written; at most ${EXPANSION_FREE_FIELDS}, or ${EXPANSION_PER_WRITTEN_FIELD} per written field, are accepted.`,
+      {
+        extensions: {
+          code: VALIDATION_FAILED,
+          limit: EXPANSION_FREE_FIELDS,
+          expandedFields: expanded,
+          writtenFields: written,
+        },
+      },
+    );
+  }
   // Thousands of sockets subscribe with a handful of distinct documents: each is parsed and
   // validated once, and they share one document object (which also lets identical subscriptions
   // share executions). Only valid documents are kept: evicting them costs an attacker a full
@@ -134,6 +172,9 @@ export function createOperationRules(options: OperationRulesOptions) {
           ],
         };
       }
+      // The socket need not walk such a document through every other rule to refuse it.
+      const expansionError = checkExpansion(document);
+      if (expansionError) return { errors: [expansionError] };
       const errors = validate(schema, document, allRules);
       if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };
       documents.set(query, document);

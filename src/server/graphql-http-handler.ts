@@ -6,15 +6,12 @@ import { ErrorCode } from '../graphql/errors.js';
 import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
 import type { RequestScope } from '../lib/request-scope.js';
-import type { DirectGraphQLPath } from './direct-graphql-path.js';
 
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
   sessions: SessionManager;
   createContext: (session: Session, scope: RequestScope) => GatewayContext;
   maxBodyBytes: number;
-  /** Serves ordinary `enrich` queries without Apollo's pipeline; unset, Apollo serves everything. */
-  direct?: DirectGraphQLPath;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -84,17 +81,6 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
 
     let context: GatewayContext | undefined;
     const contextOnce = () => (context ??= options.createContext(session, scope));
-    // Only a parsed JSON body can be served directly; `serve` declines everything else.
-    const direct = await options.direct?.serve(req.headers.accept, body, contextOnce, scope);
-    if (direct) {
-      if (context?.session.ended) options.sessions.clearCookie(res);
-      res.setHeader('content-type', direct.contentType);
-      res.setHeader('cache-control', 'no-store');
-      res.statusCode = 200;
-      res.end(direct.body);
-      return;
-    }
-
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);

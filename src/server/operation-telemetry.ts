@@ -3,9 +3,8 @@ import { activeSpan } from '../lib/tracing.js';
 import type { RequestScope } from '../lib/request-scope.js';
 
 /**
- * What every HTTP operation reports once it is known, whichever path executes it (Apollo's
- * pipeline, or the direct path for enrichment): the server span is named after it, and the access
- * log line names it.
+ * What every HTTP operation reports once it is known: the server span is named after it, and the
+ * access log line names it.
  */
 export function noteResolvedOperation(
   scope: RequestScope | undefined,

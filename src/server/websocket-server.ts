@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Session, SessionManager } from '../auth/session-manager.js';
@@ -29,7 +29,10 @@ export interface WebSocketOptions {
   sessions: SessionManager;
   clock: Clock;
   createContext(session: Session): GatewayContext;
-  /** What a subscription keeps for its life; each event gets a full context from `createContext`. */
+  /**
+   * What a subscription keeps for its life; each event gets a full context from `createContext`,
+   * as does each query and mutation.
+   */
   createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Logs what an operator must see of errors before they are formatted (format-error.ts). */
@@ -70,9 +73,10 @@ const cursorOf = (event: unknown) => {
  * graphql-ws on the same port and path as /graphql. Apollo's HTTP pipeline does not run here, so
  * the shared operation rules are applied through `rules.prepare`, and the rest of what HTTP gets
  * is repeated: Origin checked at the upgrade (the cross-site protection that CSRF prevention
- * gives HTTP), the session cookie required, the same error masking. A socket lives no longer
- * than its session, holds a bounded number of subscriptions, and is cut when its client stops
- * reading.
+ * gives HTTP), the session cookie required, the same error masking, and each query and mutation
+ * a context of its own from the same factory as an HTTP request's (test/transport-agreement.test.ts
+ * runs every operation both ways). A socket lives no longer than its session, holds a bounded
+ * number of subscriptions, and is cut when its client stops reading.
  */
 export function attachGraphQLWebSocket(options: WebSocketOptions): {
   close(code: number, reason: string): Promise<void>;
@@ -128,7 +132,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   const eventExecutions = new WeakMap<object, (event: unknown) => EventExecution>();
   const shareReads = createSharedEventReads();
   const sharedExecutions = createSharedExecutions();
-  /** Set by onSubscribe for every operation; executing with the lean stream context would be a wiring bug. */
+  /** Set by onSubscribe for every subscription; executing with the lean stream context would be a wiring bug. */
   const executionOf = (contextValue: unknown) => {
     const plan = eventExecutions.get(contextValue as object);
     if (!plan) throw new Error('subscription has no per-event execution plan');
@@ -175,6 +179,16 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         // the socket opened. An operation keeps what it started with.
         const session = (await options.sessions.touch(ctx.extra.session!.key)) ?? ctx.extra.session!;
         ctx.extra.session = session;
+        const args = {
+          schema: options.schema,
+          document: prepared.document,
+          variableValues: payload.variables ?? undefined,
+          operationName: payload.operationName ?? undefined,
+        };
+        // A query or mutation executes once, as over HTTP: a full context of its own (its own
+        // loaders, platform access and budgets), built from the same blocks as an HTTP request's.
+        if (getOperationAST(prepared.document, payload.operationName)?.operation !== 'subscription')
+          return { ...args, contextValue: options.createContext(session) };
         const contextValue = options.createEventStreamContext(session);
         // Same user, document, variables and operation: the same result for the same event. The
         // key is built per event, not kept: an idle subscription should hold as little as possible.
@@ -189,13 +203,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
                 : `${session.userId}|${documentId(document)}|${payload.operationName ?? ''}|${JSON.stringify(payload.variables ?? {})}|${cursor}`,
           };
         });
-        return {
-          schema: options.schema,
-          document: prepared.document,
-          variableValues: payload.variables ?? undefined,
-          operationName: payload.operationName ?? undefined,
-          contextValue,
-        };
+        return { ...args, contextValue };
       },
       onError: (_ctx, _id, _payload, errors) => formatAll(errors),
       onNext: (ctx, _id, _payload, _args, result) => {

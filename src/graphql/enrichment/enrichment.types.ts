@@ -8,10 +8,7 @@ export enum TransactionDirection {
 /*
  * The result types are plain data with no field middleware or @Authorized fields, so they use
  * graphql-js's default property resolver (`simpleResolvers`) instead of type-graphql's wrapper:
- * one of these is built per lookup and a request may carry 1,000. The direct path
- * (src/server/direct-plan.ts) serves only fields without resolvers of their own, so a field
- * that gains one here sends its documents back through Apollo rather than skipping it. No field
- * here may need @Authorized or middleware (type-graphql would skip them silently):
+ * one of these is built per lookup and a request may carry 1,000. No field here may need @Authorized or middleware (type-graphql would skip them silently):
  * test/simple-resolvers.test.ts fails if one does.
  */
 
