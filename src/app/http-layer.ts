@@ -56,6 +56,7 @@ export interface HttpLayerDependencies {
   /** Known once the server listens (the port may be chosen then). */
   publicUrl: () => string;
   allowedOrigins: () => ReadonlySet<string>;
+  /** The lifecycle phase; `/readyz` adds a probe of the shared store when `ready`. */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
   /** Whether webhooks are received (full apps). */
   accepting: () => boolean;
@@ -201,6 +202,18 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     strictTransportSecurity: config.publicUrl?.startsWith('https:') ?? false,
     onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
     readiness: deps.readiness,
+    notReady: async () => {
+      const phase = deps.readiness();
+      const health = phase === 'ready' ? await state.stores.health() : undefined;
+      const failing =
+        phase !== 'ready'
+          ? { status: phase, reason: phase }
+          : health?.ok === false
+            ? { status: 'unavailable', reason: health.reason }
+            : undefined;
+      if (failing) metrics.readinessFailure(failing.reason);
+      return failing;
+    },
   });
   const websockets = attachGraphQLWebSocket({
     server,
