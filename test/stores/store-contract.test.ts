@@ -32,8 +32,9 @@ import { ownTopologies } from '../support/redis-topologies.js';
 const IDLE_MS = 60_000;
 const CONNECTION_IDLE_MS = 30 * 86_400_000;
 const logger = createLogger({ level: 'silent' });
-/** The delivery ledger's lease here: short, so its lapse is one short wait. */
-const LEASE_MS = 200;
+/** The delivery ledger's lease here; the second ledger's is short, so its lapse is one short wait. */
+const LEASE_MS = 60_000;
+const SHORT_LEASE_MS = 200;
 const tokenOf = (claim: ClaimOutcome) => (claim.state === 'claimed' ? claim.token : 'none');
 
 interface Stores {
@@ -51,6 +52,8 @@ interface Stores {
   /** Moves the connection stores' clock on. */
   advance(ms: number): void;
   ledger: DeliveryLedger;
+  /** The same ledger with a short lease. */
+  shortLedger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
   creationKeys: CreationKeyStore;
@@ -107,6 +110,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     expiredConnections,
     advance: (ms) => (now += ms),
     ledger: createRedisDeliveryLedger({ ...options, leaseMs: LEASE_MS }),
+    shortLedger: createRedisDeliveryLedger({ ...options, leaseMs: SHORT_LEASE_MS }),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
     creationKeys: createRedisCreationKeys(options),
@@ -141,6 +145,7 @@ function memoryStores(): Stores {
     expiredConnections,
     advance: (ms) => (now += ms),
     ledger: createMemoryDeliveryLedger({ marks, leaseMs: LEASE_MS }),
+    shortLedger: createMemoryDeliveryLedger({ marks, leaseMs: SHORT_LEASE_MS }),
     handles: createMemoryRoutingHandles(),
     deadLetters: createMemoryDeadLetters({ maxEntries: 3, marks }),
     creationKeys: createMemoryCreationKeys({ clock: Date.now }),
@@ -188,6 +193,27 @@ for (const [kind, make] of [
       expect(await sessions.deleteByUser('user_a')).toEqual([b]);
       expect(await sessions.get(b)).toBeUndefined();
       expect(await sessions.get(other)).toBeDefined();
+    });
+
+    it('sessions: a write applied after its session ended (a touch racing sign-out, a timed-out write run late) does not bring it back', async () => {
+      const { sessions, otherSessions } = await make();
+      const [one, two, fresh] = [sessionKey('user_r'), sessionKey('user_r'), sessionKey('user_r')];
+      const first = record('user_r');
+      await sessions.set(one, first);
+      await sessions.set(two, record('user_r'));
+      // Read for a touch, then ended elsewhere, then the touch's write lands.
+      const read = await sessions.get(one);
+      await otherSessions.delete(one);
+      await sessions.set(one, { ...read!, lastSeenAt: Date.now() });
+      expect(await sessions.get(one)).toBeUndefined();
+      // Every session of the user ended (a revocation), then a late write of one of them.
+      await otherSessions.deleteByUser('user_r');
+      await sessions.set(two, record('user_r'));
+      expect(await sessions.get(two)).toBeUndefined();
+      expect(await sessions.listByUser('user_r')).toEqual([]);
+      // A new session of the same user is another id: unaffected.
+      await sessions.set(fresh, first);
+      expect(await sessions.get(fresh)).toEqual(first);
     });
 
     it('sessions: a session past its absolute or idle deadline is gone', async () => {
@@ -330,11 +356,11 @@ for (const [kind, make] of [
     });
 
     it('delivery ledger: a claim whose lease runs out (its holder died or stalled) is claimed by the next retry', async () => {
-      const { ledger } = await make();
+      const { shortLedger: ledger } = await make();
       const first = await ledger.claim({ userId: 'user_n' }, 'hash-2');
       expect(first.state).toBe('claimed');
       // The one wait here: Redis expiry has no clock to move.
-      await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
+      await new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS + 50));
       const retry = await ledger.claim({ userId: 'user_n' }, 'hash-2');
       expect(retry.state).toBe('claimed');
       // The dead holder's late release cannot free the retry's claim.
