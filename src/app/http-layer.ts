@@ -205,14 +205,14 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     notReady: async () => {
       const phase = deps.readiness();
       const health = phase === 'ready' ? await state.stores.health() : undefined;
-      const failing =
-        phase !== 'ready'
-          ? { status: phase, reason: phase }
-          : health?.ok === false
-            ? { status: 'unavailable', reason: health.reason }
-            : undefined;
-      if (failing) metrics.readinessFailure(failing.reason);
-      return failing;
+      // A phase is its own reason (`{"status":"draining"}`, as before); a store adds one.
+      if (phase !== 'ready') {
+        metrics.readinessFailure(phase);
+        return { status: phase };
+      }
+      if (health?.ok !== false) return undefined;
+      metrics.readinessFailure(health.reason);
+      return { status: 'unavailable', reason: health.reason };
     },
   });
   const websockets = attachGraphQLWebSocket({

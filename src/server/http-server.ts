@@ -20,7 +20,7 @@ export interface GatewayHttpServerOptions {
   /** The lifecycle phase (draining: every response asks its client to reconnect). */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
   /** Why `/readyz` answers 503 (its body), or undefined for 200. */
-  notReady: () => Promise<{ status: string; reason: string } | undefined>;
+  notReady: () => Promise<{ status: string; reason?: string } | undefined>;
   /** Take `x-request-id` from the request (a proxy in front sets it) instead of making one. */
   trustRequestIdHeader: boolean;
   /** The public URL is https: every response tells browsers to use nothing else (HSTS). */
