@@ -142,16 +142,11 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
         clock,
         publicUrl: () => publicUrl,
         allowedOrigins: () => allowedOrigins,
-        // Ready only once everything is wired and until shutdown begins; a shared store's health joins here.
+        // Ready only once everything is wired and until shutdown begins; /readyz then probes the shared store.
         readiness: () =>
-          lifecycle.phase === 'draining'
-            ? 'draining'
-            : lifecycle.phase !== 'running'
-              ? 'starting'
-              : state.stores.healthy()
-                ? 'ready'
-                : 'unavailable',
-        accepting: () => lifecycle.phase === 'running' && state.stores.healthy(),
+          lifecycle.phase === 'draining' ? 'draining' : lifecycle.phase !== 'running' ? 'starting' : 'ready',
+        // A store that is down or slow fails the webhook's own writes with 503 (never acknowledged).
+        accepting: () => lifecycle.phase === 'running',
         sessionRecheckMs: options.sessionRecheckMs,
         heartbeatIntervalMs: options.heartbeatIntervalMs,
         events,

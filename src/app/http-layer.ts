@@ -55,6 +55,7 @@ export interface HttpLayerDependencies {
   /** Known once the server listens (the port may be chosen then). */
   publicUrl: () => string;
   allowedOrigins: () => ReadonlySet<string>;
+  /** The lifecycle phase; `/readyz` adds a probe of the shared store when `ready`. */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
   /** Whether webhooks are received (full apps). */
   accepting: () => boolean;
@@ -191,6 +192,18 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     strictTransportSecurity: config.publicUrl?.startsWith('https:') ?? false,
     onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
     readiness: deps.readiness,
+    notReady: async () => {
+      const phase = deps.readiness();
+      const health = phase === 'ready' ? await state.stores.health() : undefined;
+      // A phase is its own reason (`{"status":"draining"}`, as before); a store adds one.
+      if (phase !== 'ready') {
+        metrics.readinessFailure(phase);
+        return { status: phase };
+      }
+      if (health?.ok !== false) return undefined;
+      metrics.readinessFailure(health.reason);
+      return { status: 'unavailable', reason: health.reason };
+    },
   });
   const websockets = attachGraphQLWebSocket({
     server,

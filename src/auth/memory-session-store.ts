@@ -13,6 +13,17 @@ export interface MemorySessionStoreOptions {
 export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
   const sessions = new Map<string, SessionRecord>();
   const byUser = new Map<string, Set<string>>();
+  /**
+   * Ended sessions, until their absolute deadline: a write that was started before the session
+   * ended (a touch racing a sign-out) must not bring it back. Session ids are never reused.
+   */
+  const ended = new Map<string, number>();
+
+  function end(sessionId: string): void {
+    const record = sessions.get(sessionId);
+    if (record) ended.set(sessionId, record.expiresAt);
+    remove(sessionId);
+  }
 
   function isLive(record: SessionRecord): boolean {
     const now = options.clock();
@@ -36,6 +47,8 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
   // Expired sessions hold tokens the user no longer uses: drop them rather than wait for a read.
   const sweep = () => {
     for (const [id, record] of sessions) if (!isLive(record)) expire(id, record);
+    const now = options.clock();
+    for (const [id, until] of ended) if (until <= now) ended.delete(id);
   };
   const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 60_000);
   sweeper.unref();
@@ -53,6 +66,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       return record;
     },
     async set(sessionId, record) {
+      if (ended.has(sessionId)) return;
       remove(sessionId);
       sessions.set(sessionId, record);
       let ids = byUser.get(record.userId);
@@ -60,7 +74,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
       ids.add(sessionId);
     },
     async delete(sessionId) {
-      remove(sessionId);
+      end(sessionId);
     },
     async listByUser(userId) {
       return [...(byUser.get(userId) ?? [])]
@@ -69,13 +83,14 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions): Se
     },
     async deleteByUser(userId) {
       const ids = [...(byUser.get(userId) ?? [])];
-      for (const id of ids) remove(id);
+      for (const id of ids) end(id);
       return ids;
     },
     async close() {
       clearInterval(sweeper);
       sessions.clear();
       byUser.clear();
+      ended.clear();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { FanOut } from './fan-out.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
+import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from '../webhooks/delivery-ledger.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from './pubsub.js';
 import { replayingSubscription } from './replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from './subscriber-queue.js';
@@ -16,6 +17,8 @@ export interface MemoryPubSubOptions {
   maxTotal?: number;
   /** Per subscriber. @default 100 */
   maxQueued?: number;
+  /** The delivery marks shared with the memory delivery ledger (a private set when omitted). */
+  marks?: DeliveryMarks;
 }
 
 interface UserLog {
@@ -39,6 +42,7 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
   let orderStart = 0;
   let lastMs = 0;
   let sequence = 0;
+  const marks = options.marks ?? createMemoryDeliveryMarks({ clock: options.clock });
 
   function logOf(userId: string): UserLog {
     let log = logs.get(userId);
@@ -97,6 +101,15 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
       trimTotal();
       log.subscribers.publish(logged);
       return logged.cursor;
+    },
+
+    async publishDelivery(userId, event, bodyHash) {
+      // Synchronous from the check to the mark: nothing else runs in between.
+      const key = deliveryMarkKey({ userId }, bodyHash);
+      if (marks.isDone(key)) return undefined;
+      const cursor = pubsub.publish(userId, event);
+      marks.markDone(key);
+      return cursor;
     },
 
     async checkCursor(userId, cursor) {

@@ -54,6 +54,13 @@ export interface EventSubscription extends AsyncIterableIterator<LoggedEvent> {
  */
 export interface PubSub {
   publish(userId: string, event: UserEvent): Promise<string>;
+  /**
+   * Publishes a webhook's event once per body: the append and the delivery's "done" mark (see
+   * DeliveryLedger) are one atomic step, and an append for a delivery already done stores nothing
+   * and resolves undefined. So a write that timed out and ran late, after a retry stored the
+   * event, cannot store it twice.
+   */
+  publishDelivery(userId: string, event: UserEvent, bodyHash: string): Promise<string | undefined>;
   /** Throws CursorExpiredError for a cursor that cannot be resumed from. */
   checkCursor(userId: string, cursor: string): Promise<void>;
   /** The user's events from now (or after `options.after`), until the iterator is returned. */

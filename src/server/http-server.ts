@@ -17,8 +17,10 @@ export interface GatewayHttpServerOptions {
   logger: Logger;
   /** The public origin plus ALLOWED_ORIGINS; known once the server listens. */
   allowedOrigins: () => ReadonlySet<string>;
-  /** What `/readyz` reports: 200 only when `ready`. */
+  /** The lifecycle phase (draining: every response asks its client to reconnect). */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
+  /** Why `/readyz` answers 503 (its body), or undefined for 200. */
+  notReady: () => Promise<{ status: string; reason?: string } | undefined>;
   /** Take `x-request-id` from the request (a proxy in front sets it) instead of making one. */
   trustRequestIdHeader: boolean;
   /** The public URL is https: every response tells browsers to use nothing else (HSTS). */
@@ -182,8 +184,8 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     if (url.pathname === '/') return redirect(res, '/graphql');
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
-      const state = options.readiness();
-      return sendJson(res, state === 'ready' ? 200 : 503, { status: state });
+      const failing = await options.notReady();
+      return sendJson(res, failing ? 503 : 200, failing ?? { status: 'ready' });
     }
     if (url.pathname === '/favicon.ico') {
       res.writeHead(204, { 'cache-control': 'public, max-age=86400' });

@@ -59,7 +59,7 @@ export function createMetrics() {
   });
   const webhooks = new Counter({
     name: 'gateway_webhooks_total',
-    help: 'Webhooks by outcome: published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable.',
+    help: 'Webhooks by outcome: published, duplicate, ignored, dead-lettered, in-progress, refused_<reason>, unavailable.',
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -67,6 +67,12 @@ export function createMetrics() {
     name: 'gateway_webhook_key_fetches_total',
     help: 'Signing-key fetches from the platform, by result.',
     labelNames: ['result'],
+    registers: [registry],
+  });
+  const readinessFailures = new Counter({
+    name: 'gateway_readiness_failures_total',
+    help: 'GET /readyz answered 503, by reason: starting, draining, redis: slow, redis: down.',
+    labelNames: ['reason'],
     registers: [registry],
   });
   const eventsDelivered = new Counter({
@@ -102,6 +108,9 @@ export function createMetrics() {
     },
     webhook(outcome: string) {
       webhooks.inc({ outcome });
+    },
+    readinessFailure(reason: string) {
+      readinessFailures.inc({ reason });
     },
     keyFetch(result: 'ok' | 'failed') {
       keyFetches.inc({ result });

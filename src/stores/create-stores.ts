@@ -10,7 +10,12 @@ import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import {
+  createMemoryDeliveryLedger,
+  createMemoryDeliveryMarks,
+  deliveryLeaseMs,
+  type DeliveryLedger,
+} from '../webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
@@ -19,6 +24,7 @@ import { createRedisConnections } from './redis-connections.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
+import { createRedisHealthProbe, type StoreHealth } from './redis-health.js';
 import { createRedisOAuthStates } from './redis-oauth-states.js';
 import { createRedisRoutingHandles } from './redis-routing-handles.js';
 import { createRedisSessionEndings } from './redis-session-endings.js';
@@ -41,8 +47,8 @@ export interface GatewayStores {
   pubsub: PubSub;
   /** The shared Redis connection, for stores that join later (events); undefined in memory. */
   redis: RedisClient | undefined;
-  /** Whether what the gateway needs to accept work is reachable (readiness). */
-  healthy(): boolean;
+  /** Whether what the gateway needs to accept work answers, by a real round trip (readiness). */
+  health(): Promise<StoreHealth>;
   /**
    * The platform tokens this process alone holds and forgets when it stops (in memory); empty on
    * Redis, where connections outlive the process.
@@ -90,19 +96,21 @@ export async function createStores({
       idleTimeoutMs: config.session.idleTimeoutMs,
       onExpired: onSessionExpired,
     });
+    // One set of delivery marks: the ledger claims, the event log and dead letters mark done.
+    const marks = createMemoryDeliveryMarks({ clock });
     return {
       kind: 'memory',
       sessions,
       connections,
       oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
-      ledger: createMemoryDeliveryLedger({ clock }),
+      ledger: createMemoryDeliveryLedger({ marks, leaseMs: deliveryLeaseMs(0) }),
       handles: createMemoryRoutingHandles(),
-      deadLetters: createMemoryDeadLetters(),
+      deadLetters: createMemoryDeadLetters({ marks }),
       creationKeys: createMemoryCreationKeys({ clock }),
       sessionEndings: localSessionEndings,
-      pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs }),
+      pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
       redis: undefined,
-      healthy: () => true,
+      health: async () => ({ ok: true }),
       tokensLostOnStop: () => connections.held(),
       async close() {
         await sessions.close();
@@ -133,6 +141,7 @@ export async function createStores({
     );
     const cipher = createTokenCipher(tokenKeys);
     const connections = createRedisConnections({ ...options, ...connectionOptions, cipher, logger });
+    const probe = createRedisHealthProbe({ clients: [redis, subscriber], clock });
     const sessions = createRedisSessionStore({
       redis,
       keyPrefix,
@@ -147,14 +156,14 @@ export async function createStores({
       sessions,
       connections,
       oauthStates: createRedisOAuthStates(options),
-      ledger: createRedisDeliveryLedger(options),
+      ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
       handles: createRedisRoutingHandles(options),
       deadLetters: createRedisDeadLetters(options),
       creationKeys: createRedisCreationKeys(options),
       sessionEndings,
       pubsub: createRedisPubSub({ redis, subscriber, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
       redis,
-      healthy: () => redis.status === 'ready' && subscriber.status === 'ready',
+      health: probe.check,
       tokensLostOnStop: () => [],
       async close() {
         await sessions.close();

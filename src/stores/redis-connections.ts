@@ -30,6 +30,21 @@ return 0`;
 const SWEEP_BATCH = 100;
 
 /**
+ * Takes a due deadline entry for this sweep by moving it a lease ahead (not removing it): if the
+ * sweep fails after this ran (its answer lost to a timeout, the instance gone), the entry comes due
+ * again and a later sweep handles it, instead of a connection left with no deadline whose token
+ * is never revoked. Only one instance moves a due entry, so each lapse is handled once.
+ */
+const TAKE_DUE = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1`;
+
+/** How long a taken entry waits before another sweep may take it again. */
+const SWEEP_LEASE_MS = 5 * 60_000;
+
+/**
  * Connections on Redis: one key per app user under the user's hash tag, the token encrypted and
  * bound to the user id, and a sorted set of idle deadlines (member: the user id) so that a sweep
  * on any instance finds lapsed connections, each handled once (ZREM decides which instance).
@@ -65,16 +80,24 @@ export function createRedisConnections(
       redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH),
     );
     for (const userId of due) {
-      if ((await storeCall(() => redis.zrem(deadlinesKey, userId))) !== 1) continue;
+      const now = options.clock();
+      const taken = await storeCall(() => redis.eval(TAKE_DUE, 1, deadlinesKey, userId, now, now + SWEEP_LEASE_MS));
+      if (taken !== 1) continue;
       const raw = await storeCall(() => redis.get(key(userId)));
       const record = decode(userId, raw);
-      if (!record) continue;
+      if (!record) {
+        await storeCall(() => redis.zrem(deadlinesKey, userId));
+        continue;
+      }
       if (live(record)) {
         // Used again meanwhile: put its new deadline back.
         await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(record), userId));
         continue;
       }
-      if (await compareAndDelete(userId, raw!)) options.onExpired?.(userId, record);
+      // Changed meanwhile (reconnected): the entry comes due again after the lease and is re-read.
+      if (!(await compareAndDelete(userId, raw!))) continue;
+      await storeCall(() => redis.zrem(deadlinesKey, userId));
+      options.onExpired?.(userId, record);
     }
   }
   const stop = startSweeper(sweep, options.sweepIntervalMs ?? 60_000, (error) =>

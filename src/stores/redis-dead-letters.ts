@@ -1,5 +1,21 @@
+import { DEDUPLICATION_WINDOW_MS } from '../webhooks/delivery-ledger.js';
 import type { DeadLetter, DeadLetterStore } from '../webhooks/dead-letters.js';
-import { execAll, storeCall, type RedisClient } from './redis-client.js';
+import { storeCall, type RedisClient } from './redis-client.js';
+import { deadLettersKey, deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
+
+/**
+ * Adds a letter and marks its body done (KEYS[2], in the list's hash slot), atomically; a body
+ * already done adds nothing, so a write that timed out and ran after a retry keeps no copy.
+ */
+const ADD_SCRIPT = `
+if redis.call('GET', KEYS[2]) == '${DONE_MARK}' then return 0 end
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+redis.call('SET', KEYS[2], '${DONE_MARK}', 'PX', ARGV[3])
+return 1
+`;
+
+type AddCommand = (key: string, mark: string, letter: string, max: number, windowMs: number) => Promise<number>;
 
 /** Dead letters on Redis: one capped list, newest first, readable from any instance. */
 export function createRedisDeadLetters(options: {
@@ -7,18 +23,14 @@ export function createRedisDeadLetters(options: {
   keyPrefix: string;
   maxEntries?: number;
 }): DeadLetterStore {
-  const key = `${options.keyPrefix}dead-letters`;
+  const key = deadLettersKey(options.keyPrefix);
   const max = options.maxEntries ?? 200;
+  options.redis.defineCommand('ofgAddDeadLetter', { numberOfKeys: 2, lua: ADD_SCRIPT });
+  const add = (options.redis as unknown as { ofgAddDeadLetter: AddCommand }).ofgAddDeadLetter.bind(options.redis);
   return {
     async add(letter) {
-      await storeCall(() =>
-        execAll(
-          options.redis
-            .multi()
-            .lpush(key, JSON.stringify(letter))
-            .ltrim(key, 0, max - 1),
-        ),
-      );
+      const mark = deliveryMarkRedisKey(options.keyPrefix, 'dead-letters', letter.bodyHash);
+      return (await storeCall(() => add(key, mark, JSON.stringify(letter), max, DEDUPLICATION_WINDOW_MS))) === 1;
     },
     async list() {
       return (await storeCall(() => options.redis.lrange(key, 0, max - 1))).map((raw) => JSON.parse(raw) as DeadLetter);

@@ -1,17 +1,72 @@
-import { DEDUPLICATION_WINDOW_MS, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { userTag } from '../auth/session-store.js';
+import { newClaimToken, type DeliveryLedger, type DeliveryScope } from '../webhooks/delivery-ledger.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 
-/** The delivery ledger on Redis: `SET NX PX` claims a body hash for four days, across instances. */
-export function createRedisDeliveryLedger(options: { redis: RedisClient; keyPrefix: string }): DeliveryLedger {
-  const key = (hash: string) => `${options.keyPrefix}delivery:${hash}`;
+/** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
+export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
+
+/**
+ * Where a delivery's claim and "done" mark live: in the hash slot of what the delivery stores, so
+ * one script can store it and mark it done. A user's under the user's tag, next to their event
+ * stream. The dead letters' under a tag that is the whole list key (`{<prefix>dead-letters}`),
+ * which Redis Cluster hashes exactly like the untagged list key itself.
+ */
+export function deliveryMarkRedisKey(keyPrefix: string, scope: DeliveryScope, bodyHash: string): string {
+  if (scope === 'dead-letters')
+    return `${deadLettersKey(keyPrefix)}:delivery:{${deadLettersKey(keyPrefix)}}:${bodyHash}`;
+  return `${keyPrefix}{u:${userTag(scope.userId)}}:delivery:${bodyHash}`;
+}
+
+/** The value of a done mark; an in-progress claim holds `p:<token>`. */
+export const DONE_MARK = 'done';
+
+/** Reads the mark: done stays done; a live claim is reported with its remaining lease; else claims. */
+const CLAIM_SCRIPT = `
+local mark = redis.call('GET', KEYS[1])
+if mark == '${DONE_MARK}' then return {'done', 0} end
+if mark then return {'in-progress', redis.call('PTTL', KEYS[1])} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {'claimed', 0}
+`;
+
+/** Deletes a claim only while it is still this token's: never a done mark, never another's claim. */
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type ClaimCommand = (key: string, value: string, leaseMs: number) => Promise<[string, number]>;
+type ReleaseCommand = (key: string, value: string) => Promise<number>;
+
+/** The two-phase delivery ledger on Redis (see DeliveryLedger), across instances. */
+export function createRedisDeliveryLedger(options: {
+  redis: RedisClient;
+  keyPrefix: string;
+  leaseMs: number;
+}): DeliveryLedger {
+  const { redis, keyPrefix } = options;
+  redis.defineCommand('ofgClaimDelivery', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
+  redis.defineCommand('ofgReleaseDelivery', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+  const commands = redis as unknown as { ofgClaimDelivery: ClaimCommand; ofgReleaseDelivery: ReleaseCommand };
+  const release = (key: string, token: string) => storeCall(() => commands.ofgReleaseDelivery(key, `p:${token}`));
   return {
-    async claim(bodyHash) {
-      return (
-        (await storeCall(() => options.redis.set(key(bodyHash), '1', 'PX', DEDUPLICATION_WINDOW_MS, 'NX'))) === 'OK'
-      );
+    async claim(scope, bodyHash) {
+      const key = deliveryMarkRedisKey(keyPrefix, scope, bodyHash);
+      const token = newClaimToken();
+      try {
+        const [state, ttl] = await storeCall(() => commands.ofgClaimDelivery(key, `p:${token}`, options.leaseMs));
+        if (state === 'claimed') return { state, token };
+        if (state === 'in-progress') return { state, retryAfterMs: Math.max(ttl, 0) };
+        return { state: 'done' };
+      } catch (error) {
+        // The claim may still run (a stalled server applies it when it resumes): the release is
+        // sent after it on the same connection, so it undoes it then. The lease covers the rest.
+        void release(key, token).catch(() => undefined);
+        throw error;
+      }
     },
-    async release(bodyHash) {
-      await storeCall(() => options.redis.del(key(bodyHash)));
+    async release(scope, bodyHash, token) {
+      await release(deliveryMarkRedisKey(keyPrefix, scope, bodyHash), token);
     },
   };
 }

@@ -5,7 +5,9 @@ import { CursorExpiredError, type LoggedEvent, type PubSub, type UserEvent } fro
 import { FanOut } from '../pubsub/fan-out.js';
 import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
+import { DEDUPLICATION_WINDOW_MS } from '../webhooks/delivery-ledger.js';
 import { storeCall, type RedisClient } from './redis-client.js';
+import { deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
 
 export interface RedisPubSubOptions {
   /** Commands (the append script, XRANGE, XINFO). */
@@ -28,13 +30,27 @@ export interface RedisPubSubOptions {
  * see that it missed an announcement (pub/sub drops messages while a connection is down) and
  * read the gap from the stream. One key per script, so it runs on a Cluster too.
  */
-const APPEND_SCRIPT = `
+const APPEND = `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local previous = '0-0'
 if last[1] then previous = last[1][1] end
 local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2])
 redis.call('PERSIST', KEYS[1])
 redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
+`;
+const APPEND_SCRIPT = `${APPEND}
+return id
+`;
+
+/**
+ * The append for a webhook delivery: KEYS[2] is its mark (under the same user tag, so one slot).
+ * A delivery already done appends nothing (a late-running write after a retry stored it); else the
+ * append and the done mark, for the deduplication window, are one atomic step.
+ */
+const APPEND_DELIVERY_SCRIPT = `
+if redis.call('GET', KEYS[2]) == '${DONE_MARK}' then return false end
+${APPEND}
+redis.call('SET', KEYS[2], '${DONE_MARK}', 'PX', ARGV[4])
 return id
 `;
 
@@ -60,6 +76,14 @@ interface Followed {
 }
 
 type AppendCommand = (key: string, minId: string, event: string, channel: string) => Promise<string>;
+type AppendDeliveryCommand = (
+  key: string,
+  mark: string,
+  minId: string,
+  event: string,
+  channel: string,
+  windowMs: number,
+) => Promise<string | null>;
 
 /**
  * The event log on Redis: one Stream per user (under the user's hash tag), trimmed by MINID to the
@@ -77,6 +101,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const channelOf = (userId: string) => `${tagged(userId)}:events:live`;
   redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
   const append = (redis as unknown as { ofgAppendEvent: AppendCommand }).ofgAppendEvent.bind(redis);
+  redis.defineCommand('ofgAppendDelivery', { numberOfKeys: 2, lua: APPEND_DELIVERY_SCRIPT });
+  const appendDelivery = (redis as unknown as { ofgAppendDelivery: AppendDeliveryCommand }).ofgAppendDelivery.bind(
+    redis,
+  );
   redis.defineCommand('ofgForgetEvents', { numberOfKeys: 1, lua: FORGET_SCRIPT });
   const forget = (
     redis as unknown as { ofgForgetEvents: (key: string, ttlMs: number) => Promise<number> }
@@ -194,6 +222,22 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     async publish(userId, event) {
       const minId = `${options.clock() - options.retentionMs}`;
       return storeCall(() => append(streamKey(userId), minId, JSON.stringify(event), channelOf(userId)));
+    },
+
+    async publishDelivery(userId, event, bodyHash) {
+      const minId = `${options.clock() - options.retentionMs}`;
+      const mark = deliveryMarkRedisKey(keyPrefix, { userId }, bodyHash);
+      const id = await storeCall(() =>
+        appendDelivery(
+          streamKey(userId),
+          mark,
+          minId,
+          JSON.stringify(event),
+          channelOf(userId),
+          DEDUPLICATION_WINDOW_MS,
+        ),
+      );
+      return id ?? undefined;
     },
 
     async checkCursor(userId, cursor) {

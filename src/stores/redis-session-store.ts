@@ -36,6 +36,38 @@ const SWEEP_GRACE_MS = 15 * 60_000;
 const SWEEP_BATCH = 100;
 
 /**
+ * Writes a session unless it was ended (KEYS[2], its tombstone): a write sent before a sign-out or
+ * a revocation but applied after it (a touch racing the deletion, or a write that timed out and
+ * Redis ran late) must not bring the session back. Session ids are never reused, so a tombstone
+ * blocks nothing else. KEYS: session, tombstone, user index; one slot (the user's tag).
+ */
+const WRITE_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+redis.call('PEXPIREAT', KEYS[3], ARGV[4], 'GT')
+redis.call('PEXPIREAT', KEYS[3], ARGV[4], 'NX')
+return 1
+`;
+
+/**
+ * Deletes sessions and leaves a tombstone for each that existed, kept as long as the session's key
+ * would have lived. KEYS: pairs of session and tombstone, all of one user. Returns the values.
+ */
+const END_SCRIPT = `
+local values = {}
+for i = 1, #KEYS, 2 do
+  local ttl = redis.call('PTTL', KEYS[i])
+  local value = redis.call('GETDEL', KEYS[i])
+  if value then
+    if ttl > 0 then redis.call('SET', KEYS[i + 1], '1', 'PX', ttl) end
+    values[#values + 1] = value
+  end
+end
+return values
+`;
+
+/**
  * Sessions on Redis. A session is one key; reads treat it as gone from the earlier of its absolute
  * and idle deadlines, and a sorted set of deadlines lets a sweep on any instance find lapsed
  * sessions, delete them and hand them to `onExpired` (which revokes their platform token), each
@@ -43,8 +75,8 @@ const SWEEP_BATCH = 100;
  * user's index set lists sessions for revoke-all and deletion; a user's keys share a hash tag, so
  * every multi-key command and transaction stays in one Cluster slot (the deadline set, shared by
  * all users, is written on its own). The token is stored only encrypted, bound to the session key
- * and user id. A session's keys are written in one transaction: a session whose token could not
- * be stored does not exist.
+ * and user id. A session's keys are written in one script: a session whose token could not be
+ * stored does not exist, and an ended session leaves a tombstone that no late write gets past.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
   const { redis, keyPrefix, cipher } = options;
@@ -54,6 +86,18 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     return tag ? `${userKeys(tag)}:s:${key.slice(tag.length + 1)}` : undefined;
   };
   const indexKey = (userId: string) => `${userKeys(userTag(userId))}:sessions`;
+  const tombstoneOf = (redisKey: string) => `${redisKey}:ended`;
+  redis.defineCommand('ofgWriteSession', { numberOfKeys: 3, lua: WRITE_SCRIPT });
+  redis.defineCommand('ofgEndSessions', { lua: END_SCRIPT });
+  const commands = redis as unknown as {
+    ofgWriteSession(...args: Array<string | number>): Promise<number>;
+    ofgEndSessions(count: number, ...keys: string[]): Promise<string[]>;
+  };
+  /** Ends sessions of one user (their keys share a slot), tombstoning each; returns what they held. */
+  const end = (redisKeys: string[]) =>
+    storeCall(() =>
+      commands.ofgEndSessions(redisKeys.length * 2, ...redisKeys.flatMap((key) => [key, tombstoneOf(key)])),
+    );
   const deadlinesKey = `${keyPrefix}session-deadlines`;
   const binding = (key: string, userId: string) => `session:${key}|user:${userId}`;
   const deadlineOf = (record: { expiresAt: number; lastSeenAt: number }) =>
@@ -129,22 +173,23 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       // an entry whose session was never written is skipped by the sweep, while a session without
       // one would never be swept (and its token never revoked).
       await storeCall(() => redis.zadd(deadlinesKey, deadline, key));
+      // The index lives as long as the longest session it could list.
       await storeCall(() =>
-        execAll(
-          redis
-            .multi()
-            .set(redisKey, JSON.stringify(stored), 'PXAT', deadline + SWEEP_GRACE_MS)
-            .sadd(index, key)
-            // The index lives as long as the longest session it could list.
-            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'GT')
-            .pexpireat(index, record.expiresAt + SWEEP_GRACE_MS, 'NX'),
+        commands.ofgWriteSession(
+          redisKey,
+          tombstoneOf(redisKey),
+          index,
+          JSON.stringify(stored),
+          deadline + SWEEP_GRACE_MS,
+          key,
+          record.expiresAt + SWEEP_GRACE_MS,
         ),
       );
     },
     async delete(key) {
       const redisKey = sessionKey(key);
       if (!redisKey) return;
-      const raw = await storeCall(() => redis.getdel(redisKey));
+      const [raw] = await end([redisKey]);
       await storeCall(() => redis.zrem(deadlinesKey, key));
       if (raw) await storeCall(() => redis.srem(indexKey((JSON.parse(raw) as StoredSession).userId), key));
     },
@@ -164,8 +209,8 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     },
     async deleteByUser(userId) {
       const keys = await storeCall(() => redis.smembers(indexKey(userId)));
-      const multi = redis.multi().del(...keys.map((key) => sessionKey(key)!), indexKey(userId));
-      await storeCall(() => execAll(multi));
+      if (keys.length > 0) await end(keys.map((key) => sessionKey(key)!));
+      await storeCall(() => redis.del(indexKey(userId)));
       if (keys.length > 0) await storeCall(() => redis.zrem(deadlinesKey, ...keys));
       return keys;
     },

@@ -1,3 +1,5 @@
+import { deliveryMarkKey, type DeliveryMarks } from './delivery-ledger.js';
+
 /**
  * Verified webhooks the gateway could not understand (a signed body that is not a JSON object).
  * They are acknowledged, because the platform would otherwise redeliver them for three days, and
@@ -14,20 +16,28 @@ export interface DeadLetter {
 }
 
 export interface DeadLetterStore {
-  add(letter: DeadLetter): Promise<void>;
+  /**
+   * Keeps the letter and marks its body done in the delivery ledger, as one atomic step; a body
+   * already done keeps nothing more (false), so a late-running write after a retry adds no copy.
+   */
+  add(letter: DeadLetter): Promise<boolean>;
   /** Newest first. */
   list(): Promise<DeadLetter[]>;
 }
 
 export const DEAD_LETTER_PREVIEW_BYTES = 2_048;
 
-export function createMemoryDeadLetters(options: { maxEntries?: number } = {}): DeadLetterStore {
+export function createMemoryDeadLetters(options: { maxEntries?: number; marks: DeliveryMarks }): DeadLetterStore {
   const letters: DeadLetter[] = [];
   const max = options.maxEntries ?? 200;
   return {
     async add(letter) {
+      const key = deliveryMarkKey('dead-letters', letter.bodyHash);
+      if (options.marks.isDone(key)) return false;
       letters.unshift(letter);
       if (letters.length > max) letters.length = max;
+      options.marks.markDone(key);
+      return true;
     },
     async list() {
       return [...letters];

@@ -1,36 +1,107 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
+import { randomToken } from '../lib/ids.js';
 
 /**
- * Hashes of webhook bodies already handled. The platform signs no timestamp, so a redelivery is
- * byte-identical: remembering the body's hash for longer than the sender's three-day retry
- * horizon means a redelivery publishes nothing new. A claim is atomic (Redis `SET NX`), so the
- * same body raced to two instances is processed once; a claim whose processing failed is
- * released, so the platform's retry is processed.
+ * Which store a delivery ends in: a user's event log, or the dead letters. A claim and its "done"
+ * mark live next to what the delivery stores (on Redis: in the same hash slot), so the step that
+ * stores the delivery marks it done in the same atomic write.
+ */
+export type DeliveryScope = { userId: string } | 'dead-letters';
+
+/**
+ * What a claim found. `claimed`: this caller processes the body, holding `token`. `in-progress`:
+ * another request is processing it (answer 503, retry after `retryAfterMs`). `done`: it was stored
+ * before (answer 200).
+ */
+export type ClaimOutcome =
+  { state: 'claimed'; token: string } | { state: 'in-progress'; retryAfterMs: number } | { state: 'done' };
+
+/**
+ * Hashes of webhook bodies, in two phases (the idempotency-key pattern of payment APIs). The
+ * platform signs no timestamp, so a redelivery is byte-identical. A claim marks a body *in
+ * progress* for a short lease; it turns *done*, for longer than the sender's three-day retry
+ * horizon, only in the atomic step that stores the delivery (the event log's append, the
+ * dead-letter write), so "stored" and "done" never disagree: a claim whose write timed out, ran
+ * late or never ran leaves either nothing done or a stored event, never a "duplicate" answer for
+ * an event nobody received. A lease that runs out (the instance died, the store stalled) lets the
+ * platform's next retry process the body.
  */
 export interface DeliveryLedger {
-  /** True when this caller now owns the body; false when it was claimed before. */
-  claim(bodyHash: string): Promise<boolean>;
-  release(bodyHash: string): Promise<void>;
+  claim(scope: DeliveryScope, bodyHash: string): Promise<ClaimOutcome>;
+  /** Gives an unfinished claim back (only while it is still this token's and not done). */
+  release(scope: DeliveryScope, bodyHash: string, token: string): Promise<void>;
 }
 
 export const DEDUPLICATION_WINDOW_MS = 4 * 86_400_000;
 
-export function createMemoryDeliveryLedger(options: { clock: Clock; maxEntries?: number }): DeliveryLedger {
-  const seen = new LRUCache<string, true>({
+/** The platform stops waiting for a webhook's answer after 5 s: a handler still at work past that has been retried anyway. */
+const PLATFORM_ANSWER_DEADLINE_MS = 5_000;
+
+/**
+ * How long an in-progress claim holds: lease = 5 s (the platform's answer deadline) + 2 × the
+ * store's command timeout (the claim's own write may be applied up to one timeout late, and the
+ * final write may take one more). Past it, the processing request has answered or given up, and
+ * a write of its that runs later is harmless: the stores skip a delivery already marked done.
+ * With REDIS_COMMAND_TIMEOUT_MS=1000: 7 s.
+ */
+export function deliveryLeaseMs(commandTimeoutMs: number): number {
+  return PLATFORM_ANSWER_DEADLINE_MS + 2 * commandTimeoutMs;
+}
+
+export function newClaimToken(): string {
+  return randomToken(12);
+}
+
+type Mark = { state: 'done' } | { state: 'in-progress'; token: string };
+
+/**
+ * The in-memory marks, shared by the memory ledger, event log and dead letters of one process, so
+ * storing a delivery and marking it done happen in one synchronous step there too.
+ */
+export interface DeliveryMarks {
+  claim(key: string, leaseMs: number): ClaimOutcome;
+  release(key: string, token: string): void;
+  isDone(key: string): boolean;
+  markDone(key: string): void;
+}
+
+export function deliveryMarkKey(scope: DeliveryScope, bodyHash: string): string {
+  return scope === 'dead-letters' ? `dead-letters:${bodyHash}` : `user:${scope.userId}:${bodyHash}`;
+}
+
+export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: number }): DeliveryMarks {
+  const marks = new LRUCache<string, Mark>({
     max: options.maxEntries ?? 200_000,
     ttl: DEDUPLICATION_WINDOW_MS,
     ttlResolution: 0,
     perf: { now: options.clock },
   });
   return {
-    async claim(bodyHash) {
-      if (seen.has(bodyHash)) return false;
-      seen.set(bodyHash, true);
-      return true;
+    claim(key, leaseMs) {
+      const mark = marks.get(key);
+      if (mark?.state === 'done') return { state: 'done' };
+      if (mark) return { state: 'in-progress', retryAfterMs: marks.getRemainingTTL(key) };
+      const token = newClaimToken();
+      marks.set(key, { state: 'in-progress', token }, { ttl: leaseMs });
+      return { state: 'claimed', token };
     },
-    async release(bodyHash) {
-      seen.delete(bodyHash);
+    release(key, token) {
+      const mark = marks.get(key);
+      if (mark?.state === 'in-progress' && mark.token === token) marks.delete(key);
+    },
+    isDone: (key) => marks.get(key)?.state === 'done',
+    markDone: (key) => void marks.set(key, { state: 'done' }),
+  };
+}
+
+export function createMemoryDeliveryLedger(options: { marks: DeliveryMarks; leaseMs: number }): DeliveryLedger {
+  return {
+    async claim(scope, bodyHash) {
+      return options.marks.claim(deliveryMarkKey(scope, bodyHash), options.leaseMs);
+    },
+    async release(scope, bodyHash, token) {
+      options.marks.release(deliveryMarkKey(scope, bodyHash), token);
     },
   };
 }

@@ -15,7 +15,7 @@ export interface WebhookDispatcherOptions {
   onTokenRevoked(userId: string, token: string): Promise<void>;
 }
 
-export type DispatchOutcome = 'published' | 'ignored';
+export type DispatchOutcome = 'published' | 'ignored' | 'duplicate';
 
 /** A verified webhook, its user found: ready to publish. */
 export interface RoutedWebhook {
@@ -31,12 +31,20 @@ export interface IgnoredWebhook {
 
 export interface WebhookDispatcher {
   /**
-   * Who the webhook is for, or why it is ignored. Only reads (the routing handle), so it can run
-   * alongside the delivery-ledger claim: one round trip to a shared store instead of two.
+   * Who the webhook is for, or why it is ignored. Only reads (the routing handle); the delivery
+   * ledger's claim follows, in the user's key space.
    */
   route(body: Record<string, unknown>): Promise<RoutedWebhook | IgnoredWebhook>;
-  /** Publishes a routed webhook and applies its side effects (a cancelled type, a revoked token). */
-  deliver(routed: RoutedWebhook): Promise<'published'>;
+  /**
+   * Publishes a routed webhook (once per body: 'duplicate' when it was stored before) and applies
+   * its side effects (a cancelled type, a revoked token).
+   */
+  deliver(routed: RoutedWebhook, bodyHash: string): Promise<'published' | 'duplicate'>;
+  /**
+   * Applies the side effects of a webhook stored before, again: they are idempotent, and the
+   * request that stored it may have failed before finishing them.
+   */
+  redo(routed: RoutedWebhook): Promise<void>;
 }
 
 /**
@@ -44,6 +52,10 @@ export interface WebhookDispatcher {
  * the object by `item_id`, so late or out-of-order deliveries cannot show stale data.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  async function revokeToken({ userId, event }: RoutedWebhook): Promise<void> {
+    if (event.type === 'TOKEN' && event.code === 'DELETE' && typeof event.payload.item_id === 'string')
+      await options.onTokenRevoked(userId, event.payload.item_id);
+  }
   return {
     async route(body) {
       const { webhook_type: type, webhook_code: code, state, ...payload } = body;
@@ -75,16 +87,28 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       };
     },
 
-    async deliver({ userId, event }) {
-      const { type, code, payload } = event;
+    // Order, for a retry after a partial failure: the cancellation is recorded before the event is
+    // stored (and marked done), so a failure before that leaves the body claimable and the retry
+    // redoes everything; the token's sessions end after the event is stored (subscribers hear
+    // accessRevoked before their socket closes), so a failure there is redone by `redo` when the
+    // retry finds the body done. Every side effect is idempotent.
+    async deliver(routed, bodyHash) {
+      const { userId, event } = routed;
+      const { type, code } = event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
-      await options.pubsub.publish(userId, event);
-      if (type === 'TOKEN' && code === 'DELETE' && typeof payload.item_id === 'string')
-        await options.onTokenRevoked(userId, payload.item_id);
+      const cursor = await options.pubsub.publishDelivery(userId, event, bodyHash);
+      await revokeToken(routed);
+      if (cursor === undefined) return 'duplicate';
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.
       options.logger.debug({ userId, type, code }, 'webhook republished');
       options.onPublished?.(userId, type, code);
       return 'published';
+    },
+
+    async redo(routed) {
+      const { type, code } = routed.event;
+      if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(routed.userId, type);
+      await revokeToken(routed);
     },
   };
 }

@@ -5,9 +5,9 @@ import { sendError, sendJson } from '../lib/http/respond.js';
 import type { Router } from '../lib/http/router.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
-import type { DeliveryLedger } from './delivery-ledger.js';
+import type { DeliveryLedger, DeliveryScope } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
-import type { DispatchOutcome, WebhookDispatcher } from './webhook-dispatcher.js';
+import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { checkSignature } from './webhook-signature.js';
 
 export interface WebhookRouteOptions {
@@ -16,7 +16,7 @@ export interface WebhookRouteOptions {
   ledger: DeliveryLedger;
   deadLetters: DeadLetterStore;
   dispatcher: WebhookDispatcher;
-  /** Told of each webhook's outcome (for metrics): published, duplicate, ignored, dead-lettered, refused_<reason>, unavailable. */
+  /** Told of each webhook's outcome (for metrics): published, duplicate, ignored, dead-lettered, in-progress, refused_<reason>, unavailable. */
   onOutcome?: (outcome: string) => void;
   clock: Clock;
   /** False once shutdown began: nothing is acknowledged that could then be lost. */
@@ -31,9 +31,10 @@ export interface WebhookRouteOptions {
 const RETRY_AFTER_SECONDS = '60';
 
 /**
- * `POST /webhooks`: verify over the raw bytes, then deduplicate (claiming the body in the delivery
- * ledger while its user is looked up), then publish. Answers 200 only once the event is stored
- * (the log, in memory or on Redis), so a failure is retried by the
+ * `POST /webhooks`: verify over the raw bytes, look its user up, claim the body in the delivery
+ * ledger (in progress), then publish, which stores the event and marks the body done in one step.
+ * Answers 200 only once the event is stored (the log, in memory or on Redis), or was stored before;
+ * a body another request is processing gets 503 with Retry-After. So a failure is retried by the
  * platform rather than lost. A verified body that cannot be understood is acknowledged and kept
  * as a dead letter: redelivering the same bytes for three days would not make it understandable.
  */
@@ -84,15 +85,7 @@ export function registerWebhookRoute(router: Router<ScopedRouteRequest>, options
 
     const hash = sha256Hex(raw);
     const body = parseObject(raw);
-    const claiming = options.ledger.claim(hash);
-    // The claim and the routing lookup are independent reads: sent together, one round trip.
-    const routing = typeof body === 'string' ? undefined : options.dispatcher.route(body);
-    routing?.catch(() => undefined); // awaited below; a duplicate never looks at it
-    if (!(await claiming)) {
-      counted('duplicate');
-      return sendJson(res, 200, { status: 'duplicate' });
-    }
-
+    let outcome: string | InProgress;
     if (typeof body === 'string') {
       const letter = {
         receivedAt: new Date(options.clock()).toISOString(),
@@ -101,33 +94,70 @@ export function registerWebhookRoute(router: Router<ScopedRouteRequest>, options
         bodyBytes: raw.length,
         bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8'),
       };
-      await options.deadLetters.add(letter).catch(async (error: unknown) => {
-        await options.ledger.release(hash).catch(() => undefined);
-        throw error;
+      outcome = await claimed('dead-letters', hash, async () => {
+        if (!(await options.deadLetters.add(letter))) return 'duplicate';
+        scope.log.error(
+          { bodyHash: hash, reason: body, bytes: raw.length },
+          'verified webhook is not a JSON object: acknowledged and kept as a dead letter',
+        );
+        return 'dead-lettered';
       });
-      scope.log.error(
-        { bodyHash: hash, reason: body, bytes: raw.length },
-        'verified webhook is not a JSON object: acknowledged and kept as a dead letter',
-      );
-      counted('dead-lettered');
-      return sendJson(res, 200, { status: 'dead-lettered' });
-    }
-
-    let outcome: DispatchOutcome;
-    try {
-      const routed = await routing!;
+    } else {
+      // The user first: the claim lives in their key space, next to the event log it ends in.
+      const routed = await options.dispatcher.route(body);
       if ('ignored' in routed) {
+        // Nothing is stored or changed, so a redelivery is harmless: no claim needed.
         scope.log.info(routed.fields, routed.ignored);
         outcome = 'ignored';
-      } else outcome = await options.dispatcher.deliver(routed);
-    } catch (error) {
-      // Not handled: give the claim back so the platform's retry is processed, then fail (5xx).
-      await options.ledger.release(hash).catch(() => undefined);
-      throw error;
+      } else {
+        const scopeOf = { userId: routed.userId };
+        outcome = await claimed(
+          scopeOf,
+          hash,
+          () => options.dispatcher.deliver(routed, hash),
+          () => options.dispatcher.redo(routed),
+        );
+      }
+    }
+    if (typeof outcome !== 'string') {
+      // Another request holds the body: answering 200 now could acknowledge an event never stored.
+      counted('in-progress');
+      return sendError(res, 503, 'SERVICE_UNAVAILABLE', 'this delivery is being processed, retry later', {
+        'retry-after': String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))),
+      });
     }
     counted(outcome);
     sendJson(res, 200, { status: outcome });
   });
+
+  /**
+   * Runs `store` under a claim of the body (see DeliveryLedger). A body stored before is a
+   * duplicate (its idempotent side effects redone); a failure gives the claim back, so the
+   * platform's retry is processed (and were the claim not given back, its lease runs out).
+   */
+  async function claimed(
+    scope: DeliveryScope,
+    hash: string,
+    store: () => Promise<string>,
+    redo?: () => Promise<void>,
+  ): Promise<string | InProgress> {
+    const claim = await options.ledger.claim(scope, hash);
+    if (claim.state === 'in-progress') return { retryAfterMs: claim.retryAfterMs };
+    if (claim.state === 'done') {
+      await redo?.();
+      return 'duplicate';
+    }
+    try {
+      return await store();
+    } catch (error) {
+      await options.ledger.release(scope, hash, claim.token).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+interface InProgress {
+  retryAfterMs: number;
 }
 
 /** The body as a JSON object, or why it is not one. */

@@ -8,7 +8,13 @@ import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
+import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
+import {
+  createMemoryDeliveryLedger,
+  createMemoryDeliveryMarks,
+  type DeliveryLedger,
+} from '../../src/webhooks/delivery-ledger.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 import { ownTopologies } from '../support/redis-topologies.js';
@@ -18,8 +24,11 @@ const RETENTION_MS = 3_600_000;
 /** The same contract on a Cluster and behind Sentinel: the log's code does not change with the topology. */
 const topologies = ownTopologies();
 
-/** Two handles on one log: in memory the same object, on Redis two instances sharing a prefix. */
-type Pair = [PubSub, PubSub];
+/**
+ * Two handles on one log: in memory the same object, on Redis two instances sharing a prefix; and
+ * the delivery ledger whose "done" marks the log's delivery appends write.
+ */
+type Pair = [PubSub, PubSub] & { ledger: DeliveryLedger };
 
 /** One gateway's event log on Redis: its own command and subscriber connections, closed after the test. */
 async function redisPubSub(connection: RedisConnectionSettings, keyPrefix: string) {
@@ -39,18 +48,25 @@ async function redisPubSub(connection: RedisConnectionSettings, keyPrefix: strin
     redis.disconnect();
     subscriber.disconnect();
   });
-  return { pubsub, subscriber };
+  return { pubsub, subscriber, redis };
 }
 
 async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
   const keyPrefix = testPrefix();
-  return [(await redisPubSub(connection, keyPrefix)).pubsub, (await redisPubSub(connection, keyPrefix)).pubsub];
+  const first = await redisPubSub(connection, keyPrefix);
+  const ledger = createRedisDeliveryLedger({ redis: first.redis, keyPrefix, leaseMs: 60_000 });
+  return Object.assign([first.pubsub, (await redisPubSub(connection, keyPrefix)).pubsub] as [PubSub, PubSub], {
+    ledger,
+  });
 }
 
 async function memoryPair(): Promise<Pair> {
-  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS });
+  const marks = createMemoryDeliveryMarks({ clock: Date.now });
+  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS, marks });
   track(() => pubsub.close());
-  return [pubsub, pubsub];
+  return Object.assign([pubsub, pubsub] as [PubSub, PubSub], {
+    ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
+  });
 }
 
 const event = (n: number) => ({
@@ -105,6 +121,28 @@ for (const [kind, pair] of [
   ['redis sentinel', () => redisPair(topologies.sentinel!.connection)],
 ] as const) {
   describe(`event log contract: ${kind}`, () => {
+    it('stores a delivery once: the append marks its body done, and a late second append stores nothing', async () => {
+      const pubsub = await pair();
+      const [publisher, subscriber] = pubsub;
+      const claim = await pubsub.ledger.claim({ userId: 'user_g' }, 'body-1');
+      expect(claim.state).toBe('claimed');
+      const cursor = await publisher.publishDelivery('user_g', event(1), 'body-1');
+      expect(cursor).toEqual(expect.any(String));
+      // Stored and done in one step: the next claim finds it done, and releasing the claim then
+      // (its request failed after the append) does not make it claimable again.
+      await pubsub.ledger.release({ userId: 'user_g' }, 'body-1', claim.state === 'claimed' ? claim.token : '');
+      expect(await pubsub.ledger.claim({ userId: 'user_g' }, 'body-1')).toEqual({ state: 'done' });
+      // A write that timed out and ran after the retry's: nothing more is stored.
+      expect(await subscriber.publishDelivery('user_g', event(1), 'body-1')).toBeUndefined();
+      // Another user's body of the same hash is another delivery.
+      expect(await publisher.publishDelivery('user_h', event(1), 'body-1')).toEqual(expect.any(String));
+      const marker = await publisher.publish('user_g', event(2));
+      const replay = subscriber.subscribe('user_g', { after: `${Number(cursor!.split('-')[0]) - 1}-0` });
+      const replayed = await take(replay, 2);
+      expect(replayed.map((logged) => logged.cursor)).toEqual([cursor, marker]);
+      await replay.return!();
+    });
+
     it("delivers a user's events live, in order, across instances, and only that user's", async () => {
       const [publisher, subscriber] = await pair();
       const mine = subscriber.subscribe('user_a');

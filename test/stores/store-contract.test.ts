@@ -18,7 +18,12 @@ import { createRedisOAuthStates } from '../../src/stores/redis-oauth-states.js';
 import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
 import { createRedisSessionStore } from '../../src/stores/redis-session-store.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import {
+  createMemoryDeliveryLedger,
+  createMemoryDeliveryMarks,
+  type ClaimOutcome,
+  type DeliveryLedger,
+} from '../../src/webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../../src/webhooks/routing-handles.js';
 import { track } from '../support/leftovers.js';
 import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
@@ -27,6 +32,10 @@ import { ownTopologies } from '../support/redis-topologies.js';
 const IDLE_MS = 60_000;
 const CONNECTION_IDLE_MS = 30 * 86_400_000;
 const logger = createLogger({ level: 'silent' });
+/** The delivery ledger's lease here; the second ledger's is short, so its lapse is one short wait. */
+const LEASE_MS = 60_000;
+const SHORT_LEASE_MS = 200;
+const tokenOf = (claim: ClaimOutcome) => (claim.state === 'claimed' ? claim.token : 'none');
 
 interface Stores {
   sessions: SessionStore;
@@ -43,6 +52,8 @@ interface Stores {
   /** Moves the connection stores' clock on. */
   advance(ms: number): void;
   ledger: DeliveryLedger;
+  /** The same ledger with a short lease. */
+  shortLedger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
   creationKeys: CreationKeyStore;
@@ -98,7 +109,8 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     otherConnections: connectionStore(),
     expiredConnections,
     advance: (ms) => (now += ms),
-    ledger: createRedisDeliveryLedger(options),
+    ledger: createRedisDeliveryLedger({ ...options, leaseMs: LEASE_MS }),
+    shortLedger: createRedisDeliveryLedger({ ...options, leaseMs: SHORT_LEASE_MS }),
     handles: createRedisRoutingHandles(options),
     deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
     creationKeys: createRedisCreationKeys(options),
@@ -122,6 +134,7 @@ function memoryStores(): Stores {
     onExpired: (key, record) => expired.push({ key, token: record.accessToken }),
   });
   track(() => sessions.close());
+  const marks = createMemoryDeliveryMarks({ clock: Date.now });
   return {
     sessions,
     otherSessions: sessions,
@@ -131,9 +144,10 @@ function memoryStores(): Stores {
     otherConnections: connections,
     expiredConnections,
     advance: (ms) => (now += ms),
-    ledger: createMemoryDeliveryLedger({ clock: Date.now }),
+    ledger: createMemoryDeliveryLedger({ marks, leaseMs: LEASE_MS }),
+    shortLedger: createMemoryDeliveryLedger({ marks, leaseMs: SHORT_LEASE_MS }),
     handles: createMemoryRoutingHandles(),
-    deadLetters: createMemoryDeadLetters({ maxEntries: 3 }),
+    deadLetters: createMemoryDeadLetters({ maxEntries: 3, marks }),
     creationKeys: createMemoryCreationKeys({ clock: Date.now }),
     dump: async () => [],
   };
@@ -179,6 +193,27 @@ for (const [kind, make] of [
       expect(await sessions.deleteByUser('user_a')).toEqual([b]);
       expect(await sessions.get(b)).toBeUndefined();
       expect(await sessions.get(other)).toBeDefined();
+    });
+
+    it('sessions: a write applied after its session ended (a touch racing sign-out, a timed-out write run late) does not bring it back', async () => {
+      const { sessions, otherSessions } = await make();
+      const [one, two, fresh] = [sessionKey('user_r'), sessionKey('user_r'), sessionKey('user_r')];
+      const first = record('user_r');
+      await sessions.set(one, first);
+      await sessions.set(two, record('user_r'));
+      // Read for a touch, then ended elsewhere, then the touch's write lands.
+      const read = await sessions.get(one);
+      await otherSessions.delete(one);
+      await sessions.set(one, { ...read!, lastSeenAt: Date.now() });
+      expect(await sessions.get(one)).toBeUndefined();
+      // Every session of the user ended (a revocation), then a late write of one of them.
+      await otherSessions.deleteByUser('user_r');
+      await sessions.set(two, record('user_r'));
+      expect(await sessions.get(two)).toBeUndefined();
+      expect(await sessions.listByUser('user_r')).toEqual([]);
+      // A new session of the same user is another id: unaffected.
+      await sessions.set(fresh, first);
+      expect(await sessions.get(fresh)).toEqual(first);
     });
 
     it('sessions: a session past its absolute or idle deadline is gone', async () => {
@@ -299,13 +334,55 @@ for (const [kind, make] of [
       expect(await creationKeys.claim('fingerprint-3', 'second', 30)).toBe('second');
     });
 
-    it('delivery ledger: one claim wins, even raced; a released claim can be taken again', async () => {
+    it('delivery ledger: one claim wins, even raced, the others find it in progress; only its holder releases it', async () => {
       const { ledger } = await make();
-      const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.claim('hash-1')));
-      expect(outcomes.filter(Boolean)).toHaveLength(1);
-      await ledger.release('hash-1');
-      expect(await ledger.claim('hash-1')).toBe(true);
-      expect(await ledger.claim('hash-1')).toBe(false);
+      const scope = { userId: 'user_l' };
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.claim(scope, 'hash-1')));
+      const winners = outcomes.filter((outcome) => outcome.state === 'claimed');
+      expect(winners).toHaveLength(1);
+      for (const outcome of outcomes.filter((outcome) => outcome.state !== 'claimed')) {
+        expect(outcome.state).toBe('in-progress');
+        const retryAfterMs = outcome.state === 'in-progress' ? outcome.retryAfterMs : -1;
+        expect(retryAfterMs).toBeGreaterThan(0);
+        expect(retryAfterMs).toBeLessThanOrEqual(LEASE_MS);
+      }
+      // The same body for another user, or as a dead letter, is another claim.
+      expect((await ledger.claim({ userId: 'user_m' }, 'hash-1')).state).toBe('claimed');
+      expect((await ledger.claim('dead-letters', 'hash-1')).state).toBe('claimed');
+      await ledger.release(scope, 'hash-1', 'not-the-holder');
+      expect((await ledger.claim(scope, 'hash-1')).state).toBe('in-progress');
+      await ledger.release(scope, 'hash-1', tokenOf(winners[0]!));
+      expect((await ledger.claim(scope, 'hash-1')).state).toBe('claimed');
+    });
+
+    it('delivery ledger: a claim whose lease runs out (its holder died or stalled) is claimed by the next retry', async () => {
+      const { shortLedger: ledger } = await make();
+      const first = await ledger.claim({ userId: 'user_n' }, 'hash-2');
+      expect(first.state).toBe('claimed');
+      // The one wait here: Redis expiry has no clock to move.
+      await new Promise((resolve) => setTimeout(resolve, SHORT_LEASE_MS + 50));
+      const retry = await ledger.claim({ userId: 'user_n' }, 'hash-2');
+      expect(retry.state).toBe('claimed');
+      // The dead holder's late release cannot free the retry's claim.
+      await ledger.release({ userId: 'user_n' }, 'hash-2', tokenOf(first));
+      expect((await ledger.claim({ userId: 'user_n' }, 'hash-2')).state).toBe('in-progress');
+    });
+
+    it('dead letters: a letter is kept and its body marked done in one step; a late second write keeps no copy', async () => {
+      const { ledger, deadLetters } = await make();
+      const claim = await ledger.claim('dead-letters', 'hash-dead');
+      const letter = {
+        receivedAt: new Date().toISOString(),
+        bodyHash: 'hash-dead',
+        reason: 'not a JSON object',
+        bodyBytes: 3,
+        bodyPreview: '[1]',
+      };
+      expect(await deadLetters.add(letter)).toBe(true);
+      await ledger.release('dead-letters', 'hash-dead', tokenOf(claim));
+      expect(await ledger.claim('dead-letters', 'hash-dead')).toEqual({ state: 'done' });
+      expect(await deadLetters.add(letter)).toBe(false);
+      expect((await deadLetters.list()).map((kept) => kept.bodyHash)).toEqual(['hash-dead']);
     });
 
     it('routing handles: one stable handle per user, even raced; cancellations; deletion', async () => {
