@@ -47,6 +47,8 @@ export interface GatewayApp {
   readonly sandbox: Sandbox | undefined;
   /** Where `GET /metrics` answers without a token (METRICS_PORT); undefined when not set. */
   readonly metricsUrl: string | undefined;
+  /** The METRICS_PORT listener's bound address (METRICS_HOST); undefined when not set. */
+  readonly metricsAddress: AddressInfo | undefined;
   /** What happens inside, as events to wait for (subscription started, webhook published). */
   readonly events: GatewayEvents;
 }
@@ -293,6 +295,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     get metricsUrl() {
       const address = metricsListener?.address();
       return address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/metrics` : undefined;
+    },
+    get metricsAddress() {
+      const address = metricsListener?.address();
+      return address && typeof address === 'object' ? address : undefined;
     },
   };
 }

@@ -237,7 +237,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
 
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
-    const listening = await startMetricsServer(config.host, config.metricsPort, scrape);
+    const listening = await startMetricsServer(config.metricsHost, config.metricsPort, scrape);
     undo.push(() => new Promise((resolve) => listening.close(resolve)));
     metricsServer = listening;
   }
