@@ -110,7 +110,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const support = createAuthRouteSupport({
     publicUrl: deps.publicUrl,
     secureCookies: config.publicUrl?.startsWith('https:') ?? false,
-    redirectToPublicOrigin: config.publicUrl === undefined,
   });
   registerAppSignInRoutes(router, {
     support,
