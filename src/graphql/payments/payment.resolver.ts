@@ -30,6 +30,7 @@ async function createOnce<T extends { _id: string }>(
   problems: InputProblem[],
   idempotencyKey: string | null | undefined,
   create: (upstreamKey: string) => Promise<PlatformCreation<T>>,
+  read: (id: string) => Promise<T | undefined>,
 ): Promise<{ item: T; idempotencyKey: string; replayed: boolean }> {
   const clientKey = checkIdempotencyKey(idempotencyKey, problems);
   if (problems.length > 0) throw invalidInputError(problems);
@@ -39,7 +40,7 @@ async function createOnce<T extends { _id: string }>(
     clientKey,
   );
   try {
-    const created = await create(key.upstreamKey);
+    const created = await context.creationKeys.create(key, create, read);
     context.logger.info(
       { userId: context.user.id, [`${what}Id`]: created.item._id, replayed: created.replayed },
       `${what} created`,
@@ -105,8 +106,14 @@ export class PaymentResolver {
   ): Promise<PaymentCreation> {
     const problems: InputProblem[] = [];
     const request = paymentRequestOf(input, problems);
-    const created = await createOnce(context, 'payment', request, problems, idempotencyKey, (key) =>
-      context.platform.createPayment(request, key),
+    const created = await createOnce(
+      context,
+      'payment',
+      request,
+      problems,
+      idempotencyKey,
+      (key) => context.platform.createPayment(request, key),
+      async (id) => (await context.platform.getPayment(id)) ?? undefined,
     );
     return { payment: toPayment(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
@@ -140,8 +147,14 @@ export class PaymentResolver {
   ): Promise<TransferCreation> {
     const problems: InputProblem[] = [];
     const request = transferRequestOf(input, problems);
-    const created = await createOnce(context, 'transfer', request, problems, idempotencyKey, (key) =>
-      context.platform.createTransfer(request, key),
+    const created = await createOnce(
+      context,
+      'transfer',
+      request,
+      problems,
+      idempotencyKey,
+      (key) => context.platform.createTransfer(request, key),
+      async (id) => (await context.platform.getTransfer(id)) ?? undefined,
     );
     return { transfer: toTransfer(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
