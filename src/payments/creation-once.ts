@@ -1,4 +1,3 @@
-import type { PlatformCreation } from '../upstream/platform-types.js';
 import type { CreationKeyStore } from './creation-keys.js';
 import type { CreationKey } from './idempotency-keys.js';
 
@@ -16,9 +15,15 @@ export class CreationConflictError extends Error {
   }
 }
 
+/** What one creation answered: the item, and whether the platform (or this gateway) replayed it. */
+export interface Creation<T> {
+  item: T;
+  replayed: boolean;
+}
+
 interface Flight {
   input: string;
-  result: Promise<PlatformCreation<{ _id: string }>>;
+  result: Promise<Creation<{ _id: string }>>;
 }
 
 export interface CreationOnceOptions {
@@ -41,9 +46,9 @@ export function createCreationOnce(options: CreationOnceOptions) {
 
   async function run<T extends { _id: string }>(
     key: CreationKey,
-    send: (upstreamKey: string) => Promise<PlatformCreation<T>>,
+    send: (upstreamKey: string) => Promise<Creation<T>>,
     read: (id: string) => Promise<T | undefined>,
-  ): Promise<PlatformCreation<T>> {
+  ): Promise<Creation<T>> {
     const begun = await options.store.begin(key.upstreamKey, key.input, options.leaseMs);
     if (!begun.held) {
       if (begun.record.input !== key.input) throw new CreationConflictError();
@@ -52,7 +57,7 @@ export function createCreationOnce(options: CreationOnceOptions) {
       // Gone from the platform's reads (unlikely): ask the platform again, which replays by key.
       return item ? { item, replayed: true } : send(key.upstreamKey);
     }
-    let created: PlatformCreation<T>;
+    let created: Creation<T>;
     try {
       created = await send(key.upstreamKey);
     } catch (error) {
@@ -70,9 +75,9 @@ export function createCreationOnce(options: CreationOnceOptions) {
   return {
     async create<T extends { _id: string }>(
       key: CreationKey,
-      send: (upstreamKey: string) => Promise<PlatformCreation<T>>,
+      send: (upstreamKey: string) => Promise<Creation<T>>,
       read: (id: string) => Promise<T | undefined>,
-    ): Promise<PlatformCreation<T>> {
+    ): Promise<Creation<T>> {
       const flying = flights.get(key.upstreamKey);
       if (flying) {
         if (flying.input !== key.input) throw new CreationConflictError();
