@@ -20,8 +20,10 @@ const IDEMPOTENCY_KEY_DESCRIPTION =
 
 /**
  * One money-moving creation, the same for payments and transfers: the gateway's checks, the
- * idempotency key (the client's, or derived per user and input), one platform call that is never
- * retried, and the failure mapping that never reports a possible creation as failed.
+ * idempotency key (the client's, or derived per user and input), one platform call per key however
+ * many callers and instances ask at once (never retried; the others get its answer, or
+ * IDEMPOTENCY_IN_PROGRESS while another instance's call is in flight), and the failure mapping
+ * that never reports a possible creation as failed. `read` answers a key another request finished.
  */
 async function createOnce<T extends { _id: string }>(
   context: GatewayContext,
