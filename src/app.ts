@@ -36,9 +36,18 @@ export interface AppOptions {
   connectionSweepIntervalMs?: number;
 }
 
+export interface StopOptions {
+  /**
+   * Wait SHUTDOWN_DELAY_MS with readiness failing before closing, so a load balancer stops routing
+   * here first (SIGTERM from an orchestrator). false: close as soon as in-flight work is done (SIGINT
+   * from a terminal, where no balancer is watching). @default true
+   */
+  delay?: boolean;
+}
+
 export interface GatewayApp {
   start(): Promise<void>;
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
   /** The gateway's external URL; known once started. */
   readonly url: string;
   /** Where the server actually listens (differs from `url` behind a proxy); known once started. */
@@ -47,6 +56,8 @@ export interface GatewayApp {
   readonly sandbox: Sandbox | undefined;
   /** Where `GET /metrics` answers without a token (METRICS_PORT); undefined when not set. */
   readonly metricsUrl: string | undefined;
+  /** The METRICS_PORT listener's bound address (METRICS_HOST); undefined when not set. */
+  readonly metricsAddress: AddressInfo | undefined;
   /** What happens inside, as events to wait for (subscription started, webhook published). */
   readonly events: GatewayEvents;
 }
@@ -225,19 +236,19 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
    * get 503, so the platform retries them elsewhere or later), new connections are still served
    * for `SHUTDOWN_DELAY_MS` while the balancer notices, then sockets close with 1001, the listener
    * closes, and in-flight requests get `SHUTDOWN_GRACE_MS` to finish before connections are cut.
+   * Without the delay (`{ delay: false }`) the same order runs at once: in-flight work still
+   * finishes and webhooks arriving while draining still get 503.
    */
-  async function stop(): Promise<void> {
+  async function stop(options: StopOptions = {}): Promise<void> {
+    const delayMs = options.delay === false ? 0 : config.shutdown.delayMs;
     if (lifecycle.phase !== 'running') {
       if (lifecycle.phase !== 'draining') lifecycle = { phase: 'stopped' };
       return;
     }
     const running: Running = { ...lifecycle, phase: 'draining' };
     lifecycle = running;
-    logger.info(
-      { delayMs: config.shutdown.delayMs, graceMs: config.shutdown.graceMs },
-      'draining: readiness now fails',
-    );
-    await delay(config.shutdown.delayMs);
+    logger.info({ delayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness now fails');
+    if (delayMs > 0) await delay(delayMs);
     await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
     await new Promise<void>((resolve) => {
       // Connections that finish their response after close() started linger as keep-alive
@@ -288,6 +299,10 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
     get metricsUrl() {
       const address = metricsListener?.address();
       return address && typeof address === 'object' ? `http://127.0.0.1:${address.port}/metrics` : undefined;
+    },
+    get metricsAddress() {
+      const address = metricsListener?.address();
+      return address && typeof address === 'object' ? address : undefined;
     },
   };
 }

@@ -15,7 +15,40 @@ async function main(): Promise<void> {
     if (send) forwardEventsToParent(app.events, (message) => send(message));
     else logger.warn('IPC_EVENTS is set but this process has no IPC channel: events are not forwarded');
   }
+  // The one owner of signals (Apollo's own handler is off), listening before start: a signal with
+  // no handler kills the process outright, so one arriving just as the gateway starts would skip
+  // the drain. A signal during start is held and acted on once start() has finished.
+  let started = false;
+  let pending: NodeJS.Signals | undefined;
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (!started) {
+      // A second one means "now" (start may be waiting on something that never answers).
+      if (pending) process.exit(1);
+      pending = signal;
+      return;
+    }
+    if (stopping) {
+      logger.warn({ signal }, 'second signal during shutdown: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // SIGTERM comes from an orchestrator behind a load balancer: keep SHUTDOWN_DELAY_MS so it stops
+    // routing here first. SIGINT is Ctrl+C in a terminal: nobody is routing, stop once idle.
+    app.stop({ delay: signal !== 'SIGINT' }).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
   await app.start();
+  started = true;
   if (app.sandbox) {
     process.stdout.write(
       [
@@ -29,26 +62,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
-
-  // The one owner of signals (Apollo's own handler is off): drain in order, then exit.
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal during shutdown: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    app.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (pending) shutdown(pending);
 }
 
 main().catch((error: unknown) => {

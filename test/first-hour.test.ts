@@ -28,7 +28,9 @@ describe('a frontend developer\u2019s first hour', () => {
     expect(viaLoopback.host).not.toBe(publicOrigin.host);
     const started = await fetch(`${viaLoopback.origin}/auth/login?returnTo=%2Fgraphql`, { redirect: 'manual' });
     expect(started.status).toBe(302);
-    expect(started.headers.get('location')).toBe(`${publicOrigin.origin}/auth/login?returnTo=%2Fgraphql`);
+    expect(started.headers.get('location')).toBe(
+      `${publicOrigin.origin}/auth/login?returnTo=%2Fgraphql&atPublicOrigin=1`,
+    );
     // At the public origin it goes to the identity provider, which returns to the public origin.
     const atPublic = await fetch(started.headers.get('location')!, { redirect: 'manual' });
     expect(atPublic.status).toBe(302);
@@ -43,7 +45,7 @@ describe('a frontend developer\u2019s first hour', () => {
     expect(connect.location).toContain('/oauth/authorize');
   });
 
-  it('does not redirect when PUBLIC_URL is set (a proxy may present another Host)', async () => {
+  it("does not redirect a request on another port than PUBLIC_URL's (a proxy in front presents its upstream's Host)", async () => {
     const gateway = await startGateway({ PUBLIC_URL: 'https://gateway.example.test' });
     const started = await fetch(`${gateway.app.listenUrl}/auth/login`, { redirect: 'manual' });
     expect(started.headers.get('location')).toContain(gateway.sandbox.identity.issuer);

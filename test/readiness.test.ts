@@ -30,22 +30,25 @@ const PRODUCTION = {
 const verdicts = (checks: ReadinessCheck[]) => Object.fromEntries(checks.map((check) => [check.id, check.verdict]));
 
 describe('the accreditation readiness report', () => {
-  it('on the embedded sandbox: nothing fails, production-only requirements warn', () => {
+  it('on the embedded sandbox: every requirement an accreditation would refuse fails, not warns', () => {
     const checks = readinessReport(loadConfig({}), { now: NOW, leakAuditPresent: true });
     expect(verdicts(checks)).toEqual({
-      'encrypted-traffic': 'warn',
+      'encrypted-traffic': 'fail',
       'tokens-server-side': 'pass',
       'tokens-at-rest': 'pass',
+      'durable-state': 'fail',
       'secret-leak-audit': 'pass',
       'oauth-state': 'pass',
-      'multi-factor': 'warn',
+      'multi-factor': 'fail',
       'mfa-expiry': 'pass',
       'consumer-controls': 'pass',
       'data-retention': 'pass',
-      'privacy-notice': 'warn',
+      'privacy-notice': 'fail',
       'consumer-information': 'pass',
-      'penetration-test': 'warn',
+      'penetration-test': 'fail',
     });
+    for (const check of checks.filter((c) => c.verdict !== 'pass'))
+      expect(check.fix, check.id).toEqual(expect.any(String));
   });
 
   it('on a production-like configuration: everything configured passes; a read-only MFA policy warns', () => {
@@ -108,9 +111,13 @@ describe('the accreditation readiness report', () => {
       const [code] = (await once(child, 'exit')) as [number];
       return { code, output };
     };
+    // The embedded defaults (plain http, state in memory, the sandbox's identity provider) are for
+    // development: a CI gate running the report on them must stop, and be told why.
     const sandbox = await run({});
-    expect(sandbox.code).toBe(0);
-    expect(sandbox.output).toContain('WARN  multi-factor');
+    expect(sandbox.code, sandbox.output).toBe(1);
+    for (const id of ['encrypted-traffic', 'durable-state', 'multi-factor', 'privacy-notice', 'penetration-test'])
+      expect(sandbox.output).toMatch(new RegExp(`FAIL {2}${id}:`));
+    expect(sandbox.output).toMatch(/8 pass, 0 warn, 5 fail/);
     const production = await run(PRODUCTION);
     expect(production.code, production.output).toBe(0);
     expect(production.output).toMatch(/PASS {2}encrypted-traffic/);
@@ -129,6 +136,6 @@ describe('the accreditation readiness report', () => {
     const gateway = await startGateway();
     expect((await fetch(`${gateway.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
     const line = gateway.logs.find((entry) => String(entry.msg).startsWith('accreditation readiness'));
-    expect(line).toMatchObject({ fail: 0, checks: expect.arrayContaining([{ id: 'oauth-state', verdict: 'pass' }]) });
+    expect(line).toMatchObject({ fail: 5, checks: expect.arrayContaining([{ id: 'oauth-state', verdict: 'pass' }]) });
   });
 });

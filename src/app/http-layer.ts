@@ -24,6 +24,7 @@ import { createGraphQLHttpHandler } from '../server/graphql-http-handler.js';
 import { createGatewayHttpServer } from '../server/http-server.js';
 import type { GatewayMetrics } from '../server/metrics.js';
 import { startMetricsServer } from '../server/metrics-server.js';
+import { createCreationOnce } from '../payments/creation-once.js';
 import { createEventStreamContextFactory, createRequestContextFactory } from '../server/request-context.js';
 import { attachGraphQLWebSocket } from '../server/websocket-server.js';
 import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
@@ -110,7 +111,6 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const support = createAuthRouteSupport({
     publicUrl: deps.publicUrl,
     secureCookies: config.publicUrl?.startsWith('https:') ?? false,
-    redirectToPublicOrigin: config.publicUrl === undefined,
   });
   registerAppSignInRoutes(router, {
     support,
@@ -172,7 +172,16 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     pubsub: state.stores.pubsub,
     publicUrl: deps.publicUrl,
     userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
-    creationKeys: { store: state.stores.creationKeys, windowMs: config.payments.dedupeWindowMs },
+    creationKeys: {
+      store: state.stores.creationKeys,
+      windowMs: config.payments.dedupeWindowMs,
+      // The in-progress lease outlives the platform call's deadline, so a live call keeps its key.
+      once: createCreationOnce({
+        store: state.stores.creationKeys,
+        windowMs: config.payments.dedupeWindowMs,
+        leaseMs: config.core.timeoutMs + 5_000,
+      }),
+    },
     clock,
     logger,
   });
@@ -240,7 +249,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
 
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
-    const listening = await startMetricsServer(config.host, config.metricsPort, scrape);
+    const listening = await startMetricsServer(config.metricsHost, config.metricsPort, scrape);
     undo.push(() => new Promise((resolve) => listening.close(resolve)));
     metricsServer = listening;
   }

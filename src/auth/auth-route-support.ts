@@ -12,13 +12,26 @@ export interface AuthRouteSupport {
   /** Resolved per request: the port may only be known once the server listens. */
   publicUrl: () => string;
   secureCookies: boolean;
-  /**
-   * PUBLIC_URL was not set (the local default `http://localhost:<port>`): a flow started at
-   * another address of this machine (127.0.0.1) is first sent to the public origin, where the
-   * callback will land, so its binding cookie is there too. Never with PUBLIC_URL set: behind a
-   * proxy the Host header may legitimately differ, and redirecting could loop.
-   */
-  redirectToPublicOrigin?: boolean;
+}
+
+/**
+ * Marks a request the gateway itself moved to the public origin. Behind a proxy that presents
+ * another Host (its upstream's address), the moved request arrives with that Host again: the
+ * marker makes the move happen at most once, so it cannot loop. It only ever suppresses a move.
+ */
+const MOVED_PARAM = 'atPublicOrigin';
+
+/** The request's Host names the public origin's port under another host name (the gateway listens on plain http). */
+function sameMachineOtherName(host: string | undefined, publicOrigin: URL): boolean {
+  if (host === undefined || host === publicOrigin.host) return false;
+  let requested: URL;
+  try {
+    requested = new URL(`http://${host}`);
+  } catch {
+    return false;
+  }
+  const publicPort = publicOrigin.port || (publicOrigin.protocol === 'https:' ? '443' : '80');
+  return (requested.port || '80') === publicPort && requested.hostname !== publicOrigin.hostname;
 }
 
 export function createAuthRouteSupport(options: AuthRouteSupport) {
@@ -28,12 +41,19 @@ export function createAuthRouteSupport(options: AuthRouteSupport) {
     origin,
     returnToOf: (url: URL) => safeReturnTo(url.searchParams.get('returnTo'), origin()),
 
-    /** A flow started at another address of this machine goes to the public origin first (see redirectToPublicOrigin). */
+    /**
+     * A flow started at another name for this address (127.0.0.1 for a PUBLIC_URL on localhost,
+     * same port) goes to the public origin first, with the same path and query: the callback lands
+     * there, and cookies are per host, so the browser binding must be set there too. returnTo
+     * travels untouched and is judged where it is used. Another port means a proxy in front (which
+     * may present its upstream's Host): left alone. Once only (see MOVED_PARAM).
+     */
     elsewhere(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
       const publicOrigin = new URL(options.publicUrl());
-      if (!options.redirectToPublicOrigin || req.headers.host === undefined || req.headers.host === publicOrigin.host)
-        return false;
-      redirect(res, new URL(`${url.pathname}${url.search}`, publicOrigin).href);
+      if (!sameMachineOtherName(req.headers.host, publicOrigin) || url.searchParams.has(MOVED_PARAM)) return false;
+      const target = new URL(`${url.pathname}${url.search}`, publicOrigin);
+      target.searchParams.set(MOVED_PARAM, '1');
+      redirect(res, target.href);
       return true;
     },
 

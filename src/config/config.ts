@@ -96,6 +96,8 @@ export interface GatewayConfig {
   tracing: { endpoint: string; serviceName: string } | undefined;
   /** `GET /metrics` without a token on this port of its own; undefined: only on the main port, behind ADMIN_TOKEN. */
   metricsPort: number | undefined;
+  /** Where the METRICS_PORT listener binds: loopback unless said otherwise, since it has no token. */
+  metricsHost: string;
   /** A proxy in front sets `x-request-id`: use it rather than making a new id per request. */
   trustRequestIdHeader: boolean;
   http: {
@@ -280,6 +282,9 @@ export function loadConfig(env: Env): GatewayConfig {
     trustRequestIdHeader: read.bool('REQUEST_ID_HEADER_TRUSTED', false),
     tracing: readTracing(read),
     metricsPort: read.raw('METRICS_PORT') === undefined ? undefined : read.int('METRICS_PORT', 9464, 0, 65_535),
+    // Not HOST: the main port is meant to be reached, a token-free /metrics only by a local scraper
+    // or sidecar until an operator opens it (as Apollo Router's Prometheus endpoint does).
+    metricsHost: read.raw('METRICS_HOST') ?? '127.0.0.1',
     adminToken: read.secret('ADMIN_TOKEN', /^\S{32,}$/, 'at least 32 characters, no spaces'),
     ipcEvents: read.bool('IPC_EVENTS', false),
     consumerInfo: {

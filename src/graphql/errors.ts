@@ -25,6 +25,12 @@ export const ErrorCode = {
   /** An idempotency key was reused for a different payment or transfer; `extensions.idempotencyKey`. */
   IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
   /**
+   * The same creation under this idempotency key is still in flight (from another request, on
+   * another instance): send the same request with `extensions.idempotencyKey` again shortly; it
+   * answers with that creation and never creates a second one.
+   */
+  IDEMPOTENCY_IN_PROGRESS: 'IDEMPOTENCY_IN_PROGRESS',
+  /**
    * A payment or transfer may or may not have been created (its answer was lost). Send the same
    * request with `extensions.idempotencyKey` to learn which; it is never created twice.
    */

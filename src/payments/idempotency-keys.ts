@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CreationKeyStore } from './creation-keys.js';
+import type { CreationOnce } from './creation-once.js';
 
 /** The key a client sees (and may send again) and the key the platform sees for one creation. */
 export interface CreationKey {
@@ -7,6 +8,8 @@ export interface CreationKey {
   key: string;
   /** Sent as `Idempotency-Key`: scoped to the user, so two users' keys can never collide at the platform. */
   upstreamKey: string;
+  /** The operation and input, fingerprinted: one key is for one creation (else IDEMPOTENCY_CONFLICT). */
+  input: string;
 }
 
 /** JSON with object keys sorted, so the same input always fingerprints the same. */
@@ -30,14 +33,16 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
  * the first creation instead of paying twice); a deliberate second identical payment within the
  * window needs a key of its own.
  */
-export function creationKeysFor(userId: string, store: CreationKeyStore, windowMs: number) {
+export function creationKeysFor(userId: string, store: CreationKeyStore, windowMs: number, once: CreationOnce) {
   const scoped = (key: string) => digest('idempotency', userId, key);
   return {
+    /** One platform call per key, whichever instance and however many callers (see createCreationOnce). */
+    create: once.create,
     async keyFor(operation: string, input: unknown, clientKey: string | undefined): Promise<CreationKey> {
-      if (clientKey !== undefined) return { key: clientKey, upstreamKey: scoped(clientKey) };
       const fingerprint = digest('creation', userId, operation, canonical(input));
+      if (clientKey !== undefined) return { key: clientKey, upstreamKey: scoped(clientKey), input: fingerprint };
       const key = await store.claim(fingerprint, `gw-${randomUUID()}`, windowMs);
-      return { key, upstreamKey: scoped(key) };
+      return { key, upstreamKey: scoped(key), input: fingerprint };
     },
   };
 }

@@ -23,13 +23,15 @@ const PLATFORM_RETRY_HORIZON_MS = 3 * 86_400_000;
 
 /**
  * The running configuration against each requirement of the platform's rules for accredited apps.
- * On the embedded sandbox (no live upstream) a requirement that only production can meet is a
- * warning; against the live platform it is a failure. Requirements this gateway cannot meet yet
- * say so, rather than pass.
+ * `fail` is what an accreditation would refuse, whatever the upstream: a CI gate runs the report on
+ * the configuration it ships, so the embedded sandbox's development defaults (plain http, state in
+ * memory, the sandbox's identity provider, no privacy notice or penetration test) fail rather than
+ * warn. `warn` is left for what an accredited app may choose (a personal app, a read-only MFA
+ * policy) or what the configuration cannot show (the audit run in CI). Requirements this gateway
+ * cannot meet yet say so, rather than pass.
  */
 export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): ReadinessCheck[] {
   const live = config.core.baseUrl !== undefined || config.enrichment.baseUrl !== undefined;
-  const missing: Verdict = live ? 'fail' : 'warn';
   const checks: ReadinessCheck[] = [];
   const add = (check: ReadinessCheck) => checks.push(check);
 
@@ -37,7 +39,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
   add({
     id: 'encrypted-traffic',
     requirement: 'All traffic with the app\u2019s users is encrypted in transit.',
-    verdict: https ? 'pass' : missing,
+    verdict: https ? 'pass' : 'fail',
     detail: https
       ? `PUBLIC_URL is https; every response carries Strict-Transport-Security.`
       : `PUBLIC_URL is ${config.publicUrl ?? 'unset (http://localhost)'}: not https.`,
@@ -53,11 +55,22 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
   add({
     id: 'tokens-at-rest',
     requirement: 'Secrets and tokens are protected at rest.',
-    verdict: config.redis ? 'pass' : live ? 'warn' : 'pass',
+    verdict: 'pass',
     detail: config.redis
       ? `Tokens on Redis are AES-256-GCM encrypted (${config.redis.tokenKeys.length} key(s) in TOKEN_ENCRYPTION_KEYS).`
-      : 'State is in process memory: tokens are never written anywhere, and are lost on restart (one instance only).',
-    fix: config.redis || !live ? undefined : 'REDIS_URL and TOKEN_ENCRYPTION_KEYS for several instances',
+      : 'State is in process memory: tokens are never written anywhere (see durable-state).',
+  });
+  // Refused in memory: a crash loses the connections while the platform goes on honouring their
+  // tokens, so users can neither see nor revoke access they granted (a graceful stop revokes them,
+  // a crash cannot), and one process is a single point of failure.
+  add({
+    id: 'durable-state',
+    requirement: 'Users can see and revoke every access they granted, whatever happens to the service.',
+    verdict: config.redis ? 'pass' : 'fail',
+    detail: config.redis
+      ? 'Connections, sessions and events are on Redis: they survive restarts and crashes, across instances.'
+      : 'State is in process memory: a crash leaves platform tokens live that no user can see or revoke, and only one instance can run.',
+    fix: config.redis ? undefined : 'REDIS_URL and TOKEN_ENCRYPTION_KEYS',
   });
   add({
     id: 'secret-leak-audit',
@@ -79,7 +92,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
   add({
     id: 'multi-factor',
     requirement: 'Users of platform-connected functionality sign in with server-validated multi-factor authentication.',
-    verdict: !issuer ? missing : readOnly ? 'warn' : 'pass',
+    verdict: !issuer ? 'fail' : readOnly ? 'warn' : 'pass',
     detail: !issuer
       ? 'App users sign in at the embedded sandbox identity provider: for the sandbox only.'
       : readOnly
@@ -130,7 +143,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
   add({
     id: 'privacy-notice',
     requirement: 'The app has a privacy notice, linked where users consent.',
-    verdict: privacy ? 'pass' : missing,
+    verdict: privacy ? 'pass' : 'fail',
     detail: privacy ? `PRIVACY_NOTICE_URL is ${privacy}.` : 'PRIVACY_NOTICE_URL is not set.',
     fix: privacy ? undefined : 'PRIVACY_NOTICE_URL=https://…',
   });
@@ -150,7 +163,7 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
   add({
     id: 'penetration-test',
     requirement: 'An independent penetration test within the last 12 months.',
-    verdict: pentestAge !== undefined && pentestAge <= YEAR_MS ? 'pass' : missing,
+    verdict: pentestAge !== undefined && pentestAge <= YEAR_MS ? 'pass' : 'fail',
     detail:
       pentest === undefined
         ? 'PENTEST_DATE is not set.'

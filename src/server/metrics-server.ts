@@ -4,10 +4,11 @@ import { sendError } from '../lib/http/respond.js';
 
 /**
  * `GET /metrics` on a port of its own (METRICS_PORT), for a scraper on the private network: no
- * token, and nothing else served. On the main port the same text needs ADMIN_TOKEN.
+ * token, and nothing else served. On the main port the same text needs ADMIN_TOKEN. It binds to
+ * METRICS_HOST (loopback by default), never to HOST: tokenless text must be opened on purpose.
  */
 export async function startMetricsServer(
-  host: string | undefined,
+  host: string,
   port: number,
   metrics: () => Promise<{ contentType: string; body: string }>,
 ): Promise<Server> {

@@ -16,6 +16,7 @@ import type { CoreClient } from '../upstream/core-client.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { CreationKeyStore } from '../payments/creation-keys.js';
 import { creationKeysFor } from '../payments/idempotency-keys.js';
+import type { CreationOnce } from '../payments/creation-once.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 
 export interface RequestContextDependencies {
@@ -35,7 +36,7 @@ export interface RequestContextDependencies {
   /** Each user's share of upstream concurrency. */
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
-  creationKeys: { store: CreationKeyStore; windowMs: number };
+  creationKeys: { store: CreationKeyStore; windowMs: number; once: CreationOnce };
   clock: Clock;
   logger: Logger;
 }
@@ -233,7 +234,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           });
         return (platform ??= bindPlatform(session.accessToken));
       },
-      creationKeys: () => creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs),
+      creationKeys: () =>
+        creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs, deps.creationKeys.once),
       logger,
     };
     const context: GatewayContext = Object.assign(new LazyContext(lazyParts), {

@@ -53,4 +53,37 @@ describe('shutdown that loses nothing', () => {
     expect(during).toBe(503);
     expect(await instance.exited, JSON.stringify(instance.logs)).toBe(0);
   }, 30_000);
+
+  it('stops on SIGINT from a terminal as soon as nothing is in flight, without the load-balancer delay', async () => {
+    // A delay far longer than the bound: an exit within it proves the delay was skipped.
+    const instance = await startInstance('interrupted', { HOST: '127.0.0.1', SHUTDOWN_DELAY_MS: '5000' });
+    expect((await fetch(`${instance.url}/readyz`)).status).toBe(200);
+    const started = performance.now();
+    instance.process.kill('SIGINT');
+    expect(await instance.exited, JSON.stringify(instance.logs)).toBe(0);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 30_000);
+
+  it('still waits SHUTDOWN_DELAY_MS on SIGTERM, for the load balancer to notice', async () => {
+    const instance = await startInstance('terminated', { HOST: '127.0.0.1', SHUTDOWN_DELAY_MS: '700' });
+    const started = performance.now();
+    instance.process.kill('SIGTERM');
+    expect(await instance.exited, JSON.stringify(instance.logs)).toBe(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+  }, 30_000);
+
+  it('lets an in-flight request finish when stopping without the delay', async () => {
+    const gateway = await startGateway({ SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_GRACE_MS: '3000' });
+    const { browser } = await signedInUser(gateway);
+    gateway.sandbox.setCoreFault({ delayMs: 500, pathPrefix: '/v1/accounts' });
+    const inFlight = execute(gateway, browser, AccountsDocument);
+    await gateway.sandbox.nextRequest((request) => request.path === '/v1/accounts');
+    const started = performance.now();
+    const stopping = gateway.app.stop({ delay: false });
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(answered.errors).toBeUndefined();
+    await stopping;
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });

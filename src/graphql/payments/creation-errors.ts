@@ -1,4 +1,5 @@
 import type { GraphQLError } from 'graphql';
+import { CreationConflictError, CreationInProgressError } from '../../payments/creation-once.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
 import { ErrorCode, gatewayError, upstreamFailureToGraphQLError } from '../errors.js';
 
@@ -9,6 +10,14 @@ function platformReason(message: string | undefined): string | undefined {
   return message;
 }
 
+function conflict(what: 'payment' | 'transfer', idempotencyKey: string): GraphQLError {
+  return gatewayError(
+    ErrorCode.IDEMPOTENCY_CONFLICT,
+    `This idempotency key was already used for a different ${what}. Use a new key for a new ${what}.`,
+    { idempotencyKey },
+  );
+}
+
 /**
  * What a failed payment or transfer creation means for the client. The rule: never report a
  * creation as failed unless it certainly did not happen. Whatever may have reached the platform
@@ -17,6 +26,13 @@ function platformReason(message: string | undefined): string | undefined {
  * resolves it: the platform replays the first answer. Nothing here is ever retried blindly.
  */
 export function creationFailure(error: unknown, what: 'payment' | 'transfer', idempotencyKey: string): unknown {
+  if (error instanceof CreationInProgressError)
+    return gatewayError(
+      ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+      `This ${what} is still being created by an earlier request. Send the same request with idempotencyKey "${idempotencyKey}" again shortly for its result; it will not be created twice.`,
+      { idempotencyKey },
+    );
+  if (error instanceof CreationConflictError) return conflict(what, idempotencyKey);
   if (!(error instanceof UpstreamError) || error.upstream !== 'core') return error;
   const unknown = (): GraphQLError =>
     gatewayError(
@@ -36,12 +52,7 @@ export function creationFailure(error: unknown, what: 'payment' | 'transfer', id
       { reason: reason ?? null },
     );
   }
-  if (status === 422)
-    return gatewayError(
-      ErrorCode.IDEMPOTENCY_CONFLICT,
-      `This idempotency key was already used for a different ${what}. Use a new key for a new ${what}.`,
-      { idempotencyKey },
-    );
+  if (status === 422) return conflict(what, idempotencyKey);
   if (status === 409 || status >= 500) return unknown();
   return upstreamFailureToGraphQLError(error);
 }

@@ -20,8 +20,10 @@ const IDEMPOTENCY_KEY_DESCRIPTION =
 
 /**
  * One money-moving creation, the same for payments and transfers: the gateway's checks, the
- * idempotency key (the client's, or derived per user and input), one platform call that is never
- * retried, and the failure mapping that never reports a possible creation as failed.
+ * idempotency key (the client's, or derived per user and input), one platform call per key however
+ * many callers and instances ask at once (never retried; the others get its answer, or
+ * IDEMPOTENCY_IN_PROGRESS while another instance's call is in flight), and the failure mapping
+ * that never reports a possible creation as failed. `read` answers a key another request finished.
  */
 async function createOnce<T extends { _id: string }>(
   context: GatewayContext,
@@ -30,6 +32,7 @@ async function createOnce<T extends { _id: string }>(
   problems: InputProblem[],
   idempotencyKey: string | null | undefined,
   create: (upstreamKey: string) => Promise<PlatformCreation<T>>,
+  read: (id: string) => Promise<T | undefined>,
 ): Promise<{ item: T; idempotencyKey: string; replayed: boolean }> {
   const clientKey = checkIdempotencyKey(idempotencyKey, problems);
   if (problems.length > 0) throw invalidInputError(problems);
@@ -39,7 +42,7 @@ async function createOnce<T extends { _id: string }>(
     clientKey,
   );
   try {
-    const created = await create(key.upstreamKey);
+    const created = await context.creationKeys.create(key, create, read);
     context.logger.info(
       { userId: context.user.id, [`${what}Id`]: created.item._id, replayed: created.replayed },
       `${what} created`,
@@ -105,8 +108,14 @@ export class PaymentResolver {
   ): Promise<PaymentCreation> {
     const problems: InputProblem[] = [];
     const request = paymentRequestOf(input, problems);
-    const created = await createOnce(context, 'payment', request, problems, idempotencyKey, (key) =>
-      context.platform.createPayment(request, key),
+    const created = await createOnce(
+      context,
+      'payment',
+      request,
+      problems,
+      idempotencyKey,
+      (key) => context.platform.createPayment(request, key),
+      async (id) => (await context.platform.getPayment(id)) ?? undefined,
     );
     return { payment: toPayment(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
@@ -140,8 +149,14 @@ export class PaymentResolver {
   ): Promise<TransferCreation> {
     const problems: InputProblem[] = [];
     const request = transferRequestOf(input, problems);
-    const created = await createOnce(context, 'transfer', request, problems, idempotencyKey, (key) =>
-      context.platform.createTransfer(request, key),
+    const created = await createOnce(
+      context,
+      'transfer',
+      request,
+      problems,
+      idempotencyKey,
+      (key) => context.platform.createTransfer(request, key),
+      async (id) => (await context.platform.getTransfer(id)) ?? undefined,
     );
     return { transfer: toTransfer(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
