@@ -10,15 +10,21 @@ declare const document: { documentElement: { scrollWidth: number } };
 declare const window: { innerWidth: number; journey?: string };
 
 const DEMO_USER = 'aroha@demo.example';
+/** How long a step may take to show (the sandbox settles a payment or transfer after a second). */
+const WAIT = { timeout: 10_000 };
 /** A value the build's environment holds that must not reach the bundle (only VITE_ variables do). */
 const CANARY = 'canary-secret-4b1f9e';
 
 /** The reference frontend (examples/web), built with Vite and served from its own origin, in headless Chromium. */
 describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }, () => {
-  it('signs in with MFA, shows accounts and enriched transactions, pays with a checked name and a live status, and revokes access', async () => {
+  it('signs in with MFA, shows accounts and enriched transactions, pays with a checked name and a live status, steps up for a transfer, and revokes access', async () => {
     const port = await freePort();
     const origin = `http://localhost:${port}`;
-    const gateway = await startGateway({ ALLOWED_ORIGINS: origin });
+    let offset = 0; // the gateway's clock, moved on to make the second factor stale
+    const gateway = await startGateway(
+      { ALLOWED_ORIGINS: origin, SESSION_IDLE_TIMEOUT_SECONDS: '86400' },
+      { clock: () => Date.now() + offset },
+    );
     const outDir = await buildExampleWeb(gateway.url, { APP_SECRET: CANARY });
     const bundle = await bundleText(outDir);
     expect(bundle).toContain(gateway.url);
@@ -52,7 +58,7 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }
     expect(await page.locator('li img[src*="logo"]').count()).toBeGreaterThan(0);
     expect(await page.locator('li .category').count()).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'More transactions' }).click();
-    await expect.poll(() => rows.count()).toBeGreaterThan(10);
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(10);
 
     // A payment: the name checked first, then its status followed live (no reload).
     const paymentsFollowed = gateway.subscriptionsStarted(1, 'PAYMENT');
@@ -71,10 +77,10 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }
     await page.getByLabel('Amount (NZD)').fill('12.42');
     await send.click();
     const status = page.getByRole('region', { name: 'Payment status' });
-    await expect.poll(() => status.getAttribute('data-status')).toBe('PENDING_APPROVAL');
+    await expect.poll(() => status.getAttribute('data-status'), WAIT).toBe('PENDING_APPROVAL');
     const [payment] = [...gateway.sandbox.payments.payments.values()];
     gateway.sandbox.payments.advancePayment(payment!._id, { status: 'SENT' });
-    await expect.poll(() => status.getAttribute('data-status')).toBe('SENT');
+    await expect.poll(() => status.getAttribute('data-status'), WAIT).toBe('SENT');
     expect(await status.getByRole('list', { name: 'Status history' }).getByRole('listitem').allTextContents()).toEqual([
       'READY',
       'PENDING_APPROVAL',
@@ -85,6 +91,37 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }
     const posts = gateway.sandbox.requests({ method: 'POST', path: '/v1/payments' });
     expect(posts).toHaveLength(1);
     expect(posts[0]!.headers['idempotency-key']).toEqual(expect.any(String));
+
+    // Two hours later the second factor is stale: a transfer asks for a step-up, then goes through.
+    offset = 2 * 3_600_000 + 1_000;
+    const own = gateway.sandbox.world().accounts.filter((account) => account.sandboxUserId === payment!.sandboxUserId);
+    const from = own.find(
+      (account) =>
+        account.attributes.includes('TRANSFER_FROM') &&
+        own.some(
+          (to) =>
+            to !== account && to.attributes.includes('TRANSFER_TO') && to.connection._id === account.connection._id,
+        ),
+    )!;
+    const transfersFollowed = gateway.subscriptionsStarted(1, 'TRANSFER');
+    await page.getByRole('button', { name: 'Transfer', exact: true }).click();
+    await transfersFollowed;
+    await page.getByLabel('From').selectOption(from._id);
+    await page.getByLabel('To', { exact: true }).selectOption({ index: 1 });
+    await page.getByLabel('Amount (NZD)').fill('25');
+    await page.getByRole('button', { name: 'Send transfer' }).click();
+    const stepUp = page.getByRole('alertdialog', { name: 'Confirm it’s you' });
+    await stepUp.waitFor();
+    expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transfers' })).toHaveLength(0);
+    const opened = context.waitForEvent('page');
+    await stepUp.getByRole('button', { name: 'Confirm it’s you' }).click();
+    await authenticate(await opened, gateway);
+    const transfer = page.getByRole('region', { name: 'Transfer status' });
+    await expect.poll(() => transfer.getAttribute('data-status'), WAIT).toBe('SENT');
+    expect(
+      await transfer.getByRole('list', { name: 'Status history' }).getByRole('listitem').allTextContents(),
+    ).toEqual(['READY', 'SENT']);
+    expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transfers' })).toHaveLength(1);
 
     // Revoking access, confirmed first, signs the user out.
     await page.getByRole('button', { name: 'Privacy' }).click();
@@ -101,12 +138,7 @@ async function signIn(page: Page, gateway: TestGateway): Promise<void> {
   const opened = page.context().waitForEvent('page');
   await page.getByRole('button', { name: 'Sign in' }).click();
   const popup = await opened;
-  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
-  await popup.locator('#email').fill(DEMO_USER);
-  await popup.locator('#secret').fill(user.demoSecret!);
-  await popup.getByRole('button', { name: 'Continue' }).click();
-  await popup.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
-  await popup.getByRole('button', { name: 'Sign in' }).click();
+  await authenticate(popup, gateway);
   await popup.getByRole('link', { name: /^Continue to/ }).click();
   await popup
     .getByRole('button', { name: /^Connect as/ })
@@ -115,6 +147,16 @@ async function signIn(page: Page, gateway: TestGateway): Promise<void> {
   // The app notices the connected session and closes the window itself.
   await popup.waitForEvent('close');
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** At the identity provider, in the window the app opened: password, then the authenticator code. */
+async function authenticate(popup: Page, gateway: TestGateway): Promise<void> {
+  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
+  await popup.locator('#email').fill(DEMO_USER);
+  await popup.locator('#secret').fill(user.demoSecret!);
+  await popup.getByRole('button', { name: 'Continue' }).click();
+  await popup.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
+  await popup.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** The layout viewport and content width: both 390 on a phone only when nothing overflows. */

@@ -34,7 +34,14 @@ export function TransferScreen() {
     return <ErrorMessage error={accounts.error} retry={() => void accounts.refetch()} />;
   const all = accounts.data?.accounts ?? [];
   const sources = all.filter((account) => account.attributes.includes('TRANSFER_FROM'));
-  const targets = all.filter((account) => account.attributes.includes('TRANSFER_TO') && account.id !== form.from);
+  // Transfers stay within one bank: the other accounts of the same connection.
+  const bank = all.find((account) => account.id === form.from)?.connection.id;
+  const targets = all.filter(
+    (account) =>
+      account.attributes.includes('TRANSFER_TO') &&
+      account.id !== form.from &&
+      (bank === undefined || account.connection.id === bank),
+  );
   const field = (name: keyof typeof form) => ({
     id: `transfer-${name}`,
     value: form[name],
@@ -64,7 +71,7 @@ export function TransferScreen() {
         <label htmlFor="transfer-amount">Amount (NZD)</label>
         <input {...field('amount')} inputMode="decimal" required />
         <button type="submit" className="primary" disabled={transfer.busy}>
-          {transfer.busy ? 'Sending…' : transfer.outcomeUnknown ? 'Check and retry safely' : 'Transfer'}
+          {transfer.busy ? 'Sending…' : transfer.outcomeUnknown ? 'Check and retry safely' : 'Send transfer'}
         </button>
       </form>
       {transfer.stepUpUrl && <StepUpPrompt url={transfer.stepUpUrl} onStepUp={() => void submit()} />}
