@@ -1,0 +1,48 @@
+import { useQuery } from '@apollo/client/react';
+import { useCallback, useState } from 'react';
+import { SessionDocument } from './__generated__/graphql';
+import { ErrorMessage, Loading } from './components/query-state';
+import { isSignedOut } from './lib/errors';
+import { SignedInShell } from './screens/signed-in-shell';
+import { SignInScreen } from './screens/sign-in-screen';
+
+interface AppProps {
+  gatewayUrl: string;
+  /** Signs the app out locally: clears Apollo's cache and asks the gateway who is signed in. */
+  endSession: () => Promise<void>;
+}
+
+/** Decides between signed out, signed in without a bank connection, and the app itself. */
+export function App({ gatewayUrl, endSession }: AppProps) {
+  const session = useQuery(SessionDocument);
+  const [notice, setNotice] = useState<string>();
+  const signedOut = useCallback(
+    (reason: string) => {
+      setNotice(reason);
+      void endSession();
+    },
+    [endSession],
+  );
+  const signedIn = useCallback(() => {
+    setNotice(undefined);
+    void endSession(); // a new user: nothing cached from before may show
+  }, [endSession]);
+
+  if (session.loading && !session.data) return <Loading what="your session" />;
+  const connection = session.data?.connection;
+  if (!connection || !connection.connected) {
+    if (session.error && !isSignedOut(session.error))
+      return <ErrorMessage error={session.error} retry={() => void session.refetch()} />;
+    return (
+      <>
+        {notice && (
+          <p role="status" className="notice">
+            {notice}
+          </p>
+        )}
+        <SignInScreen gatewayUrl={gatewayUrl} connectUrl={connection?.connectUrl} onSignedIn={signedIn} />
+      </>
+    );
+  }
+  return <SignedInShell gatewayUrl={gatewayUrl} onSignedOut={signedOut} />;
+}

@@ -1,0 +1,165 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { buildExampleWeb, bundleText, serveStatic } from './support/example-web.js';
+import { startGateway, type TestGateway } from './support/gateway.js';
+import { freePort } from './support/instances.js';
+
+// What the functions passed to page.evaluate use: they run in the page, not in Node.
+declare const document: { documentElement: { scrollWidth: number } };
+declare const window: { innerWidth: number; journey?: string };
+
+const DEMO_USER = 'aroha@demo.example';
+/** How long a step may take to show (the sandbox settles a payment or transfer after a second). */
+const WAIT = { timeout: 10_000 };
+/** A value the build's environment holds that must not reach the bundle (only VITE_ variables do). */
+const CANARY = 'canary-secret-4b1f9e';
+
+/** The reference frontend (examples/web), built with Vite and served from its own origin, in headless Chromium. */
+describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }, () => {
+  it('signs in with MFA, shows accounts and enriched transactions, pays with a checked name and a live status, steps up for a transfer, and revokes access', async () => {
+    const port = await freePort();
+    const origin = `http://localhost:${port}`;
+    let offset = 0; // the gateway's clock, moved on to make the second factor stale
+    const gateway = await startGateway(
+      { ALLOWED_ORIGINS: origin, SESSION_IDLE_TIMEOUT_SECONDS: '86400' },
+      { clock: () => Date.now() + offset },
+    );
+    const outDir = await buildExampleWeb(gateway.url, { APP_SECRET: CANARY });
+    const bundle = await bundleText(outDir);
+    expect(bundle).toContain(gateway.url);
+    expect(bundle).not.toContain(CANARY);
+    await serveStatic(outDir, port);
+
+    const context = await (
+      await launchChromium()
+    ).newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(origin);
+    await signIn(page, gateway);
+
+    // Accounts, with balances and their bank.
+    const accounts = page.getByRole('list', { name: 'Accounts' }).getByRole('listitem');
+    await accounts.first().waitFor();
+    expect(await accounts.count()).toBeGreaterThan(1);
+    expect(
+      await page
+        .getByLabel(/^Balance of /)
+        .first()
+        .textContent(),
+    ).toMatch(/\$\d/);
+    expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
+
+    // Transactions, paged, with merchant names, logos and categories from the enrichment.
+    await page.getByRole('button', { name: 'Transactions' }).click();
+    const rows = page.getByRole('list', { name: 'Transactions' }).getByRole('listitem');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(10);
+    expect(await page.locator('li img[src*="logo"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('li .category').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'More transactions' }).click();
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(10);
+
+    // A payment: the name checked first, then its status followed live (no reload).
+    const paymentsFollowed = gateway.subscriptionsStarted(1, 'PAYMENT');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await paymentsFollowed;
+    await page.evaluate(() => (window.journey = 'same page'));
+    await page.getByLabel('From').selectOption({ index: 1 });
+    await page.getByLabel('Payee’s first name').fill('Aroha');
+    await page.getByLabel('Payee’s last name').fill('Ngata');
+    const send = page.getByRole('button', { name: 'Send payment' });
+    expect(await send.isDisabled()).toBe(true); // not before the name is checked
+    await page.getByRole('button', { name: 'Check name' }).click();
+    await page.getByText('The name matches the account holder.').waitFor();
+    await page.getByLabel('Payee’s account number').fill('12-3140-0412345-00');
+    // Cents of .42: the sandbox moves it to PENDING_APPROVAL by itself; the test then sends it.
+    await page.getByLabel('Amount (NZD)').fill('12.42');
+    await send.click();
+    const status = page.getByRole('region', { name: 'Payment status' });
+    await expect.poll(() => status.getAttribute('data-status'), WAIT).toBe('PENDING_APPROVAL');
+    const [payment] = [...gateway.sandbox.payments.payments.values()];
+    gateway.sandbox.payments.advancePayment(payment!._id, { status: 'SENT' });
+    await expect.poll(() => status.getAttribute('data-status'), WAIT).toBe('SENT');
+    expect(await status.getByRole('list', { name: 'Status history' }).getByRole('listitem').allTextContents()).toEqual([
+      'READY',
+      'PENDING_APPROVAL',
+      'SENT',
+    ]);
+    expect(await page.evaluate(() => window.journey)).toBe('same page');
+    // Sent once, with an idempotency key.
+    const posts = gateway.sandbox.requests({ method: 'POST', path: '/v1/payments' });
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.headers['idempotency-key']).toEqual(expect.any(String));
+
+    // Two hours later the second factor is stale: a transfer asks for a step-up, then goes through.
+    offset = 2 * 3_600_000 + 1_000;
+    const own = gateway.sandbox.world().accounts.filter((account) => account.sandboxUserId === payment!.sandboxUserId);
+    const from = own.find(
+      (account) =>
+        account.attributes.includes('TRANSFER_FROM') &&
+        own.some(
+          (to) =>
+            to !== account && to.attributes.includes('TRANSFER_TO') && to.connection._id === account.connection._id,
+        ),
+    )!;
+    const transfersFollowed = gateway.subscriptionsStarted(1, 'TRANSFER');
+    await page.getByRole('button', { name: 'Transfer', exact: true }).click();
+    await transfersFollowed;
+    await page.getByLabel('From').selectOption(from._id);
+    await page.getByLabel('To', { exact: true }).selectOption({ index: 1 });
+    await page.getByLabel('Amount (NZD)').fill('25');
+    await page.getByRole('button', { name: 'Send transfer' }).click();
+    const stepUp = page.getByRole('alertdialog', { name: 'Confirm it’s you' });
+    await stepUp.waitFor();
+    expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transfers' })).toHaveLength(0);
+    const opened = context.waitForEvent('page');
+    await stepUp.getByRole('button', { name: 'Confirm it’s you' }).click();
+    await authenticate(await opened, gateway);
+    const transfer = page.getByRole('region', { name: 'Transfer status' });
+    await expect.poll(() => transfer.getAttribute('data-status'), WAIT).toBe('SENT');
+    expect(
+      await transfer.getByRole('list', { name: 'Status history' }).getByRole('listitem').allTextContents(),
+    ).toEqual(['READY', 'SENT']);
+    expect(gateway.sandbox.requests({ method: 'POST', path: '/v1/transfers' })).toHaveLength(1);
+
+    // Revoking access, confirmed first, signs the user out.
+    await page.getByRole('button', { name: 'Privacy' }).click();
+    await page.getByRole('button', { name: 'Revoke access' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke access' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').first().textContent()).toContain('Access revoked');
+    expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' }).length).toBeGreaterThan(0);
+  });
+});
+
+/** Signs in through the gateway in the window the app opens: password, authenticator code, consumer information, consent. */
+async function signIn(page: Page, gateway: TestGateway): Promise<void> {
+  const opened = page.context().waitForEvent('page');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const popup = await opened;
+  await authenticate(popup, gateway);
+  await popup.getByRole('link', { name: /^Continue to/ }).click();
+  await popup
+    .getByRole('button', { name: /^Connect as/ })
+    .first()
+    .click();
+  // The app notices the connected session and closes the window itself.
+  await popup.waitForEvent('close');
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** At the identity provider, in the window the app opened: password, then the authenticator code. */
+async function authenticate(popup: Page, gateway: TestGateway): Promise<void> {
+  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
+  await popup.locator('#email').fill(DEMO_USER);
+  await popup.locator('#secret').fill(user.demoSecret!);
+  await popup.getByRole('button', { name: 'Continue' }).click();
+  await popup.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
+  await popup.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The layout viewport and content width: both 390 on a phone only when nothing overflows. */
+function layoutWidth(page: Page) {
+  return page.evaluate(() => ({ viewport: window.innerWidth, content: document.documentElement.scrollWidth }));
+}
