@@ -9,7 +9,7 @@ import { UpstreamError } from '../src/upstream/upstream-error.js';
  * An upstream call has one deadline for the whole exchange: undici's header and body timeouts are
  * per wait, so a body that trickles in just faster than those would hold a user's request for as
  * long as the upstream likes. The deadline is a timer cleared when the call is done (that it no
- * longer fires after the call is not visible from outside: a CPU profile showed it, see README).
+ * longer fires after the call is not visible from outside: a CPU profile showed it, see docs/performance.md).
  */
 
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -2,7 +2,7 @@
  * The platform's webhook table (the specification's "Webhooks" section), in one place for both
  * sides of the contract: the gateway's receiver, its subscriber and its subscription resolvers,
  * and the sandbox that sends them. Adding a webhook type is one entry here plus its payload type
- * below; the compiler then points at every place that must handle it (see docs/add-a-webhook-type.md).
+ * below; the compiler then points at every place that must handle it (see docs/contributing/add-a-webhook-type.md).
  */
 export const WEBHOOK_EVENTS = {
   TOKEN: { codes: ['DELETE'], coalesce: 'never' },
