@@ -242,6 +242,32 @@ describe('the sandbox, driven by the platform\u2019s SDK (akahu@2)', () => {
     expect(await akahu.webhooks.list(token)).toEqual([]);
   });
 
+  it('lists connections with every field the SDK declares, new_connections_enabled included', async () => {
+    const { akahu } = await sdkAgainstSandbox();
+    const connections = await akahu.connections.list();
+    expect(connections.length).toBeGreaterThan(0);
+    for (const connection of connections)
+      expect(connection).toEqual({
+        _id: expect.stringMatching(/^conn_/),
+        name: expect.any(String),
+        logo: expect.any(String),
+        connection_type: expect.stringMatching(/^(classic|official)$/),
+        new_connections_enabled: expect.any(Boolean),
+      });
+    expect(await akahu.connections.get(connections[0]!._id)).toEqual(connections[0]);
+  });
+
+  it('lists a webhook subscription that was never called with last_called_at null (the key present)', async () => {
+    const { url: webhookUrl } = await webhookReceiver();
+    const setup = await sdkAgainstSandbox({ webhookUrl });
+    const token = await signedIn(setup);
+    const hookId = await setup.akahu.webhooks.subscribe(token, { webhook_type: 'ACCOUNT' });
+    const [hook] = await setup.akahu.webhooks.list(token);
+    expect(hook).toMatchObject({ _id: hookId, url: webhookUrl });
+    expect(Object.hasOwn(hook!, 'last_called_at')).toBe(true);
+    expect(hook!.last_called_at).toBeNull();
+  });
+
   it('revokes a whole bank authorisation, and serves one-off identity results with name verification', async () => {
     const setup = await sdkAgainstSandbox();
     const { akahu } = setup;

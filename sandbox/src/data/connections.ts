@@ -5,6 +5,8 @@ export interface SandboxConnection {
   name: string;
   logo: string;
   connection_type: 'classic' | 'official';
+  /** Whether the app may connect new users to this bank (false while migrating them to official). */
+  new_connections_enabled: boolean;
 }
 
 /** Nine New Zealand banks, as the enrichment API's supported connections. */
@@ -26,5 +28,7 @@ export function buildConnections(logoBaseUrl: string): SandboxConnection[] {
     name,
     logo: `${logoBaseUrl}/logos/connections/${name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}.png`,
     connection_type: index < 5 ? 'official' : 'classic',
+    // The sandbox's app migrates no one, so every bank takes new connections.
+    new_connections_enabled: true,
   }));
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { readRawBody } from '../lib/http/read-body.js';
 import { redirect, sendHtml, sendJson } from '../lib/http/respond.js';
 import { randomToken } from '../lib/ids.js';
+import { loadRsaKey } from '../lib/key-file.js';
 import type { Logger } from '../lib/logger.js';
 import { AttemptLimiter } from './attempt-limiter.js';
 import { IdentityUsers, secretMatches, type IdentityUser } from './identity-users.js';
@@ -110,12 +111,13 @@ class SandboxAdapter implements Adapter {
   }
 }
 
-/** The ID-token signing key, made once per process: generating RSA keys costs tens of milliseconds per sandbox. */
+/** The ID-token signing key, read once per process (see loadRsaKey); its id names the key. */
 let cachedJwk: Record<string, unknown> | undefined;
 function signingJwk(): Record<string, unknown> {
   if (!cachedJwk) {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    cachedJwk = { ...privateKey.export({ format: 'jwk' }), kid: randomToken(8), use: 'sig', alg: 'RS256' };
+    const jwk = loadRsaKey('identity-signing-key').export({ format: 'jwk' });
+    const kid = createHash('sha256').update(String(jwk.n)).digest('base64url').slice(0, 11);
+    cachedJwk = { ...jwk, kid, use: 'sig', alg: 'RS256' };
   }
   return cachedJwk;
 }

@@ -24,6 +24,26 @@ function hashSecret(secret: string): string {
   return `${salt.toString('base64')}:${scryptSync(secret, salt, 32).toString('base64')}`;
 }
 
+/**
+ * A user whose secret is hashed when first checked, not when the sandbox starts: the demo and load
+ * users' secrets are known anyway, and hashing them up front made every start pay ~40 ms of scrypt
+ * per user whether anyone signed in or not. `shared` lets many users hash one secret once. A new
+ * hash (a changed secret) becomes that user's own value.
+ */
+function hashedWhenChecked(
+  user: Omit<IdentityUser, 'secretHash'>,
+  secret: string,
+  shared: { hash?: string } = {},
+): IdentityUser {
+  return Object.defineProperty(user, 'secretHash', {
+    enumerable: true,
+    configurable: true,
+    get: () => (shared.hash ??= hashSecret(secret)),
+    set: (hash: string) =>
+      Object.defineProperty(user, 'secretHash', { value: hash, writable: true, enumerable: true, configurable: true }),
+  }) as IdentityUser;
+}
+
 export function secretMatches(user: IdentityUser, secret: string): boolean {
   const [salt, hash] = user.secretHash.split(':') as [string, string];
   const expected = Buffer.from(hash, 'base64');
@@ -40,17 +60,19 @@ export class IdentityUsers {
 
   constructor(seed: string) {
     const demo = (email: string, name: string, method: SignInMethod, secret: string, phone?: string) => {
-      const user: IdentityUser = {
-        sub: sandboxId('appuser', `${seed}:${email}`),
-        email,
-        name,
-        method,
-        secretHash: hashSecret(secret),
-        demoSecret: secret,
-        totpSecret:
-          method === 'password+totp' ? base32Encode(Buffer.from(sandboxId('totp', seed).slice(-20))) : undefined,
-        phone,
-      };
+      const user = hashedWhenChecked(
+        {
+          sub: sandboxId('appuser', `${seed}:${email}`),
+          email,
+          name,
+          method,
+          demoSecret: secret,
+          totpSecret:
+            method === 'password+totp' ? base32Encode(Buffer.from(sandboxId('totp', seed).slice(-20))) : undefined,
+          phone,
+        },
+        secret,
+      );
       this.users.set(email, user);
     };
     demo('aroha@demo.example', 'Aroha Ngata', 'password+totp', 'Kiwi-Sandbox-2026!');
@@ -77,17 +99,11 @@ export class IdentityUsers {
    * password and one authenticator secret for all, hashed once), not listed on the sign-in page.
    */
   addLoadUsers(count: number, password: string, totpSecret: string): void {
-    const secretHash = hashSecret(password);
+    const shared: { hash?: string } = {};
     for (let index = 0; index < count; index += 1) {
       const email = `load_${index}@load.example`;
-      this.users.set(email, {
-        sub: sandboxId('appuser', `load:${index}`),
-        email,
-        name: `Load ${index}`,
-        method: 'password+totp',
-        secretHash,
-        totpSecret,
-      });
+      const user = { sub: sandboxId('appuser', `load:${index}`), email, name: `Load ${index}`, totpSecret };
+      this.users.set(email, hashedWhenChecked({ ...user, method: 'password+totp' }, password, shared));
     }
   }
 

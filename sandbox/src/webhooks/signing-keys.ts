@@ -1,4 +1,5 @@
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { loadRsaKey } from '../lib/key-file.js';
 
 interface SigningKey {
   privateKey: KeyObject;
@@ -15,8 +16,11 @@ export class SigningKeys {
   private readonly keys = new Map<number, SigningKey>();
   private current = 0;
 
+  /** Key 1 is the machine's cached key (see loadRsaKey): a new sandbox need not generate one. */
   constructor() {
-    this.rotate();
+    const privateKey = loadRsaKey('webhook-signing-key');
+    this.current = 1;
+    this.keys.set(1, { privateKey, publicPem: publicPem(createPublicKey(privateKey), 'rsa-2048'), expired: false });
   }
 
   get currentId(): number {
@@ -35,10 +39,7 @@ export class SigningKeys {
         ? generateKeyPairSync('ed25519')
         : generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 });
     this.current += 1;
-    const publicPem = publicKey
-      .export(kind === 'ed25519' ? { type: 'spki', format: 'pem' } : { type: 'pkcs1', format: 'pem' })
-      .toString();
-    this.keys.set(this.current, { privateKey, publicPem, expired: false });
+    this.keys.set(this.current, { privateKey, publicPem: publicPem(publicKey, kind), expired: false });
     return this.current;
   }
 
@@ -62,4 +63,10 @@ export class SigningKeys {
   static foreignKey(): KeyObject {
     return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   }
+}
+
+function publicPem(publicKey: KeyObject, kind: 'rsa-2048' | 'rsa-1024' | 'ed25519'): string {
+  return publicKey
+    .export(kind === 'ed25519' ? { type: 'spki', format: 'pem' } : { type: 'pkcs1', format: 'pem' })
+    .toString();
 }

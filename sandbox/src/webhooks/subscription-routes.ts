@@ -12,7 +12,8 @@ export interface WebhookSubscription {
   state?: string;
   created_at: string;
   updated_at: string;
-  last_called_at?: string;
+  /** Null until the first successful delivery (the key is always present, as live). */
+  last_called_at: string | null;
   /** Cancelled by the platform (the user revoked the app): no new events, existing ones finish. */
   cancelled?: boolean;
 }
@@ -45,6 +46,7 @@ export function registerSubscriptionRoutes(
       state: body.state,
       created_at: now,
       updated_at: now,
+      last_called_at: null,
     };
     hooks.push(hook);
     sendJson(request.res, 200, { success: true, item_id: hook._id });

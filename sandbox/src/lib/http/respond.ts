@@ -17,7 +17,11 @@ export function sendError(
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: HeaderValues = {}): void {
-  const payload = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** A JSON body already serialised (a route that reuses the text of repeated parts). */
+export function sendJsonText(res: ServerResponse, status: number, payload: string, headers: HeaderValues = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(payload),
