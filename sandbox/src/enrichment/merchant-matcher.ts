@@ -20,7 +20,7 @@ interface IndexedMerchant {
   id: string;
   category: SandboxCategory;
   /** Normalised patterns; short ones only count at the start of a description. */
-  patterns: { words: string; compact: string; prefixOnly: boolean }[];
+  patterns: { words: string; compact: string; prefixOnly: boolean; first: string; padded: string }[];
 }
 
 const MAX_RESULTS = 3;
@@ -60,7 +60,14 @@ export function createMerchantMatcher(
     category: requireCategory(categories, definition.category),
     patterns: definition.patterns.map((pattern) => {
       const words = normalise(pattern);
-      return { words, compact: words.replaceAll(' ', ''), prefixOnly: words.length <= 3 || pattern.endsWith(' ') };
+      return {
+        words,
+        compact: words.replaceAll(' ', ''),
+        prefixOnly: words.length <= 3 || pattern.endsWith(' '),
+        // Made once here, not per query: the first word (the typo rule) and the words between spaces.
+        first: words.split(' ')[0]!,
+        padded: ` ${words} `,
+      };
     }),
   }));
   const keywords = CATEGORY_KEYWORDS.map(([keyword, category], position) => ({
@@ -87,18 +94,22 @@ export function createMerchantMatcher(
     return found.length > 1 ? [...new Set(found)].sort((a, b) => a.position - b.position) : found;
   };
 
-  function merchantResult(merchant: IndexedMerchant, confidence: number): SearchResult {
-    const { definition } = merchant;
-    return {
-      confidence,
-      category: merchant.category,
-      merchant: {
+  // One merchant object per merchant, shared by every result that names it (its JSON is reused).
+  const payloads = new Map(
+    merchants.map((merchant) => {
+      const { definition } = merchant;
+      const payload = {
         _id: merchant.id,
         name: definition.name,
         logo: `${logoBaseUrl}/logos/merchants/${definition.noLogo ? 'default' : definition.slug}.png`,
         ...(definition.website ? { website: definition.website } : {}),
-      },
-    };
+      };
+      return [merchant, payload] as const;
+    }),
+  );
+
+  function merchantResult(merchant: IndexedMerchant, confidence: number): SearchResult {
+    return { confidence, category: merchant.category, merchant: payloads.get(merchant)! };
   }
 
   // Answers by description: an app's statement lines repeat (the demo world has 98 distinct among
@@ -128,11 +139,12 @@ export function createMerchantMatcher(
     const wordList = words.split(' ');
     const compact = wordList.join('');
     const firstWord = wordList[0]!;
+    const padded = ` ${words} `;
 
     const scored: SearchResult[] = [];
     for (const merchant of candidates(wordList, compact, firstWord)) {
       if (overseas && !merchant.definition.global) continue;
-      let score = scoreMerchant(merchant, words, compact, firstWord);
+      let score = scoreMerchant(merchant, padded, compact, firstWord);
       if (score === 0) continue;
       // A credit at a shop is usually a refund: still that merchant, but less certain.
       if (credit) score -= 0.08;
@@ -142,7 +154,7 @@ export function createMerchantMatcher(
     }
     if (!overseas) {
       for (const { keyword, category } of keywordCandidates(wordList)) {
-        if (containsWords(words, keyword) && !scored.some((result) => result.category._id === category._id)) {
+        if (padded.includes(` ${keyword} `) && !scored.some((result) => result.category._id === category._id)) {
           scored.push({ confidence: round(0.55 + bonus), category });
         }
       }
@@ -226,14 +238,15 @@ function candidateFinder(
   };
 }
 
-function scoreMerchant(merchant: IndexedMerchant, words: string, compact: string, firstWord: string): number {
+/** `padded` is the description's words between spaces (` ${words} `), made once per query. */
+function scoreMerchant(merchant: IndexedMerchant, padded: string, compact: string, firstWord: string): number {
   let best = 0;
   for (const pattern of merchant.patterns) {
-    if (words === pattern.words || words.startsWith(`${pattern.words} `)) best = Math.max(best, 0.95);
+    if (padded.startsWith(pattern.padded)) best = Math.max(best, 0.95);
     else if (pattern.prefixOnly) continue;
-    else if (containsWords(words, pattern.words)) best = Math.max(best, 0.88);
+    else if (padded.includes(pattern.padded)) best = Math.max(best, 0.88);
     else if (pattern.compact.length >= 5 && compact.includes(pattern.compact)) best = Math.max(best, 0.8);
-    else if (isNearMiss(firstWord, pattern.words.split(' ')[0]!)) best = Math.max(best, 0.62);
+    else if (isNearMiss(firstWord, pattern.first)) best = Math.max(best, 0.62);
   }
   return best;
 }
@@ -245,10 +258,6 @@ export function normalise(text: string): string {
     .replaceAll(/['’]/g, '')
     .replaceAll(/[^A-Z0-9]+/g, ' ')
     .trim();
-}
-
-function containsWords(haystack: string, needle: string): boolean {
-  return ` ${haystack} `.includes(` ${needle} `);
 }
 
 function isOverseas(words: string): boolean {
