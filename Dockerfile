@@ -1,21 +1,40 @@
 # syntax=docker/dockerfile:1
-# The gateway (and, with another command, the standalone sandbox) as a small non-root image.
+# The gateway as a small non-root image (the default, last stage), and the standalone platform
+# sandbox as an image of its own (`--target sandbox`). The gateway's image holds no sandbox.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY sandbox/package.json ./sandbox/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY sandbox/tsconfig.json sandbox/tsconfig.build.json ./sandbox/
+COPY sandbox/src ./sandbox/src
 RUN npm run build
+
+# The standalone sandbox, for trying gateways locally (compose.yaml); never for production.
+FROM node:20-bookworm-slim AS sandbox
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY sandbox/package.json ./sandbox/
+RUN npm ci --omit=dev --workspace=@open-finance-gateway/sandbox --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/sandbox/dist ./sandbox/dist
+WORKDIR /app/sandbox
+USER node
+EXPOSE 4010 4011 4012
+CMD ["node", "dist/main.js"]
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000
 WORKDIR /app
+# Only the root package: npm would otherwise install the sandbox workspace (and its OpenID
+# provider) even with --omit=dev. Without it, the gateway needs a live platform's settings.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --workspaces=false --include-workspace-root --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The image's unprivileged user: nothing runs as root.
 USER node

@@ -3,17 +3,23 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+/** Both packages' tests in one run: the gateway's (test/) and the sandbox's (sandbox/test/). */
 export default defineConfig({
   resolve: {
     // type-graphql loads graphql's CommonJS build; the tests must use the same module instance.
     alias: { graphql: require.resolve('graphql') },
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/audit/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/leftovers.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'gateway', include: ['test/**/*.test.ts'], exclude: ['test/audit/**'] },
+      },
+      'sandbox/vitest.config.mts',
+    ],
   },
 });

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createLogger } from '../src/lib/logger.js';
-import { MERCHANTS } from '../src/sandbox/data/merchants.js';
-import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+import { MERCHANTS } from '@open-finance-gateway/sandbox';
+import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

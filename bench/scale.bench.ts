@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { createLogger } from '../src/lib/logger.js';
-import { createSandbox, type Sandbox } from '../src/sandbox/sandbox.js';
+import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

@@ -12,7 +12,7 @@ import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
 import { readinessReport } from './readiness/readiness-checks.js';
 import type { PubSub } from './pubsub/pubsub.js';
-import type { Sandbox, SandboxOptions } from './sandbox/sandbox.js';
+import type { Sandbox, SandboxOptions } from './app/platform.js';
 import { CloseCode } from './server/close-codes.js';
 import { createMetrics } from './server/metrics.js';
 import type { attachGraphQLWebSocket } from './server/websocket-server.js';

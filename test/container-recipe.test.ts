@@ -6,7 +6,10 @@ import { loadConfig } from '../src/config/config.js';
 
 const dockerfile = readFileSync('Dockerfile', 'utf8');
 const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+  services: Record<
+    string,
+    { environment?: Record<string, string>; command?: string[]; build?: string | { context: string; target?: string } }
+  >;
 };
 
 describe('the container recipe (no Docker engine here: linted and checked as text)', () => {
@@ -16,10 +19,24 @@ describe('the container recipe (no Docker engine here: linted and checked as tex
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const runtime = stages.at(-1)!;
     expect(runtime).toMatch(/^node:20\b/); // the engines this project promises
-    expect(runtime).toMatch(/npm ci --omit=dev/);
+    // Only the root package: a plain `npm ci --omit=dev` installs every workspace, the sandbox too.
+    expect(runtime).toMatch(/npm ci --omit=dev --workspaces=false --include-workspace-root/);
+    expect(runtime).not.toMatch(/COPY[^\n]*sandbox/);
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/HEALTHCHECK[\s\S]*\/readyz/);
     expect(runtime).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+  });
+
+  it('builds the standalone sandbox as an image target of its own, from the sandbox package only', () => {
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    const sandbox = stages.find((stage) => /^\S+ AS sandbox$/m.test(stage));
+    expect(sandbox).toBeDefined();
+    expect(sandbox).toMatch(/npm ci --omit=dev --workspace=@open-finance-gateway\/sandbox/);
+    expect(sandbox).toMatch(/COPY --from=build \/app\/sandbox\/dist/);
+    expect(sandbox).toMatch(/^USER node$/m);
+    expect(sandbox).toMatch(/CMD \["node", "dist\/main\.js"\]/);
+    // `docker build .` (compose's gateways) must build the gateway: its stage comes last.
+    expect(stages.at(-1)).toMatch(/^\S+ AS runtime$/m);
   });
 
   it('gives every gateway in the compose file a configuration the gateway accepts, on shared Redis', () => {
@@ -30,7 +47,9 @@ describe('the container recipe (no Docker engine here: linted and checked as tex
       expect(config.redis?.connection.nodes).toEqual([{ host: 'redis', port: 6379 }]);
     }
     const sandbox = compose.services.sandbox!;
-    expect(sandbox.command).toEqual(['node', 'dist/sandbox/main.js']);
+    // The standalone sandbox runs from its own image target; the gateways from the default (last) stage.
+    expect(sandbox.build).toEqual({ context: '.', target: 'sandbox' });
+    for (const [, service] of gateways) expect(service.build).toBe('.');
     // The sandbox and the gateways agree on the app's credentials.
     const gateway = gateways[0]![1].environment!;
     expect(sandbox.environment!.SANDBOX_APP_TOKEN).toBe(gateway.APP_TOKEN);

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
  * The one-way imports of the gateway, checked on every `npm test` (ESLint's TypeScript parser
  * does not support this project's TypeScript 7, so the rule lives here): for each area of src/,
  * the other areas it may import; anything else is a violation. Upstream clients know nothing of GraphQL or the server;
- * webhooks and subscriptions meet only at the pubsub; the sandbox is reached only through its
- * entry (`sandbox/sandbox.js`) and itself uses nothing of the gateway but lib and the platform
- * contract.
+ * webhooks and subscriptions meet only at the pubsub. The platform sandbox is a package of its
+ * own (sandbox/): the gateway reaches it through one seam (app/platform.ts, a dynamic import a
+ * production install without the package survives), and the sandbox imports nothing of the gateway.
  */
 const ALLOWED: Record<string, string[]> = {
   lib: [],
@@ -24,7 +24,6 @@ const ALLOWED: Record<string, string[]> = {
   auth: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
   stores: ['lib', 'config', 'platform', 'auth', 'webhooks', 'pubsub', 'payments'],
   server: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
-  sandbox: ['lib', 'platform'],
   // The composition root (app.ts and its steps in app/) and main.ts may import any area.
 };
 
@@ -36,6 +35,16 @@ function sourceFiles(dir: string): string[] {
         ? [join(dir, entry.name)]
         : [],
   );
+}
+
+const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';
+/** The one gateway module that may name the sandbox package. */
+const SEAM = 'app/platform.ts';
+
+/** Every import of a file, relative or not, as written. */
+function specifiersOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => match[1]!);
 }
 
 /** Every relative import of a file, as a path under src/ (`graphql/context.js`). */
@@ -57,9 +66,39 @@ describe('import boundaries', () => {
         if (targetArea === area) continue;
         if (ALLOWED[area] && !ALLOWED[area].includes(targetArea))
           violations.push(`${relative('src', file)} imports ${target}`);
-        // Outside the sandbox, only its entry may be imported.
-        if (targetArea === 'sandbox' && area !== 'sandbox' && target !== 'sandbox/sandbox.js')
-          violations.push(`${relative('src', file)} reaches into ${target}`);
+        if (target.startsWith('..')) violations.push(`${relative('src', file)} reaches outside src/: ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('reaches the sandbox package from one seam only, and never its files', () => {
+    const users = sourceFiles('src').filter((file) =>
+      specifiersOf(file).some(
+        (specifier) => specifier.startsWith(SANDBOX_PACKAGE) || /(^|\/)sandbox\//.test(specifier),
+      ),
+    );
+    expect(users.map((file) => relative('src', file).replaceAll('\\', '/'))).toEqual([SEAM]);
+    expect(specifiersOf(join('src', SEAM)).filter((s) => s.startsWith(SANDBOX_PACKAGE))).toEqual([
+      SANDBOX_PACKAGE,
+      SANDBOX_PACKAGE,
+      SANDBOX_PACKAGE,
+    ]);
+  });
+
+  it('keeps the sandbox package free of the gateway: no import of its source or tests leaves the package', () => {
+    const violations: string[] = [];
+    // Its tests too use only the package (its src/ and test/), never the gateway's code or test support.
+    const inside = (path: string, dir: string) => !relative(join('sandbox', dir), path).startsWith('..');
+    const files = [...sourceFiles(join('sandbox', 'src')), ...sourceFiles(join('sandbox', 'test'))];
+    for (const file of files) {
+      for (const specifier of specifiersOf(file)) {
+        const target = normalize(join(dirname(file), specifier));
+        const escapes =
+          specifier.startsWith('.') &&
+          (inside(file, 'src') ? !inside(target, 'src') : !inside(target, 'src') && !inside(target, 'test'));
+        if (escapes || specifier.startsWith('open-finance-gateway'))
+          violations.push(`${relative('sandbox', file)} imports ${specifier}`);
       }
     }
     expect(violations).toEqual([]);

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { track } from './support/leftovers.js';
 
-/** Starts `node dist/sandbox/main.js` on free ports and returns the settings it prints. */
+/** Starts `node sandbox/dist/main.js` on free ports and returns the settings it prints. */
 async function standalone(seed: string): Promise<Record<string, string>> {
-  const child = spawn(process.execPath, ['dist/sandbox/main.js'], {
+  const child = spawn(process.execPath, ['sandbox/dist/main.js'], {
     env: {
       ...process.env,
       SANDBOX_SEED: seed,

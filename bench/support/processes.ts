@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { LOAD_USER_PASSWORD, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { LOAD_USER_PASSWORD, type Sandbox } from '@open-finance-gateway/sandbox';
 
 /** Helpers for benchmarks: processes under measurement, and what a browser would do. */
 

@@ -1,7 +1,51 @@
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { createSandbox, type Sandbox, type SandboxOptions } from '../sandbox/sandbox.js';
+// The one place the gateway meets the sandbox package: its types here, the package itself only
+// through the dynamic import below (a production install leaves it out).
+import type { Sandbox, SandboxOptions } from '@open-finance-gateway/sandbox';
+
+export type { Sandbox, SandboxOptions };
+
+/** The sandbox package's name, as installed in development (an npm workspace) and absent in production. */
+export const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';
+
+/** What a gateway without a platform must be given: the settings that point it at a live one. */
+export const PLATFORM_SETTINGS = [
+  'CORE_API_URL',
+  'ENRICHMENT_API_URL',
+  'OAUTH_AUTHORIZE_URL',
+  'APP_TOKEN',
+  'APP_SECRET',
+  'ENRICHMENT_API_KEY',
+  'SESSION_SECRET',
+  'OIDC_ISSUER',
+  'OIDC_CLIENT_ID',
+  'OIDC_CLIENT_SECRET',
+];
+
+export type SandboxModule = Pick<typeof import('@open-finance-gateway/sandbox'), 'createSandbox'>;
+
+/** Loads the sandbox package; replaced in tests to act out an install without it. */
+export const loadSandboxPackage = (): Promise<SandboxModule> => import('@open-finance-gateway/sandbox');
+
+/**
+ * The sandbox package, or one clear error when this install has none (`npm ci --omit=dev`, the
+ * production image): the gateway then needs a live platform, and says which settings name it.
+ */
+async function loadSandbox(load: () => Promise<SandboxModule>): Promise<SandboxModule> {
+  try {
+    return await load();
+  } catch (error) {
+    const missing =
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((error as Error).message).includes(SANDBOX_PACKAGE);
+    if (!missing) throw error;
+    throw new Error(
+      `no platform is configured and the embedded sandbox is not installed (a production install leaves it out): set ${PLATFORM_SETTINGS.join(', ')}`,
+    );
+  }
+}
 
 /** Where the platform is and the app's credentials for it: the live one, or the embedded sandbox. */
 export interface PlatformEndpoints {
@@ -24,10 +68,11 @@ export async function startPlatform(
   logger: Logger,
   clock: Clock,
   undo: Array<() => unknown>,
+  load: () => Promise<SandboxModule> = loadSandboxPackage,
 ): Promise<PlatformEndpoints> {
   const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
   const sandbox = needsSandbox
-    ? createSandbox({
+    ? (await loadSandbox(load)).createSandbox({
         logger: logger.child({ component: 'sandbox' }),
         headerPrefix: config.headerPrefix,
         clock,

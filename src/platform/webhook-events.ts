@@ -1,8 +1,9 @@
 /**
- * The platform's webhook table (the specification's "Webhooks" section), in one place for both
- * sides of the contract: the gateway's receiver, its subscriber and its subscription resolvers,
- * and the sandbox that sends them. Adding a webhook type is one entry here plus its payload type
- * below; the compiler then points at every place that must handle it (see docs/contributing/add-a-webhook-type.md).
+ * The platform's webhook table (the specification's "Webhooks" section), in one place for the
+ * gateway: its receiver, its subscriber and its subscription resolvers. The sandbox package keeps
+ * its own copy (the packages share no source files) and a test holds the two equal. Adding a
+ * webhook type is one entry here plus its payload type below (the compiler then points at every
+ * place that must handle it), and the same entry in the sandbox's table (see docs/contributing/add-a-webhook-type.md).
  */
 export const WEBHOOK_EVENTS = {
   TOKEN: { codes: ['DELETE'], coalesce: 'never' },

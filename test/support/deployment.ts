@@ -3,7 +3,7 @@ import { print } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { expect } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { MeDocument } from '../__generated__/graphql.js';
 import { recordTraffic } from './audit.js';
 import { Browser } from './browser.js';

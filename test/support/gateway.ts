@@ -6,7 +6,7 @@ import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
 import { createLogger } from '../../src/lib/logger.js';
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
 import { EventRecorder } from './event-recorder.js';

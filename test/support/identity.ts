@@ -1,4 +1,4 @@
-import type { Sandbox } from '../../src/sandbox/sandbox.js';
+import type { Sandbox } from '@open-finance-gateway/sandbox';
 import type { Browser } from './browser.js';
 
 /**

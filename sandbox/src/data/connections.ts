@@ -1,0 +1,34 @@
+import { sandboxId } from './sandbox-ids.js';
+
+export interface SandboxConnection {
+  _id: string;
+  name: string;
+  logo: string;
+  connection_type: 'classic' | 'official';
+  /** Whether the app may connect new users to this bank (false while migrating them to official). */
+  new_connections_enabled: boolean;
+}
+
+/** Nine New Zealand banks, as the enrichment API's supported connections. */
+const BANKS = [
+  'ANZ',
+  'ASB',
+  'BNZ',
+  'Westpac',
+  'Kiwibank',
+  'TSB',
+  'The Co-operative Bank',
+  'SBS Bank',
+  'Heartland Bank',
+] as const;
+
+export function buildConnections(logoBaseUrl: string): SandboxConnection[] {
+  return BANKS.map((name, index) => ({
+    _id: sandboxId('conn', name),
+    name,
+    logo: `${logoBaseUrl}/logos/connections/${name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}.png`,
+    connection_type: index < 5 ? 'official' : 'classic',
+    // The sandbox's app migrates no one, so every bank takes new connections.
+    new_connections_enabled: true,
+  }));
+}

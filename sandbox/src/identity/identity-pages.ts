@@ -1,0 +1,88 @@
+import { escapeHtml, htmlPage } from '../lib/http/respond.js';
+import type { OutboxMessage } from './outbox.js';
+import type { IdentityUser } from './identity-users.js';
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
+label{display:block;margin:.6rem 0 .2rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}
+button{font:inherit;margin-top:.8rem;padding:.6rem 1.2rem;border-radius:.4rem;border:none;background:#0b5fff;color:#fff;cursor:pointer}
+.error{color:#b3261e;font-weight:600}table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}td,th{padding:.2rem .5rem;border-bottom:1px solid #dde;text-align:left;overflow-wrap:anywhere}
+.note{background:#f4f6fa;padding:.6rem .8rem;border-radius:.4rem;font-size:.9rem;overflow-x:auto}`;
+
+function page(title: string, body: string): string {
+  return htmlPage({ title, style: STYLE, body });
+}
+
+const METHOD_LABEL: Record<IdentityUser['method'], string> = {
+  'password+totp': 'password, then authenticator code',
+  'password+sms': 'password, then SMS code',
+  'pin+sms': 'PIN, then SMS code',
+  password: 'password only (single factor: read-only apps)',
+};
+
+/** The first step: e-mail and password (or PIN). Lists the demo users, with their current authenticator codes. */
+export function loginPage(uid: string, demo: Array<{ user: IdentityUser; totp?: string }>, error?: string): string {
+  const rows = demo
+    .map(
+      ({ user, totp }) =>
+        `<tr><td>${escapeHtml(user.email)}</td><td><code>${escapeHtml(user.demoSecret ?? '')}</code></td><td>${escapeHtml(
+          METHOD_LABEL[user.method],
+        )}${totp ? ` · code now: <code data-totp="${escapeHtml(user.email)}">${totp}</code>` : ''}</td></tr>`,
+    )
+    .join('');
+  return page(
+    'Sandbox sign-in',
+    `<h1>Sign in to the app</h1>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/interaction/${escapeHtml(uid)}/login">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required>
+<label for="secret">Password or PIN</label><input id="secret" name="secret" type="password" autocomplete="current-password" required>
+<button type="submit">Continue</button></form>
+<p><a href="/signup">Create an account</a> · <a href="/outbox">SMS and e-mail outbox</a></p>
+<div class="note"><strong>Sandbox identity provider.</strong> Demo users (codes by SMS appear in the <a href="/outbox">outbox</a>):
+<table><tr><th>E-mail</th><th>Password / PIN</th><th>Second factor</th></tr>${rows}</table></div>`,
+  );
+}
+
+export function secondFactorPage(uid: string, factor: 'otp' | 'sms', hint: string, error?: string): string {
+  return page(
+    'Sandbox sign-in: second step',
+    `<h1>${factor === 'otp' ? 'Authenticator code' : 'SMS code'}</h1>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<p>${escapeHtml(hint)}</p>
+<form method="post" action="/interaction/${escapeHtml(uid)}/verify">
+<label for="code">6-digit code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="\\d{6}" required>
+<button type="submit">Sign in</button></form>`,
+  );
+}
+
+export function signupPage(error?: string, done?: string): string {
+  return page(
+    'Sandbox: create an account',
+    `<h1>Create an account</h1>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}${done ? `<p role="status">${escapeHtml(done)}</p>` : ''}
+<form method="post" action="/signup">
+<label for="name">Name</label><input id="name" name="name" autocomplete="name">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="email" required>
+<label for="password">Password (12+ characters, three of: lower case, upper case, digits, symbols)</label><input id="password" name="password" type="password" autocomplete="new-password" required>
+<label for="phone">Mobile number (codes go to the sandbox outbox)</label><input id="phone" name="phone" autocomplete="tel" required>
+<button type="submit">Create account</button></form>`,
+  );
+}
+
+export function outboxPage(messages: readonly OutboxMessage[]): string {
+  const rows = messages
+    .map(
+      (message) =>
+        `<tr><td>${escapeHtml(message.at.slice(11, 19))}</td><td>${escapeHtml(message.channel)}</td><td>${escapeHtml(message.to)}</td><td>${escapeHtml(message.text)}</td></tr>`,
+    )
+    .join('');
+  return page(
+    'Sandbox outbox',
+    `<h1>SMS and e-mail outbox</h1><p>What the sandbox identity provider "sent", newest first.</p>
+<table><tr><th>Time</th><th>Channel</th><th>To</th><th>Message</th></tr>${rows}</table>`,
+  );
+}
+
+export function messagePage(title: string, text: string, status = ''): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1><p class="${status}" role="alert">${escapeHtml(text)}</p>`);
+}
