@@ -5,7 +5,7 @@ import { Router } from '../src/lib/http/router.js';
 import { createLogger } from '../src/lib/logger.js';
 import { RequestScope, type ScopedRouteRequest } from '../src/lib/request-scope.js';
 import { createMemoryPubSub } from '../src/pubsub/memory-pubsub.js';
-import { SigningKeys } from '../src/sandbox/webhooks/signing-keys.js';
+import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeadLetters } from '../src/webhooks/dead-letters.js';
 import { createMemoryDeliveryLedger, createMemoryDeliveryMarks } from '../src/webhooks/delivery-ledger.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../src/webhooks/routing-handles.js';
