@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/config.js';
+import { ConfigError, configSecrets, loadConfig } from '../src/config/config.js';
 
 function issuesOf(env: Record<string, string>): string[] {
   try {
@@ -94,6 +94,21 @@ describe('configuration', () => {
     expect(loadConfig({ ENRICHMENT_API_KEY: 'genie_token_abcdefgh1234' }).enrichment.apiKey).toBe(
       'genie_token_abcdefgh1234',
     );
+  });
+
+  it('gives the values of the settings marked secret, and no others, to the upstream scrubber', () => {
+    const keys = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+    const config = loadConfig({
+      SESSION_SECRET: 's'.repeat(40),
+      ADMIN_TOKEN: 'a'.repeat(40),
+      REDIS_URL: 'redis://:hunter2-secret@cache.internal:6379',
+      TOKEN_ENCRYPTION_KEYS: keys,
+      APP_NAME: 'Not A Secret App',
+    });
+    expect([...configSecrets(config)].sort()).toEqual(
+      ['s'.repeat(40), 'a'.repeat(40), 'redis://:hunter2-secret@cache.internal:6379', keys].sort(),
+    );
+    expect(configSecrets(loadConfig({}))).toEqual([]);
   });
 
   it('accepts a complete live configuration and turns introspection off by default', () => {

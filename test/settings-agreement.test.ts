@@ -1,10 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../src/config/settings.js';
+import { renderEnvExample, renderSettingsReference } from '../scripts/settings-docs-render.js';
 
-/** Every environment variable the config reads: `read.int('PORT', …)`, `read.raw('HOST')`, … */
+const tableNames = () => SETTINGS.map((entry) => entry.name).sort();
+
+/** Every setting the configuration code maps or checks: `v.PORT`, `values.REDIS_URL`, `given('APP_TOKEN')`, … */
 function keysReadByCode(): string[] {
-  const source = readFileSync('src/config/config.ts', 'utf8');
-  return [...new Set([...source.matchAll(/read\.\w+\('([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]!))].sort();
+  const source = ['src/config/config.ts', 'src/config/config-rules.ts']
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+  const reads = [
+    ...source.matchAll(/\b(?:v|values)\.([A-Z][A-Z0-9_]+)\b/g),
+    ...source.matchAll(/given\('([A-Z][A-Z0-9_]+)'\)/g),
+  ];
+  return [...new Set(reads.map((match) => match[1]!))].sort();
 }
 
 /** The settings reference: one `### \`NAME\`` heading per setting, each followed by its body. */
@@ -19,18 +29,28 @@ function documentedSettings(): Map<string, string> {
   );
 }
 
-describe('the settings the code reads, .env.example and the settings reference agree', () => {
+describe('the settings table, the code, .env.example and the settings reference agree', () => {
+  it('declares every setting once, and the configuration code uses every one it declares', () => {
+    expect(new Set(tableNames()).size).toBe(SETTINGS.length);
+    expect(keysReadByCode()).toEqual(tableNames());
+  });
+
+  it('has docs/reference/settings.md and .env.example exactly as npm run settings:docs writes them', () => {
+    expect(readFileSync('docs/reference/settings.md', 'utf8')).toBe(renderSettingsReference());
+    expect(readFileSync('.env.example', 'utf8')).toBe(renderEnvExample());
+  });
+
   it('lists every setting in .env.example and nothing else', () => {
     const example = [
       ...new Set(
         [...readFileSync('.env.example', 'utf8').matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((match) => match[1]!),
       ),
     ].sort();
-    expect(example).toEqual(keysReadByCode());
+    expect(example).toEqual(tableNames());
   });
 
   it('gives every setting a heading in docs/reference/settings.md and documents nothing else', () => {
-    expect([...documentedSettings().keys()].sort()).toEqual(keysReadByCode());
+    expect([...documentedSettings().keys()].sort()).toEqual(tableNames());
   });
 
   it('states the default, the bounds and the feature of every setting', () => {

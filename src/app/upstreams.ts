@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../config/config.js';
+import { configSecrets, type GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createEnrichmentBatcher } from '../loaders/enrichment-batcher.js';
@@ -34,8 +34,9 @@ export function createUpstreams(
   undo: Array<() => unknown>,
 ): Upstreams {
   const { core, enrichment } = platform;
-  // Every credential the gateway holds for any upstream: none may echo back through another.
-  const secrets = [core.appToken, core.appSecret, enrichment.apiKey];
+  // Every credential the gateway holds (for any upstream, and every setting the table marks
+  // secret): none may echo back through an upstream's error text.
+  const secrets = [...new Set([core.appToken, core.appSecret, enrichment.apiKey, ...configSecrets(config)])];
   const breaker = {
     failures: config.resilience.breakerFailures,
     halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs,
