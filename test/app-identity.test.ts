@@ -25,7 +25,7 @@ import {
   type TestGateway,
 } from './support/gateway.js';
 import { signInAtProvider } from './support/identity.js';
-import { dumpKeys, REDIS_URL, testPrefix, tokenKeysSetting } from './support/redis.js';
+import { dumpKeys, REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from './support/redis.js';
 import { socketClient, subscribe } from './support/sockets.js';
 import { userTag } from '../src/auth/session-store.js';
 
@@ -327,9 +327,18 @@ describe('app sign-in with multi-factor authentication', () => {
 
     expect((await execute(gateway, browser, DeleteMyAccountDocument)).data!.deleteMyAccount.complete).toBe(true);
     await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 0));
-    // The event stream is kept empty for its retention (so cursors never repeat); nothing else of the user's stays.
-    const left = (await dumpKeys(prefix)).map(([key]) => key).filter((key) => key.includes(tag));
-    expect(left.filter((key) => !key.endsWith(':events'))).toEqual([]);
+    // The event stream is kept empty for its retention (so cursors never repeat), and each ended
+    // session leaves a tombstone (a bare marker, so a late write cannot bring the session back)
+    // that expires when the session would have; nothing else of the user's stays.
+    const left = (await dumpKeys(prefix)).filter(([key]) => key.includes(tag));
+    const tombstones = left.filter(([key]) => key.endsWith(':ended'));
+    expect(left.filter(([key]) => !key.endsWith(':events') && !key.endsWith(':ended'))).toEqual([]);
+    const redis = testRedis();
+    for (const [key, value] of tombstones) {
+      expect(value).not.toContain(token!);
+      expect(value.length).toBeLessThanOrEqual(16);
+      expect(await redis.pttl(key)).toBeGreaterThan(0);
+    }
   });
 
   it('revokes a bank connection whose user has not signed in for CONNECTION_IDLE_DAYS, and deletes what was held', async () => {

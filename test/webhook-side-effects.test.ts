@@ -7,7 +7,8 @@ import { RequestScope, type ScopedRouteRequest } from '../src/lib/request-scope.
 import { createMemoryPubSub } from '../src/pubsub/memory-pubsub.js';
 import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeadLetters } from '../src/webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger, createMemoryDeliveryMarks } from '../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryLedger } from '../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks } from '../src/pubsub/delivery-marks.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../src/webhooks/routing-handles.js';
 import { SigningKeyCache } from '../src/webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';

@@ -1,7 +1,7 @@
 import { FanOut } from './fan-out.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from '../webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from './delivery-marks.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from './pubsub.js';
 import { replayingSubscription } from './replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from './subscriber-queue.js';

@@ -10,12 +10,8 @@ import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
-import {
-  createMemoryDeliveryLedger,
-  createMemoryDeliveryMarks,
-  deliveryLeaseMs,
-  type DeliveryLedger,
-} from '../webhooks/delivery-ledger.js';
+import { createMemoryDeliveryLedger, deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks } from '../pubsub/delivery-marks.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';

@@ -1,4 +1,4 @@
-import { DEDUPLICATION_WINDOW_MS } from '../webhooks/delivery-ledger.js';
+import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import type { DeadLetter, DeadLetterStore } from '../webhooks/dead-letters.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 import { deadLettersKey, deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';

@@ -1,5 +1,6 @@
 import { userTag } from '../auth/session-store.js';
-import { newClaimToken, type DeliveryLedger, type DeliveryScope } from '../webhooks/delivery-ledger.js';
+import { newClaimToken, type DeliveryScope } from '../pubsub/delivery-marks.js';
+import type { DeliveryLedger } from '../webhooks/delivery-ledger.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 
 /** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */

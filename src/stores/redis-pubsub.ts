@@ -5,7 +5,7 @@ import { CursorExpiredError, type LoggedEvent, type PubSub, type UserEvent } fro
 import { FanOut } from '../pubsub/fan-out.js';
 import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
-import { DEDUPLICATION_WINDOW_MS } from '../webhooks/delivery-ledger.js';
+import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 import { deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
 

@@ -1,21 +1,9 @@
-import { LRUCache } from 'lru-cache';
-import type { Clock } from '../lib/clock.js';
-import { randomToken } from '../lib/ids.js';
-
-/**
- * Which store a delivery ends in: a user's event log, or the dead letters. A claim and its "done"
- * mark live next to what the delivery stores (on Redis: in the same hash slot), so the step that
- * stores the delivery marks it done in the same atomic write.
- */
-export type DeliveryScope = { userId: string } | 'dead-letters';
-
-/**
- * What a claim found. `claimed`: this caller processes the body, holding `token`. `in-progress`:
- * another request is processing it (answer 503, retry after `retryAfterMs`). `done`: it was stored
- * before (answer 200).
- */
-export type ClaimOutcome =
-  { state: 'claimed'; token: string } | { state: 'in-progress'; retryAfterMs: number } | { state: 'done' };
+import {
+  deliveryMarkKey,
+  type ClaimOutcome,
+  type DeliveryMarks,
+  type DeliveryScope,
+} from '../pubsub/delivery-marks.js';
 
 /**
  * Hashes of webhook bodies, in two phases (the idempotency-key pattern of payment APIs). The
@@ -33,8 +21,6 @@ export interface DeliveryLedger {
   release(scope: DeliveryScope, bodyHash: string, token: string): Promise<void>;
 }
 
-export const DEDUPLICATION_WINDOW_MS = 4 * 86_400_000;
-
 /** The platform stops waiting for a webhook's answer after 5 s: a handler still at work past that has been retried anyway. */
 const PLATFORM_ANSWER_DEADLINE_MS = 5_000;
 
@@ -47,52 +33,6 @@ const PLATFORM_ANSWER_DEADLINE_MS = 5_000;
  */
 export function deliveryLeaseMs(commandTimeoutMs: number): number {
   return PLATFORM_ANSWER_DEADLINE_MS + 2 * commandTimeoutMs;
-}
-
-export function newClaimToken(): string {
-  return randomToken(12);
-}
-
-type Mark = { state: 'done' } | { state: 'in-progress'; token: string };
-
-/**
- * The in-memory marks, shared by the memory ledger, event log and dead letters of one process, so
- * storing a delivery and marking it done happen in one synchronous step there too.
- */
-export interface DeliveryMarks {
-  claim(key: string, leaseMs: number): ClaimOutcome;
-  release(key: string, token: string): void;
-  isDone(key: string): boolean;
-  markDone(key: string): void;
-}
-
-export function deliveryMarkKey(scope: DeliveryScope, bodyHash: string): string {
-  return scope === 'dead-letters' ? `dead-letters:${bodyHash}` : `user:${scope.userId}:${bodyHash}`;
-}
-
-export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: number }): DeliveryMarks {
-  const marks = new LRUCache<string, Mark>({
-    max: options.maxEntries ?? 200_000,
-    ttl: DEDUPLICATION_WINDOW_MS,
-    ttlResolution: 0,
-    perf: { now: options.clock },
-  });
-  return {
-    claim(key, leaseMs) {
-      const mark = marks.get(key);
-      if (mark?.state === 'done') return { state: 'done' };
-      if (mark) return { state: 'in-progress', retryAfterMs: marks.getRemainingTTL(key) };
-      const token = newClaimToken();
-      marks.set(key, { state: 'in-progress', token }, { ttl: leaseMs });
-      return { state: 'claimed', token };
-    },
-    release(key, token) {
-      const mark = marks.get(key);
-      if (mark?.state === 'in-progress' && mark.token === token) marks.delete(key);
-    },
-    isDone: (key) => marks.get(key)?.state === 'done',
-    markDone: (key) => void marks.set(key, { state: 'done' }),
-  };
 }
 
 export function createMemoryDeliveryLedger(options: { marks: DeliveryMarks; leaseMs: number }): DeliveryLedger {

@@ -21,8 +21,12 @@ describe('unsigned requests cannot drive the signing-key fetcher', () => {
   it('spends at most the per-minute budget on unknown key ids, answering 503 (retryable) past it', async () => {
     const gateway = await startGateway({ WEBHOOK_KEY_FETCHES_PER_MINUTE: '10' });
     const statuses: number[] = [];
+    const started = Date.now();
     for (let index = 0; index < 300; index += 1) statuses.push((await forged(gateway, 100 + index, index)).status);
-    expect(keyFetches(gateway).length).toBeLessThanOrEqual(10);
+    // The budget refills continuously (10 a minute): on a loaded machine the 300 requests take
+    // seconds, and each 6 s of them earns one more fetch.
+    const refilled = Math.floor(((Date.now() - started) * 10) / 60_000);
+    expect(keyFetches(gateway).length).toBeLessThanOrEqual(10 + refilled);
     expect(new Set(statuses)).toEqual(new Set([401, 503]));
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(290);
   });

@@ -10,11 +10,8 @@ import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
 import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
-import {
-  createMemoryDeliveryLedger,
-  createMemoryDeliveryMarks,
-  type DeliveryLedger,
-} from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks } from '../../src/pubsub/delivery-marks.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 import { ownTopologies } from '../support/redis-topologies.js';

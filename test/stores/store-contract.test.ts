@@ -18,12 +18,8 @@ import { createRedisOAuthStates } from '../../src/stores/redis-oauth-states.js';
 import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
 import { createRedisSessionStore } from '../../src/stores/redis-session-store.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhooks/dead-letters.js';
-import {
-  createMemoryDeliveryLedger,
-  createMemoryDeliveryMarks,
-  type ClaimOutcome,
-  type DeliveryLedger,
-} from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks, type ClaimOutcome } from '../../src/pubsub/delivery-marks.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../../src/webhooks/routing-handles.js';
 import { track } from '../support/leftovers.js';
 import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
