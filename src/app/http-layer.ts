@@ -111,6 +111,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const support = createAuthRouteSupport({
     publicUrl: deps.publicUrl,
     secureCookies: config.publicUrl?.startsWith('https:') ?? false,
+    allowedOrigins: deps.allowedOrigins,
   });
   registerAppSignInRoutes(router, {
     support,
@@ -171,6 +172,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     appKind: config.appKind,
     pubsub: state.stores.pubsub,
     publicUrl: deps.publicUrl,
+    allowedOrigins: deps.allowedOrigins,
     userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
     creationKeys: {
       store: state.stores.creationKeys,

@@ -12,6 +12,8 @@ export interface AuthRouteSupport {
   /** Resolved per request: the port may only be known once the server listens. */
   publicUrl: () => string;
   secureCookies: boolean;
+  /** Frontends' origins (ALLOWED_ORIGINS): a flow may return to an absolute URL on one of them. */
+  allowedOrigins?: () => Iterable<string>;
 }
 
 /**
@@ -39,7 +41,8 @@ export function createAuthRouteSupport(options: AuthRouteSupport) {
   const origin = () => new URL(options.publicUrl()).origin;
   return {
     origin,
-    returnToOf: (url: URL) => safeReturnTo(url.searchParams.get('returnTo'), origin()),
+    returnToOf: (url: URL) =>
+      safeReturnTo(url.searchParams.get('returnTo'), origin(), options.allowedOrigins?.() ?? []),
 
     /**
      * A flow started at another name for this address (127.0.0.1 for a PUBLIC_URL on localhost,

@@ -8,7 +8,7 @@ import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { mayUsePlatform, mfaStatus } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
-import type { ConnectionStore } from './connection-store.js';
+import type { ConnectionRecord, ConnectionStore } from './connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import type { Session, SessionManager } from './session-manager.js';
@@ -41,6 +41,27 @@ export interface ConnectionRoutesOptions {
 export function registerConnectionRoutes(router: Router<ScopedRouteRequest>, options: ConnectionRoutesOptions): void {
   const { support } = options;
   const callbackUrl = () => `${options.publicUrl()}/auth/callback`;
+
+  /**
+   * Hands tokens the connection may no longer hold to the releaser, which asks the store first
+   * (and asks again later while the store cannot answer), so a token the connection does hold
+   * is never revoked.
+   */
+  async function releaseAll(
+    userId: string,
+    tokens: Array<string | undefined>,
+    scope: ScopedRouteRequest['scope'],
+    kept?: string,
+  ): Promise<void> {
+    const released = [...new Set(tokens)].filter((token) => token !== undefined && token !== kept);
+    await Promise.all(
+      released.map((token) =>
+        options
+          .releaseToken(userId, token!)
+          .catch((error: unknown) => scope.log.error({ err: error, userId }, 'releasing a replaced token failed')),
+      ),
+    );
+  }
 
   /** The session that may connect: signed in, and with multi-factor when the policy requires it. */
   async function connectingSession(req: IncomingMessage, res: ServerResponse, url: URL): Promise<Session | undefined> {
@@ -107,21 +128,37 @@ export function registerConnectionRoutes(router: Router<ScopedRouteRequest>, opt
     const code = url.searchParams.get('code');
     if (!code) return fail(res, 400, 'OAUTH_CODE_MISSING', 'The sign-in response carried no authorization code.');
 
+    const userId = session.userId;
+    // Read before the code is exchanged (no token exists yet if this fails): if the write below
+    // times out, its answer (the connection it replaced) is lost, and this is that connection.
+    const before = await options.connections.get(userId);
     try {
       const core = options.core.forRequest(scope.requestId);
       const grant = await core.exchangeCode(code, callbackUrl());
       const me = await core.getMe(grant.access_token);
-      const userId = session.userId;
       const now = options.clock();
-      const replaced = await options.connections.set(userId, {
-        platformUserId: me._id,
-        accessToken: grant.access_token,
-        connectedAt: now,
-        lastUsedAt: now,
-      });
-      await options.sessions.attachToken(userId, grant.access_token);
-      if (replaced && replaced.accessToken !== grant.access_token)
-        await options.releaseToken(userId, replaced.accessToken);
+      let replaced: ConnectionRecord | undefined;
+      try {
+        replaced = await options.connections.set(userId, {
+          platformUserId: me._id,
+          accessToken: grant.access_token,
+          connectedAt: now,
+          lastUsedAt: now,
+        });
+      } catch (error) {
+        // The write may have landed or not (and can still land later, before any later command
+        // on the same connection): the releaser keeps whichever token the connection holds once
+        // the store answers and revokes the other. Not awaited: the store is failing now.
+        void releaseAll(userId, [grant.access_token, before?.accessToken], scope);
+        throw error;
+      }
+      try {
+        // The sessions move to the new token before the old one is revoked under them.
+        await options.sessions.attachToken(userId, grant.access_token);
+      } finally {
+        // Whatever happened to the sessions, the connection no longer holds these.
+        await releaseAll(userId, [replaced?.accessToken, before?.accessToken], scope, grant.access_token);
+      }
       scope.log.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
       if (options.onConnected) {
         // Follow-up work (webhook subscriptions) must not break the connection; it reports its own failures.

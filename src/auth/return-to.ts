@@ -13,34 +13,68 @@ function isSafeLayer(text: string): boolean {
   );
 }
 
-/**
- * Where to send the browser after sign-in: `returnTo` only when it is a same-site path, otherwise
- * `/graphql`. The value must carry no control character or backslash in any percent-decoded
- * layer (so a later decoder cannot produce one), and resolving it against the public origin with
- * the WHATWG parser (what browsers use) must keep that origin and not yield a `//` path. What is
- * returned is the parser's serialisation, so the Location header is plain ASCII.
- */
-export function safeReturnTo(value: string | null, publicOrigin: string): string {
-  if (!value || value.length > MAX_RETURN_TO_LENGTH) return DEFAULT_RETURN_TO;
-  let layer = value;
+/** Whether every percent-decoded layer of `path` is a same-site path. */
+function layersAreSafe(path: string): boolean {
+  let layer = path;
   for (let depth = 0; ; depth += 1) {
-    if (!isSafeLayer(layer)) return DEFAULT_RETURN_TO;
+    if (!isSafeLayer(layer)) return false;
     let decoded: string;
     try {
       decoded = decodeURIComponent(layer);
     } catch {
-      break; // a stray `%` is not an encoding layer; what was checked so far stands
+      return true; // a stray `%` is not an encoding layer; what was checked so far stands
     }
-    if (decoded === layer) break;
-    if (depth === MAX_DECODING_LAYERS) return DEFAULT_RETURN_TO;
+    if (decoded === layer) return true;
+    if (depth === MAX_DECODING_LAYERS) return false;
     layer = decoded;
   }
+}
+
+/**
+ * An absolute `returnTo` names its origin exactly as the allowed list spells it (scheme, host,
+ * port, then `/` or nothing): no userinfo (`https://app@evil`), no scheme-relative or
+ * backslashed forms, no default port written out, no case or IDNA folding left to the parser.
+ */
+function absoluteOrigin(value: string, allowedOrigins: Iterable<string>): string | undefined {
+  for (const origin of allowedOrigins) {
+    if (value === origin || value.startsWith(`${origin}/`)) return origin;
+  }
+  return undefined;
+}
+
+/**
+ * Where to send the browser after sign-in: `returnTo` when it is a same-site path, or an
+ * absolute URL on one of `allowedOrigins` (a frontend on another origin, from ALLOWED_ORIGINS);
+ * otherwise `/graphql`. The value must carry no control character or backslash in any
+ * percent-decoded layer (so a later decoder cannot produce one), and resolving it with the WHATWG
+ * parser (what browsers use) must land on the expected origin with no `//` path and no userinfo.
+ * What is returned is the parser's serialisation, so the Location header is plain ASCII: a path
+ * for the gateway's own origin, the whole URL for another allowed one.
+ */
+export function safeReturnTo(
+  value: string | null,
+  publicOrigin: string,
+  allowedOrigins: Iterable<string> = [],
+): string {
+  if (!value || value.length > MAX_RETURN_TO_LENGTH) return DEFAULT_RETURN_TO;
+  const expected = value.startsWith('/') ? publicOrigin : absoluteOrigin(value, [publicOrigin, ...allowedOrigins]);
+  if (expected === undefined) return DEFAULT_RETURN_TO;
+  // What follows an absolute URL's origin is held to the same rules as a same-site path.
+  const path = value.startsWith('/') ? value : value.slice(expected.length) || '/';
+  if (!layersAreSafe(path)) return DEFAULT_RETURN_TO;
   let resolved: URL;
   try {
     resolved = new URL(value, publicOrigin);
   } catch {
     return DEFAULT_RETURN_TO;
   }
-  if (resolved.origin !== publicOrigin || resolved.pathname.startsWith('//')) return DEFAULT_RETURN_TO;
-  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  if (
+    resolved.origin !== expected ||
+    resolved.username !== '' ||
+    resolved.password !== '' ||
+    !['http:', 'https:'].includes(resolved.protocol) ||
+    resolved.pathname.startsWith('//')
+  )
+    return DEFAULT_RETURN_TO;
+  return expected === publicOrigin ? `${resolved.pathname}${resolved.search}${resolved.hash}` : resolved.href;
 }

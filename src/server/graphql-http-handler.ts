@@ -10,7 +10,8 @@ import type { RequestScope } from '../lib/request-scope.js';
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
   sessions: SessionManager;
-  createContext: (session: Session, scope: RequestScope) => GatewayContext;
+  /** `origin`: the request's `Origin` header (the links in the context return there when allowed). */
+  createContext: (session: Session, scope: RequestScope, origin: string | undefined) => GatewayContext;
   maxBodyBytes: number;
 }
 
@@ -80,7 +81,7 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
     }
 
     let context: GatewayContext | undefined;
-    const contextOnce = () => (context ??= options.createContext(session, scope));
+    const contextOnce = () => (context ??= options.createContext(session, scope, req.headers.origin));
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);

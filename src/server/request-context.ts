@@ -33,6 +33,8 @@ export interface RequestContextDependencies {
   appKind: AppKind;
   pubsub: PubSub;
   publicUrl: () => string;
+  /** Frontends' origins (ALLOWED_ORIGINS): links handed to one of them return the browser to it. */
+  allowedOrigins?: () => ReadonlySet<string>;
   /** Each user's share of upstream concurrency. */
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
@@ -66,30 +68,39 @@ function livenessCheck(
 /**
  * What a session may reach: its MFA status now (from the sign-in's `amr` and `auth_time`), the
  * policy, whether the user is connected, and where to send them when something is missing. The
- * links are made once per public URL and shared by every context and idle subscription.
+ * links return the browser to the requesting frontend's root when its `Origin` is another allowed
+ * origin (after sign-in on the gateway's pages), otherwise to `/graphql`. They are made once per
+ * public URL and origin (ALLOWED_ORIGINS bounds how many) and shared by every context and idle
+ * subscription.
  */
-function accessStates(deps: Pick<RequestContextDependencies, 'mfa' | 'clock' | 'publicUrl'>) {
-  let shared: { base: string; links: AccessState['links'] } | undefined;
-  const linksFor = (base: string): AccessState['links'] => {
-    if (shared?.base !== base)
-      shared = {
-        base,
-        links: Object.freeze({
-          signInUrl: `${base}/auth/login?returnTo=%2Fgraphql`,
-          stepUpUrl: `${base}/auth/step-up?returnTo=%2Fgraphql`,
-          connectUrl: `${base}/auth/consumer-info?returnTo=%2Fgraphql`,
-        }),
-      };
-    return shared.links;
+function accessStates(deps: Pick<RequestContextDependencies, 'mfa' | 'clock' | 'publicUrl' | 'allowedOrigins'>) {
+  let shared: { base: string; origin: string; links: Map<string, AccessState['links']> } | undefined;
+  const linksFor = (base: string, origin: string | undefined): AccessState['links'] => {
+    if (shared?.base !== base) shared = { base, origin: new URL(base).origin, links: new Map() };
+    const returnTo =
+      origin !== undefined && origin !== shared.origin && deps.allowedOrigins?.().has(origin)
+        ? `${origin}/`
+        : '/graphql';
+    let links = shared.links.get(returnTo);
+    if (!links) {
+      const query = new URLSearchParams({ returnTo });
+      links = Object.freeze({
+        signInUrl: `${base}/auth/login?${query}`,
+        stepUpUrl: `${base}/auth/step-up?${query}`,
+        connectUrl: `${base}/auth/consumer-info?${query}`,
+      });
+      shared.links.set(returnTo, links);
+    }
+    return links;
   };
-  return (session: Session): AccessState => {
+  return (session: Session, origin?: string): AccessState => {
     const mfa = mfaStatus(session, deps.mfa, deps.clock());
     return {
       mfa,
       mfaFreshUntil: mfa === 'none' ? undefined : session.authTime + deps.mfa.maxAgeMs,
       policy: deps.mfa.policy,
       connected: session.accessToken !== undefined,
-      links: linksFor(deps.publicUrl()),
+      links: linksFor(deps.publicUrl(), origin),
     };
   };
 }
@@ -190,7 +201,8 @@ class SessionControls implements SessionPart {
  */
 export function createRequestContextFactory(deps: RequestContextDependencies) {
   const accessState = accessStates(deps);
-  return (session: Session, scope?: RequestScope): GatewayContext => {
+  /** `origin`: the request's `Origin` header, which decides where the handed-out links return to. */
+  return (session: Session, scope?: RequestScope, origin?: string): GatewayContext => {
     const state = { ended: false };
     let loaders: RequestLoaders | undefined;
     // What this request has in flight upstream: enrichment lookups go out when nothing is.
@@ -200,7 +212,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       await deps.eraser.forget(session.userId);
     };
     let platform: UserPlatform | undefined;
-    const access = accessState(session);
+    const access = accessState(session, origin);
     const logger = () => scope?.log ?? deps.logger;
     // Every core call this request makes carries its id; tagged on first use only.
     let core: CoreClient | undefined;

@@ -75,6 +75,48 @@ const kept: Array<[string, string]> = [
   ['/search?q=caf%C3%A9', '/search?q=caf%C3%A9'],
 ];
 
+/** A frontend on another origin, as ALLOWED_ORIGINS names it (nothing listens there: only Location is read). */
+const FRONTEND = 'http://localhost:5173';
+
+/** Absolute forms aimed past the allowed frontend origin: each must fall back to the gateway's /graphql. */
+const hostileAbsolute: string[] = [
+  'http://localhost:5174/',
+  'https://localhost:5173/',
+  'http://127.0.0.1:5173/',
+  'http://localhost:51730/',
+  'http://localhost:5173.evil.example/',
+  'http://localhost:5173@evil.example/',
+  'http://evil.example@localhost:5173/',
+  'http://user:secret@localhost:5173/',
+  'http://localhost:5173\\@evil.example/',
+  'http://localhost:5173%2F@evil.example/',
+  'http://localhost:5173/\\evil.example',
+  'http://localhost:5173//evil.example',
+  'http://localhost:5173/..//evil.example',
+  'http://localhost:5173/%2F%2Fevil.example',
+  'http://localhost:5173/%252F%252Fevil.example',
+  'http://localhost:5173/%09/evil.example',
+  'http://localhost:5173/\t/evil.example',
+  'http://localhost:5173\uFF0F\uFF0Fevil.example',
+  'http:/localhost:5173/',
+  'http:localhost:5173/',
+  'http:\\\\localhost:5173/',
+  '//localhost:5173/',
+  '///localhost:5173/',
+  'HTTP://LOCALHOST:5173/',
+  'http://localhost:5173:80/',
+  ' http://localhost:5173/',
+  'javascript://localhost:5173/%0Aalert(1)',
+  'javascript:alert(1)//http://localhost:5173/',
+  'data:text/html,http://localhost:5173/',
+];
+
+const keptAbsolute: Array<[string, string]> = [
+  [`${FRONTEND}/`, `${FRONTEND}/`],
+  [FRONTEND, `${FRONTEND}/`],
+  [`${FRONTEND}/accounts?tab=savings#top`, `${FRONTEND}/accounts?tab=savings#top`],
+];
+
 describe('returnTo after a genuine sign-in', () => {
   it(`never leaves the gateway's origin, for ${hostile.length} hostile forms`, async () => {
     const gateway = await startGateway();
@@ -102,4 +144,30 @@ describe('returnTo after a genuine sign-in', () => {
       expect(resolved.href).toBe(`${gateway.url}${path}`);
     }
   });
+
+  it(`returns to a frontend origin in ALLOWED_ORIGINS only by its exact origin, for ${hostileAbsolute.length} hostile absolute forms`, async () => {
+    const gateway = await startGateway({ ALLOWED_ORIGINS: FRONTEND });
+    const escaped: string[] = [];
+    for (const returnTo of [
+      ...hostileAbsolute,
+      '//evil.example',
+      '/\\evil.example',
+      '/%2F/evil.example',
+      'https://evil.example',
+      'http:evil.example',
+      'javascript:alert(document.cookie)',
+      'evil.example',
+      '',
+    ]) {
+      const { status, resolved } = await landingAfterSignIn(gateway, returnTo);
+      expect(status, JSON.stringify(returnTo)).toBe(303);
+      if (resolved.href !== `${gateway.url}/graphql`) escaped.push(`${JSON.stringify(returnTo)} → ${resolved.href}`);
+    }
+    expect(escaped).toEqual([]);
+    for (const [returnTo, href] of keptAbsolute) {
+      const { status, resolved } = await landingAfterSignIn(gateway, returnTo);
+      expect(status).toBe(303);
+      expect(resolved.href).toBe(href);
+    }
+  }, 120_000);
 });
