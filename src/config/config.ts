@@ -170,6 +170,8 @@ export interface GatewayConfig {
     /** Cost limit (graphql-armor's cost model: fragment spreads and `first` counted). */
     maxCost: number;
   };
+  /** TRUSTED_DOCUMENTS (see readTrustedDocuments); undefined: any valid operation runs. */
+  trustedDocuments?: { path: string; graphiql: boolean };
 }
 
 export class ConfigError extends Error {
@@ -342,6 +344,7 @@ export function loadConfig(env: Env): GatewayConfig {
   };
 
   config.redis = readRedis(read);
+  config.trustedDocuments = readTrustedDocuments(read);
   // A live session always has a live connection: sign-in moves the connection's idle deadline.
   if (config.connectionIdleMs < config.session.maxAgeMs)
     read.fail('CONNECTION_IDLE_DAYS', 'must be at least SESSION_MAX_AGE_SECONDS');
@@ -349,6 +352,19 @@ export function loadConfig(env: Env): GatewayConfig {
     read.fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (read.issues.length > 0) throw new ConfigError(read.issues);
   return config;
+}
+
+/**
+ * TRUSTED_DOCUMENTS: the app's operation manifest (hash -> document, written by its codegen). Only
+ * its path here: the file is read and checked at start. With it, GraphiQL is off unless
+ * GRAPHIQL_WITH_TRUSTED_DOCUMENTS says otherwise (it could run only the manifest's texts anyway).
+ */
+function readTrustedDocuments(read: EnvReader): GatewayConfig['trustedDocuments'] {
+  const path = read.raw('TRUSTED_DOCUMENTS');
+  const graphiql = read.bool('GRAPHIQL_WITH_TRUSTED_DOCUMENTS', false);
+  if (path === undefined && graphiql)
+    read.fail('GRAPHIQL_WITH_TRUSTED_DOCUMENTS', 'is only used with TRUSTED_DOCUMENTS');
+  return path === undefined ? undefined : { path, graphiql };
 }
 
 /** The `amr` values (RFC 8176) a second factor shows up as, unless MFA_ACCEPTED_AMR says otherwise. */
