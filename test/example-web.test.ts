@@ -21,8 +21,13 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }
     const port = await freePort();
     const origin = `http://localhost:${port}`;
     let offset = 0; // the gateway's clock, moved on to make the second factor stale
+    // As in production: the gateway runs only the app's operations (its codegen's manifest), by id.
     const gateway = await startGateway(
-      { ALLOWED_ORIGINS: origin, SESSION_IDLE_TIMEOUT_SECONDS: '86400' },
+      {
+        ALLOWED_ORIGINS: origin,
+        SESSION_IDLE_TIMEOUT_SECONDS: '86400',
+        TRUSTED_DOCUMENTS: 'examples/web/src/__generated__/persisted-documents.json',
+      },
       { clock: () => Date.now() + offset },
     );
     const outDir = await buildExampleWeb(gateway.url, { APP_SECRET: CANARY });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument, EnrichDocument } from './__generated__/graphql.js';
-import { execute, startGateway } from './support/gateway.js';
+import { execute, signIn, startGateway } from './support/gateway.js';
+import { socketClient } from './support/sockets.js';
+import { overSocket } from './support/transports.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 
 const ADMIN_TOKEN = 'metrics-test-admin-token-0123456789abcdef';
@@ -33,7 +35,7 @@ describe('Prometheus metrics', () => {
     expect(scraped.headers.get('content-type')).toContain('text/plain');
     const text = await scraped.text();
     expect(text).toMatch(/gateway_http_requests_total\{method="POST",route="\/graphql",status="2xx"\} \d+/);
-    expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK",path="apollo"\} \d+/);
+    expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK",transport="http"\} \d+/);
     expect(text).toMatch(/gateway_upstream_requests_total\{upstream="core",route="\/v1\/accounts",status="2xx"\} \d+/);
     expect(text).toMatch(
       /gateway_upstream_requests_total\{upstream="enrichment",route="\/v1\/search",status="2xx"\} 1/,
@@ -53,6 +55,23 @@ describe('Prometheus metrics', () => {
       browser.cookie(new URL(gateway.url).host, 'gw_session')!,
     ])
       expect(text).not.toContain(secret);
+  });
+
+  it('counts queries and mutations sent over the socket, and those it refuses, by transport', async () => {
+    const gateway = await startGateway({ METRICS_PORT: '0' });
+    const browser = await signIn(gateway);
+    const { client } = socketClient(gateway, browser);
+    expect((await overSocket(client, '{ accounts { id } }')).errors).toBeUndefined();
+    expect((await overSocket(client, '{ accounts { nope } }')).errors).toEqual([
+      { code: 'GRAPHQL_VALIDATION_FAILED', path: null },
+    ]);
+    const text = await (await fetch(gateway.app.metricsUrl!)).text();
+    expect(text).toMatch(/gateway_graphql_operations_total\{type="query",outcome="OK",transport="websocket"\} 1\n/);
+    expect(text).toMatch(
+      /gateway_graphql_operations_total\{type="unknown",outcome="GRAPHQL_VALIDATION_FAILED",transport="websocket"\} 1\n/,
+    );
+    expect(text).toContain('# HELP gateway_graphql_operations_total GraphQL queries and mutations');
+    expect(text).not.toContain('direct');
   });
 
   it('answers on the main port only with the admin token', async () => {

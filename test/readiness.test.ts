@@ -46,6 +46,7 @@ describe('the accreditation readiness report', () => {
       'privacy-notice': 'fail',
       'consumer-information': 'pass',
       'penetration-test': 'fail',
+      'trusted-documents': 'warn',
     });
     for (const check of checks.filter((c) => c.verdict !== 'pass'))
       expect(check.fix, check.id).toEqual(expect.any(String));
@@ -70,6 +71,19 @@ describe('the accreditation readiness report', () => {
       leakAuditPresent: true,
     });
     expect(verdicts(readOnly)['multi-factor']).toBe('warn');
+    // A backend-for-frontend should run only its app's operations: warned until TRUSTED_DOCUMENTS is set.
+    expect(verdicts(checks)['trusted-documents']).toBe('warn');
+    const locked = readinessReport(
+      loadConfig({ ...PRODUCTION, TRUSTED_DOCUMENTS: '/srv/app/persisted-documents.json' }),
+      {
+        now: NOW,
+        leakAuditPresent: true,
+      },
+    );
+    expect(locked.find((check) => check.id === 'trusted-documents')).toMatchObject({
+      verdict: 'pass',
+      detail: expect.stringContaining('/srv/app/persisted-documents.json'),
+    });
     // Each problem names what fixes it.
     for (const check of [...checks, ...readOnly].filter((c) => c.verdict !== 'pass'))
       expect(check.fix, check.id).toEqual(expect.any(String));
@@ -117,7 +131,7 @@ describe('the accreditation readiness report', () => {
     expect(sandbox.code, sandbox.output).toBe(1);
     for (const id of ['encrypted-traffic', 'durable-state', 'multi-factor', 'privacy-notice', 'penetration-test'])
       expect(sandbox.output).toMatch(new RegExp(`FAIL {2}${id}:`));
-    expect(sandbox.output).toMatch(/8 pass, 0 warn, 5 fail/);
+    expect(sandbox.output).toMatch(/8 pass, 1 warn, 5 fail/);
     const production = await run(PRODUCTION);
     expect(production.code, production.output).toBe(0);
     expect(production.output).toMatch(/PASS {2}encrypted-traffic/);

@@ -8,6 +8,7 @@ import type { GatewayConfig } from '../config/config.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules } from '../graphql/operation-rules.js';
+import { loadTrustedDocuments } from '../graphql/trusted-documents.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { Router } from '../lib/http/router.js';
@@ -82,8 +83,13 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     graphql: config.graphql,
     maxListLength: config.enrichment.maxQueriesPerRequest,
   });
-  const apollo = createApolloServer(schema, rules, logger, (type, outcome) =>
-    metrics.operation(type, outcome, 'apollo'),
+  const trustedDocuments = config.trustedDocuments && loadTrustedDocuments(config.trustedDocuments.path);
+  const apollo = createApolloServer(
+    schema,
+    rules,
+    logger,
+    (type, outcome) => metrics.operation(type, outcome, 'http'),
+    trustedDocuments,
   );
   await apollo.start();
   undo.push(() => apollo.stop());
@@ -157,9 +163,11 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   });
   if (config.adminToken)
     registerAdminRoutes(router, { token: config.adminToken, deadLetters: state.stores.deadLetters, metrics: scrape });
-  const graphiql = config.graphql.graphiql
-    ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
-    : undefined;
+  // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
+  const graphiql =
+    config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)
+      ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
+      : undefined;
 
   const createContext = createRequestContextFactory({
     core: upstreams.coreClient,
@@ -194,6 +202,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
       sessions: state.sessions,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
+      trustedDocuments,
+      onOperation: (type, outcome) => metrics.operation(type, outcome, 'http'),
     }),
     graphiql,
     logger,
@@ -238,6 +248,8 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     reportErrors: reportExecutionErrors,
     allowedOrigins: deps.allowedOrigins,
     rules,
+    trustedDocuments,
+    onOperation: (type, outcome) => metrics.operation(type, outcome, 'websocket'),
     limits: config.websocket,
     logger,
     connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,

@@ -83,3 +83,14 @@ export function checkOrderings(config: GatewayConfig, { fail }: ParsedSettings):
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs)
     fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
 }
+
+/**
+ * TRUSTED_DOCUMENTS: only its path here (the file is read and checked at start). With it, GraphiQL
+ * is off unless GRAPHIQL_WITH_TRUSTED_DOCUMENTS says otherwise (it could run only the manifest's texts).
+ */
+export function readTrustedDocuments({ values, fail }: ParsedSettings): GatewayConfig['trustedDocuments'] {
+  const path = values.TRUSTED_DOCUMENTS;
+  const graphiql = values.GRAPHIQL_WITH_TRUSTED_DOCUMENTS;
+  if (path === undefined && graphiql) fail('GRAPHIQL_WITH_TRUSTED_DOCUMENTS', 'is only used with TRUSTED_DOCUMENTS');
+  return path === undefined ? undefined : { path, graphiql };
+}

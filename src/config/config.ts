@@ -1,4 +1,10 @@
-import { checkIdentity, checkOrderings, readRedis, requireLiveCredentials } from './config-rules.js';
+import {
+  checkIdentity,
+  checkOrderings,
+  readRedis,
+  readTrustedDocuments,
+  requireLiveCredentials,
+} from './config-rules.js';
 import type { GatewayConfig } from './gateway-config.js';
 import { parseSettings, secretValues, type ConfigIssue, type Env } from './parse-settings.js';
 import type { SettingValues } from './settings.js';
@@ -52,6 +58,7 @@ export function loadConfig(env: Env): GatewayConfig {
   checkIdentity(parsed, sandboxOnly);
   const config = toGatewayConfig(parsed.values, sandboxOnly);
   config.redis = readRedis(parsed);
+  config.trustedDocuments = readTrustedDocuments(parsed);
   checkOrderings(config, parsed);
   if (parsed.issues.length > 0) throw new ConfigError(parsed.issues);
   SECRETS.set(config, secretValues(env));

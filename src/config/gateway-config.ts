@@ -151,4 +151,6 @@ export interface GatewayConfig {
     /** Cost limit (graphql-armor's cost model: fragment spreads and `first` counted). */
     maxCost: number;
   };
+  /** TRUSTED_DOCUMENTS: the app's operation manifest, read and checked at start; undefined: any valid operation runs. */
+  trustedDocuments?: { path: string; graphiql: boolean };
 }

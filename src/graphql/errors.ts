@@ -49,6 +49,11 @@ export const ErrorCode = {
   NOT_CONNECTED: 'NOT_CONNECTED',
   /** The gateway's shared store (Redis) is unreachable for now; retry shortly. */
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  /**
+   * TRUSTED_DOCUMENTS is set: only the app's own operations run, named by their id (`documentId`,
+   * or Apollo's persisted-query extension); a document of the client's own is refused unparsed.
+   */
+  TRUSTED_DOCUMENT_REQUIRED: 'TRUSTED_DOCUMENT_REQUIRED',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 

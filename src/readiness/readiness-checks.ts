@@ -170,6 +170,18 @@ export function readinessReport(config: GatewayConfig, facts: ReadinessFacts): R
         : `Last penetration test ${pentest.toISOString().slice(0, 10)}${pentestAge! > YEAR_MS ? ': more than 12 months ago' : ''}.`,
     fix: pentestAge !== undefined && pentestAge <= YEAR_MS ? undefined : 'PENTEST_DATE=YYYY-MM-DD of the last test',
   });
+  // Not a rule of the platform's: a backend-for-frontend serves one known app, so running only that
+  // app's operations shuts out every document an attacker could write against the schema.
+  const trusted = config.trustedDocuments;
+  add({
+    id: 'trusted-documents',
+    requirement: 'The gateway runs only its own app\u2019s operations.',
+    verdict: trusted ? 'pass' : 'warn',
+    detail: trusted
+      ? `TRUSTED_DOCUMENTS=${trusted.path}: only the manifest's operations run, by id; GraphiQL is ${trusted.graphiql ? 'kept on (GRAPHIQL_WITH_TRUSTED_DOCUMENTS)' : 'off'}.`
+      : 'Any valid operation a client writes runs (within the depth, cost and alias limits).',
+    fix: trusted ? undefined : "TRUSTED_DOCUMENTS=<path to the app's persisted-documents.json>",
+  });
   return checks;
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
+import type { TrustedDocuments } from '../graphql/trusted-documents.js';
 import { noteResolvedOperation, operationOutcome } from './operation-telemetry.js';
 
 /** Variables are coerced at execution; their size is checked as soon as the operation is known. */
@@ -54,6 +55,7 @@ export function createApolloServer(
   rules: OperationRules,
   logger: Logger,
   onOperation: (type: string, outcome: string) => void = () => undefined,
+  trusted?: TrustedDocuments,
 ): ApolloServer<GatewayContext> {
   return new ApolloServer<GatewayContext>({
     schema,
@@ -65,6 +67,11 @@ export function createApolloServer(
     formatError,
     validationRules: rules.validationRules,
     parseOptions: rules.parseOptions,
+    // With TRUSTED_DOCUMENTS, Apollo's persisted-query protocol over the manifest (the HTTP handler
+    // lets only its ids through; nothing is registered). Without it, off: an app built with
+    // persisted ids (examples/web) is told PERSISTED_QUERY_NOT_SUPPORTED and sends its text from
+    // then on, and no client can fill the gateway's memory with registered documents.
+    persistedQueries: trusted ? { cache: trusted.apolloCache, ttl: null } : false,
     // GraphiQL is served by the gateway itself (no CDN), so Apollo's landing page is off. Signals
     // belong to main.ts, which drains in order; Apollo must not stop itself on SIGTERM.
     // No cache hints are set anywhere: the cache-control plugin would only cost CPU (~10% at 1,000 lookups).

@@ -6,6 +6,7 @@ import { ErrorCode } from '../graphql/errors.js';
 import { BodyTooLargeError, mediaType, readRawBody } from '../lib/http/read-body.js';
 import { sendJson } from '../lib/http/respond.js';
 import type { RequestScope } from '../lib/request-scope.js';
+import type { DocumentRequest, TrustedDocuments } from '../graphql/trusted-documents.js';
 
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
@@ -13,6 +14,10 @@ export interface GraphQLHttpHandlerOptions {
   /** `origin`: the request's `Origin` header (the links in the context return there when allowed). */
   createContext: (session: Session, scope: RequestScope, origin: string | undefined) => GatewayContext;
   maxBodyBytes: number;
+  /** TRUSTED_DOCUMENTS: only the manifest's operations reach Apollo. */
+  trustedDocuments?: TrustedDocuments;
+  /** Told of each operation refused here, before Apollo (Apollo's plugin counts the rest). */
+  onOperation?: (type: string, outcome: string) => void;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -30,6 +35,50 @@ function errorHeaders(req: IncomingMessage, extra: Record<string, string> = {}):
     ...(wantsGraphQLResponse ? { 'content-type': 'application/graphql-response+json; charset=utf-8' } : {}),
     ...extra,
   };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function jsonOrUndefined(text: string | null): unknown {
+  try {
+    return text === null ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * With TRUSTED_DOCUMENTS, before Apollo parses anything: the shared decision, then the request as
+ * Apollo's persisted-query protocol (the id alone, answered from its pre-filled cache). GraphQL over
+ * HTTP's `documentId` becomes that extension; a text, even an admitted one, is not passed on.
+ */
+function trustedRequest(trusted: TrustedDocuments, method: string, body: unknown, url: URL) {
+  const params = new URLSearchParams(url.search);
+  const fields: DocumentRequest =
+    method === 'POST'
+      ? isRecord(body)
+        ? body
+        : {}
+      : {
+          query: params.get('query') ?? undefined,
+          documentId: params.get('documentId') ?? undefined,
+          extensions: jsonOrUndefined(params.get('extensions')),
+        };
+  const admitted = trusted.admit(fields);
+  if ('error' in admitted) return admitted;
+  const extensions = {
+    ...(isRecord(fields.extensions) ? fields.extensions : {}),
+    persistedQuery: { version: 1, sha256Hash: admitted.id.slice('sha256:'.length) },
+  };
+  if (method === 'POST') {
+    const { query: _query, documentId: _documentId, ...rest } = body as Record<string, unknown>;
+    return { body: { ...rest, extensions }, search: url.search };
+  }
+  params.delete('query');
+  params.delete('documentId');
+  params.set('extensions', JSON.stringify(extensions));
+  return { body, search: `?${params}` };
 }
 
 /**
@@ -80,6 +129,16 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       }
     }
 
+    let search = url.search;
+    if (options.trustedDocuments) {
+      const trusted = trustedRequest(options.trustedDocuments, req.method ?? 'GET', body, url);
+      if ('error' in trusted) {
+        options.onOperation?.('unknown', String(trusted.error.extensions.code));
+        return sendJson(res, trusted.httpStatus, { errors: [trusted.error.toJSON()] }, errorHeaders(req));
+      }
+      ({ body, search } = trusted);
+    }
+
     let context: GatewayContext | undefined;
     const contextOnce = () => (context ??= options.createContext(session, scope, req.headers.origin));
     const headers = new HeaderMap();
@@ -87,7 +146,7 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const response = await options.apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
       context: async () => contextOnce(),
     });
     // Revocation (by the user, or a dead token) ended the session during this request.

@@ -28,8 +28,8 @@ export function createMetrics() {
   });
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL operations over HTTP by type, outcome (OK or the first error code) and path (apollo, or direct for ordinary enrich queries).',
-    labelNames: ['type', 'outcome', 'path'],
+    help: 'GraphQL queries and mutations, and operations refused before they run (type unknown), by type, outcome (OK or the first error code) and transport (http or websocket).',
+    labelNames: ['type', 'outcome', 'transport'],
     registers: [registry],
   });
   const upstreamCalls = new Counter({
@@ -92,8 +92,8 @@ export function createMetrics() {
       httpRequests.inc({ method, route, status: statusClass(status) });
       httpDuration.observe({ route }, seconds);
     },
-    operation(type: string, outcome: string, path: 'apollo' | 'direct') {
-      operations.inc({ type, outcome, path });
+    operation(type: string, outcome: string, transport: 'http' | 'websocket') {
+      operations.inc({ type, outcome, transport });
     },
     upstream(upstream: string, path: string, status: number | string, seconds: number) {
       const route = routeTemplate(path);

@@ -6,9 +6,11 @@ import type { Session, SessionManager } from '../auth/session-manager.js';
 import type { EventStreamContext, GatewayContext } from '../graphql/context.js';
 import { ErrorCode } from '../graphql/errors.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
+import type { TrustedDocuments } from '../graphql/trusted-documents.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { CloseCode } from './close-codes.js';
+import { operationOutcome } from './operation-telemetry.js';
 import { subscribePerEvent, type EventExecution } from './per-event-execution.js';
 import { startHeartbeat } from './heartbeat.js';
 import { createSharedExecutions } from './shared-executions.js';
@@ -40,6 +42,10 @@ export interface WebSocketOptions {
   /** Origins allowed to open a socket; a request without Origin (not a browser) is let through to the cookie check. */
   allowedOrigins: () => ReadonlySet<string>;
   rules: OperationRules;
+  /** TRUSTED_DOCUMENTS: only the manifest's operations run, named by id, as over HTTP. */
+  trustedDocuments?: TrustedDocuments;
+  /** Told of each query and mutation once answered, and of each operation refused before it ran ('unknown'). */
+  onOperation?: (type: string, outcome: string) => void;
   limits: WebSocketLimits;
   logger: Logger;
   /** @default 3000 */
@@ -128,6 +134,8 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
       options.onSlowReaderCut?.();
     });
 
+  /** The type of each query and mutation in flight (keyed by its context), for the metrics. */
+  const oneShotTypes = new WeakMap<object, string>();
   /** Each subscription's way to execute one event (keyed by its subscribe-time context). */
   const eventExecutions = new WeakMap<object, (event: unknown) => EventExecution>();
   const shareReads = createSharedEventReads();
@@ -173,7 +181,10 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
             ),
           ];
         }
-        const prepared = options.rules.prepare(options.schema, payload.query, payload.variables);
+        // A manifest id (documentId, or Apollo's extension) names the document; the text sent is not parsed.
+        const admitted = options.trustedDocuments?.admit(payload) ?? { text: payload.query };
+        if ('error' in admitted) return [admitted.error];
+        const prepared = options.rules.prepare(options.schema, admitted.text, payload.variables);
         if ('errors' in prepared) return prepared.errors;
         // The session as it is now: the user may have connected their bank or stepped up since
         // the socket opened. An operation keeps what it started with.
@@ -187,8 +198,12 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         };
         // A query or mutation executes once, as over HTTP: a full context of its own (its own
         // loaders, platform access and budgets), built from the same blocks as an HTTP request's.
-        if (getOperationAST(prepared.document, payload.operationName)?.operation !== 'subscription')
-          return { ...args, contextValue: options.createContext(session) };
+        const type = getOperationAST(prepared.document, payload.operationName)?.operation;
+        if (type !== 'subscription') {
+          const contextValue = options.createContext(session);
+          oneShotTypes.set(contextValue, type ?? 'unknown');
+          return { ...args, contextValue };
+        }
         const contextValue = options.createEventStreamContext(session);
         // Same user, document, variables and operation: the same result for the same event. The
         // key is built per event, not kept: an idle subscription should hold as little as possible.
@@ -205,11 +220,19 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         });
         return { ...args, contextValue };
       },
-      onError: (_ctx, _id, _payload, errors) => formatAll(errors),
-      onNext: (ctx, _id, _payload, _args, result) => {
+      // Refused before it ran (limits, trusted documents, parsing, validation), as HTTP counts them.
+      onError: (_ctx, _id, _payload, errors) => {
+        const formatted = formatAll(errors);
+        options.onOperation?.('unknown', operationOutcome(formatted));
+        return formatted;
+      },
+      onNext: (ctx, _id, _payload, args, result) => {
         options.onFrameSent?.();
         watchBuffer(ctx.extra.socket);
-        return result.errors ? { ...result, errors: formatAll(result.errors) } : undefined;
+        const errors = result.errors ? formatAll(result.errors) : undefined;
+        const type = oneShotTypes.get(args.contextValue as object);
+        if (type) options.onOperation?.(type, operationOutcome(errors));
+        return errors ? { ...result, errors } : undefined;
       },
     },
     wss,

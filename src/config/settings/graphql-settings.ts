@@ -1,4 +1,4 @@
-import { setting, bool, int, type SettingGroup } from '../setting-types.js';
+import { text, setting, bool, int, type SettingGroup } from '../setting-types.js';
 
 export const GRAPHQL_SETTINGS = {
   title: 'GraphQL',
@@ -18,6 +18,27 @@ export const GRAPHQL_SETTINGS = {
       usedBy: 'GraphiQL at `GET /graphql`',
       description: 'Serve GraphiQL to browsers at `GET /graphql`.',
       envNote: 'default: same as GRAPHQL_INTROSPECTION',
+    }),
+    setting({
+      name: 'TRUSTED_DOCUMENTS',
+      type: text(),
+      defaultText: 'unset (any valid operation runs)',
+      bounds:
+        'a path to a JSON file of `"sha256:<hex>": "<document>"` entries; read at start, which stops on a missing or malformed file',
+      usedBy: 'GraphQL over HTTP and WebSocket, GraphiQL, the readiness report',
+      description:
+        "Run only the operations in this manifest (the app's `persisted-documents.json`), named by hash: `documentId`, or `extensions.persistedQuery.sha256Hash`. Anything else is refused before it is parsed (`TRUSTED_DOCUMENT_REQUIRED`, `PERSISTED_QUERY_NOT_FOUND`). See [Frontend clients](../guides/frontend-clients.md#trusted-documents).",
+      example: './examples/web/src/__generated__/persisted-documents.json',
+      envNote: "run only the app's operations (its persisted-documents manifest)",
+    }),
+    setting({
+      name: 'GRAPHIQL_WITH_TRUSTED_DOCUMENTS',
+      type: bool(),
+      default: false,
+      bounds: 'boolean; only with `TRUSTED_DOCUMENTS`',
+      usedBy: 'GraphiQL at `GET /graphql`',
+      description:
+        "Keep GraphiQL on (as `GRAPHIQL_ENABLED` says) although `TRUSTED_DOCUMENTS` is set. It can run only the manifest's documents, pasted exactly.",
     }),
     setting({
       name: 'GRAPHQL_MAX_DEPTH',
