@@ -14,9 +14,8 @@ describe.runIf(process.env.FAULTS_BENCH === '1')('the fault benchmark', () => {
   afterAll(() => {
     process.stdout.write(`\n${faultTable(rows)}\n\n`);
     for (const { fault, report } of rows)
-      if (report.lost.length || report.duplicated.length || report.unacknowledged.length)
-        process.stdout.write(
-          `${fault}: lost ${report.lost.length} (${report.acknowledgedAsDuplicateNeverStored.length} answered "duplicate" yet never stored), duplicated ${JSON.stringify(report.duplicated.slice(0, 10))}, never acknowledged ${report.unacknowledged.length}\n`,
-        );
+      process.stdout.write(
+        `${fault}: lost ${report.lost.length} (${report.acknowledgedAsDuplicateNeverStored.length} answered "duplicate" yet never stored), duplicated ${JSON.stringify(report.duplicated.slice(0, 6))}, stored twice ${report.storedTwice.length}, never acknowledged ${report.unacknowledged.length}, refused attempts ${report.refusedAttempts}, silent live subscribers ${JSON.stringify(report.subscribersSilent)}, ended ${JSON.stringify(report.subscribersEnded)}\n`,
+      );
   });
 });

@@ -11,6 +11,7 @@ export function expectNoLossNoDuplicate(report: FaultReport): void {
     duplicated: report.duplicated,
     storedTwice: report.storedTwice,
     delivered: report.delivered,
+    subscribersSilent: report.subscribersSilent,
   }).toEqual({
     lost: [],
     acknowledgedAsDuplicateNeverStored: [],
@@ -18,5 +19,6 @@ export function expectNoLossNoDuplicate(report: FaultReport): void {
     duplicated: [],
     storedTwice: [],
     delivered: report.sent,
+    subscribersSilent: [],
   });
 }

@@ -102,7 +102,11 @@ async function connectUser(platform: Platform, publicUrl: string, via: Instance,
   });
   const userId = (JSON.parse(me.text) as { data: { me: { id: string } } }).data.me.id;
   await subscribed;
-  const state = platform.webhookSubscriptions().find((hook) => hook.userId === userId)!.state!;
+  // The sandbox's consent page may map two app users to one platform user: the newest handle is this one's.
+  const state = platform
+    .webhookSubscriptions()
+    .filter((hook) => hook.userId === userId)
+    .at(-1)!.state!;
   const cookie = `gw_session=${browser.cookie(publicHost, 'gw_session')}`;
   return { index, userId, state, cookie };
 }

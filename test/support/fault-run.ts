@@ -42,6 +42,8 @@ export interface FaultReport {
   recoverySeconds: number[];
   refusedAttempts: number;
   subscribersEnded: string[];
+  /** Subscribers still open that never received their user's closing event: live delivery stopped. */
+  subscribersSilent: string[];
 }
 
 export function paymentWebhook(user: FaultUser, id: string): string {
@@ -93,7 +95,10 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
   await Promise.all(faults);
   const closing = await Promise.all(deployment.users.map((user) => send(standIn, user, `end_${user.index}`)));
   const settleMs = options.settleMs ?? 15_000;
-  await Promise.all(subscribers.map((s) => s.arrival(`end_${s.user.index}`, settleMs)));
+  const settled = await Promise.all(subscribers.map((s) => s.arrival(`end_${s.user.index}`, settleMs)));
+  const silent = subscribers
+    .filter((s, n) => !settled[n] && !s.ended)
+    .map((s) => `${s.instance.name}/user ${s.user.index}: last live event ${s.received.at(-1)}`);
 
   // What a client resuming from its cursor would get: the log after the first event, per user.
   const replayed = new Map<number, string[]>();
@@ -109,7 +114,7 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
     replayed.set(user.index, [...replay.received]);
     await replay.close();
   }
-  return judge(standIn, subscribers, replayed, faultEnds, deployment.users);
+  return { ...judge(standIn, subscribers, replayed, faultEnds, deployment.users), subscribersSilent: silent };
 }
 
 async function send(standIn: PlatformStandIn, user: FaultUser, id: string): Promise<Delivery> {
@@ -122,10 +127,10 @@ function judge(
   replayed: Map<number, string[]>,
   faultEnds: number[],
   users: FaultUser[],
-): FaultReport {
+): Omit<FaultReport, 'subscribersSilent'> {
   const stream = standIn.deliveries.filter((delivery) => delivery.id.startsWith('pay_'));
   const userOf = (id: string) => users[Number(id.slice(4)) % users.length]!;
-  const report: FaultReport = {
+  const report: Omit<FaultReport, 'subscribersSilent'> = {
     sent: stream.length,
     acknowledged: 0,
     delivered: 0,
