@@ -15,7 +15,7 @@ describe.runIf(process.env.FAULTS_BENCH === '1')('the fault benchmark', () => {
     process.stdout.write(`\n${faultTable(rows)}\n\n`);
     for (const { fault, report } of rows)
       process.stdout.write(
-        `${fault}: lost ${report.lost.length} (${report.acknowledgedAsDuplicateNeverStored.length} answered "duplicate" yet never stored), duplicated ${JSON.stringify(report.duplicated.slice(0, 6))}, stored twice ${report.storedTwice.length}, never acknowledged ${report.unacknowledged.length}, refused attempts ${report.refusedAttempts}, silent live subscribers ${JSON.stringify(report.subscribersSilent)}, ended ${JSON.stringify(report.subscribersEnded)}\n`,
+        `${fault}: lost ${report.lost.length} (${report.acknowledgedAsDuplicateNeverStored.length} answered "duplicate" yet never stored), duplicated ${JSON.stringify(report.duplicated.slice(0, 6))}, stored twice ${report.storedTwice.length}, never acknowledged ${report.unacknowledged.length}, refused attempts ${report.refusedAttempts}, resumed after EVENTS_DROPPED ${report.resumedAfterDrop}, silent live subscribers ${JSON.stringify(report.subscribersSilent)}, ended ${JSON.stringify(report.subscribersEnded)}\n`,
       );
   });
 });

@@ -44,6 +44,8 @@ export interface FaultReport {
   subscribersEnded: string[];
   /** Subscribers still open that never received their user's closing event: live delivery stopped. */
   subscribersSilent: string[];
+  /** Resubscriptions from the last cursor after EVENTS_DROPPED (a reader too slow), live and replay. */
+  resumedAfterDrop: number;
 }
 
 export function paymentWebhook(user: FaultUser, id: string): string {
@@ -102,6 +104,7 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
 
   // What a client resuming from its cursor would get: the log after the first event, per user.
   const replayed = new Map<number, string[]>();
+  let resumed = 0;
   for (const user of deployment.users) {
     const replay = await subscribePayments(
       options.subscribers[0]!,
@@ -110,11 +113,16 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
       replayFrom.get(user.index),
     );
     const complete = await replay.arrival(`end_${user.index}`, settleMs);
+    resumed += replay.resumed;
     if (!complete && !closing[user.index]!.acknowledged) throw new Error(`replay for user ${user.index} incomplete`);
     replayed.set(user.index, [...replay.received]);
     await replay.close();
   }
-  return { ...judge(standIn, subscribers, replayed, faultEnds, deployment.users), subscribersSilent: silent };
+  return {
+    ...judge(standIn, subscribers, replayed, faultEnds, deployment.users),
+    subscribersSilent: silent,
+    resumedAfterDrop: resumed + subscribers.reduce((sum, s) => sum + s.resumed, 0),
+  };
 }
 
 async function send(standIn: PlatformStandIn, user: FaultUser, id: string): Promise<Delivery> {
@@ -127,10 +135,10 @@ function judge(
   replayed: Map<number, string[]>,
   faultEnds: number[],
   users: FaultUser[],
-): Omit<FaultReport, 'subscribersSilent'> {
+): Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop'> {
   const stream = standIn.deliveries.filter((delivery) => delivery.id.startsWith('pay_'));
   const userOf = (id: string) => users[Number(id.slice(4)) % users.length]!;
-  const report: Omit<FaultReport, 'subscribersSilent'> = {
+  const report: Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop'> = {
     sent: stream.length,
     acknowledged: 0,
     delivered: 0,

@@ -16,6 +16,9 @@ export interface FaultSubscriber {
   /** Every payment id received, in order, repeats kept. */
   received: string[];
   cursors: Map<string, string>;
+  lastCursor: string | undefined;
+  /** How often it resubscribed after EVENTS_DROPPED (too slow a reader), from its last cursor. */
+  resumed: number;
   /** Set once the subscription ended (socket closed, error): later events are not live here. */
   ended: string | undefined;
   /** Resolves true once `paymentId` arrives, false if the subscription ends or `timeoutMs` passes. */
@@ -48,6 +51,8 @@ export async function subscribePayments(
     instance,
     received: [],
     cursors: new Map(),
+    lastCursor: after,
+    resumed: 0,
     ended: undefined,
     arrival(paymentId, timeoutMs) {
       if (subscriber.received.includes(paymentId)) return Promise.resolve(true);
@@ -72,29 +77,40 @@ export async function subscribePayments(
     for (const waiter of waiters) waiter.resolve(false);
     waiters.clear();
   };
-  const started = instance.events.more('subscription-started', 1);
-  const iterator = client.iterate<{ paymentUpdated: { cursor: string; paymentId: string } }>({
-    query: PAYMENTS,
-    variables: { after },
-  });
-  void (async () => {
-    try {
-      for await (const result of iterator) {
-        if (!result.data) return end(JSON.stringify(result.errors));
-        const { paymentId, cursor } = result.data.paymentUpdated;
-        subscriber.received.push(paymentId);
-        subscriber.cursors.set(paymentId, cursor);
-        for (const waiter of [...waiters])
-          if (waiter.id === paymentId) {
-            waiters.delete(waiter);
-            waiter.resolve(true);
+  // A client told it read too slowly (EVENTS_DROPPED) resumes after the last cursor it got, as
+  // the error asks: what it then receives is still this one live subscriber's.
+  const follow = (from: string | undefined) => {
+    const iterator = client.iterate<{ paymentUpdated: { cursor: string; paymentId: string } }>({
+      query: PAYMENTS,
+      variables: { after: from },
+    });
+    void (async () => {
+      try {
+        for await (const result of iterator) {
+          if (!result.data) {
+            const dropped = result.errors?.[0]?.extensions?.code === 'EVENTS_DROPPED';
+            if (!dropped) return end(JSON.stringify(result.errors));
+            subscriber.resumed += 1;
+            return follow(subscriber.lastCursor ?? from);
           }
+          const { paymentId, cursor } = result.data.paymentUpdated;
+          subscriber.received.push(paymentId);
+          subscriber.cursors.set(paymentId, cursor);
+          subscriber.lastCursor = cursor;
+          for (const waiter of [...waiters])
+            if (waiter.id === paymentId) {
+              waiters.delete(waiter);
+              waiter.resolve(true);
+            }
+        }
+        end('completed');
+      } catch (error) {
+        end(error instanceof Error ? error.message : JSON.stringify(error));
       }
-      end('completed');
-    } catch (error) {
-      end(error instanceof Error ? error.message : JSON.stringify(error));
-    }
-  })();
+    })();
+  };
+  const started = instance.events.more('subscription-started', 1);
+  follow(after);
   await Promise.race([started, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   return subscriber;
 }
