@@ -49,7 +49,7 @@ async function run(
     receivers: [a!, b!, c!],
     subscribers: [b!, c!],
     events: EVENTS_PER_FAULT,
-    concurrency: 16,
+    concurrency: 4,
     faults: faults(deployment.instances),
     settleMs: 30_000,
   });

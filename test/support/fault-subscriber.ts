@@ -87,12 +87,7 @@ export async function subscribePayments(
     void (async () => {
       try {
         for await (const result of iterator) {
-          if (!result.data) {
-            const dropped = result.errors?.[0]?.extensions?.code === 'EVENTS_DROPPED';
-            if (!dropped) return end(JSON.stringify(result.errors));
-            subscriber.resumed += 1;
-            return follow(subscriber.lastCursor ?? from);
-          }
+          if (!result.data) return end(JSON.stringify(result.errors));
           const { paymentId, cursor } = result.data.paymentUpdated;
           subscriber.received.push(paymentId);
           subscriber.cursors.set(paymentId, cursor);
@@ -105,7 +100,15 @@ export async function subscribePayments(
         }
         end('completed');
       } catch (error) {
-        end(error instanceof Error ? error.message : JSON.stringify(error));
+        // graphql-ws throws the subscription's error payload (an array of GraphQL errors).
+        const first = Array.isArray(error) ? (error[0] as { extensions?: Record<string, unknown> }) : undefined;
+        if (first?.extensions?.code !== 'EVENTS_DROPPED')
+          return end(error instanceof Error ? error.message : JSON.stringify(error));
+        // Resuming where nothing was gained would drop again at once: then the backlog exceeds
+        // what one subscription may queue, and this reader cannot catch up.
+        if (subscriber.lastCursor === from) return end('EVENTS_DROPPED again with no event received since resuming');
+        subscriber.resumed += 1;
+        follow(subscriber.lastCursor ?? String(first.extensions.cursor));
       }
     })();
   };
