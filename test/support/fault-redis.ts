@@ -1,0 +1,162 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { freePort } from './instances.js';
+
+const run = promisify(execFile);
+
+/**
+ * Redis servers a fault test owns and hurts: a standalone server with append-only persistence
+ * (frozen with SIGSTOP, restarted on its port) and a Cluster whose primaries have replicas (one
+ * primary killed so its replica takes over). Never the shared Redis.
+ */
+interface Server {
+  port: number;
+  process: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${output}`)));
+  });
+  return { port, process: child, exited };
+}
+
+async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (server.process.exitCode !== null || server.process.signalCode !== null) return;
+  server.process.kill('SIGCONT'); // a frozen server cannot act on SIGTERM
+  server.process.kill(signal);
+  await server.exited;
+}
+
+export interface FaultyRedis {
+  port: number;
+  url: string;
+  /** SIGSTOP: the server keeps its sockets but answers nothing (a stall, not an outage). */
+  freeze(): void;
+  thaw(): void;
+  /** Stops the server cleanly (SIGTERM: the append-only file is flushed) and starts it again on its port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A standalone server with `appendonly yes`, in a temp dir of its own. */
+export async function startFaultyRedis(): Promise<FaultyRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'ofg-faults-'));
+  const port = await freePort();
+  const start = () => spawnServer(port, ['--appendonly', 'yes', '--dir', dir], /Ready to accept connections/);
+  let server = await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    freeze: () => void server.process.kill('SIGSTOP'),
+    thaw: () => void server.process.kill('SIGCONT'),
+    async restart() {
+      await kill(server, 'SIGTERM');
+      server = await start();
+    },
+    async stop() {
+      await kill(server);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ReplicatedCluster {
+  env: Record<string, string>;
+  /** Kills one primary (SIGKILL) and resolves once its replica is a primary and the cluster is ok. */
+  failOverOnePrimary(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function clusterInfo(port: number, command: string[]): Promise<string> {
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await probe.connect();
+    return String(await probe.call(command[0]!, ...command.slice(1)));
+  } finally {
+    probe.disconnect();
+  }
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Three primaries, each with one replica (six servers, node timeout 1 s). */
+export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'ofg-faults-cluster-'));
+  const servers: Server[] = [];
+  const stop = async () => {
+    for (const server of servers) await kill(server);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let n = 0; n < 6; n += 1) {
+      const port = await freePort();
+      const args = ['--appendonly', 'no', '--cluster-enabled', 'yes', '--cluster-node-timeout', '1000'];
+      args.push('--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir);
+      servers.push(await spawnServer(port, args, /Ready to accept connections/));
+    }
+    const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);
+    const ok = async () =>
+      (
+        await Promise.all(
+          servers
+            .filter((server) => server.process.exitCode === null && server.process.signalCode === null)
+            .map(async (server) => (await clusterInfo(server.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')),
+        )
+      ).every(Boolean);
+    await until(ok, 'cluster_state:ok on every node');
+    // Replicas must be in sync before a failover can promote them.
+    await until(
+      async () =>
+        (await clusterInfo(servers[0]!.port, ['CLUSTER', 'NODES']))
+          .split('\n')
+          .filter((l) => l.includes('slave') && l.includes('connected')).length === 3,
+      'three connected replicas',
+    );
+    return {
+      env: { REDIS_MODE: 'cluster', REDIS_URL: addresses.map((address) => `redis://${address}`).join(',') },
+      async failOverOnePrimary() {
+        const nodes = (await clusterInfo(servers[0]!.port, ['CLUSTER', 'NODES'])).split('\n');
+        const primary = nodes.find((line) => line.includes('master') && !line.includes('fail'))!;
+        const port = Number(/:(\d+)@/.exec(primary)![1]);
+        const victim = servers.find((server) => server.port === port)!;
+        await kill(victim);
+        const survivor = servers.find((server) => server !== victim && server.process.exitCode === null)!;
+        await until(
+          async () =>
+            (await clusterInfo(survivor.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok') &&
+            (await clusterInfo(survivor.port, ['CLUSTER', 'NODES']))
+              .split('\n')
+              .some((line) => line.includes(`:${port}@`) && line.includes('fail')),
+          'the replica to take over',
+        );
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
