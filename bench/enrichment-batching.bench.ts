@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createLogger } from '../src/lib/logger.js';
-import { MERCHANTS } from '@open-finance-gateway/sandbox';
-import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { MERCHANTS, createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { createLogger } from '../src/lib/logger.js';
-import { sandboxId } from '@open-finance-gateway/sandbox';
-import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { sandboxId, createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

@@ -377,7 +377,7 @@ describe('app sign-in with multi-factor authentication', () => {
     expect(tokens).toHaveLength(2);
     await memory.app.stop();
     const revoked = memory.sandbox.requests({ method: 'DELETE', path: '/v1/token' });
-    expect(revoked.map((request) => request.headers.authorization).sort()).toEqual(
+    expect(revoked.map((request) => String(request.headers.authorization)).sort()).toEqual(
       tokens.map((token) => `Bearer ${token}`).sort(),
     );
 

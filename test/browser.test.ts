@@ -192,7 +192,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 /** Replaces the query editor's text (GraphiQL 3's CodeMirror 5 instance). */
 async function setQuery(page: Page, query: string): Promise<void> {
   await page.evaluate((text) => {
-    const editor = document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as {
+    const editor = document.querySelector('.graphiql-query-editor .CodeMirror') as {
       CodeMirror: { setValue(value: string): void };
     };
     editor.CodeMirror.setValue(text);
@@ -202,7 +202,7 @@ async function setQuery(page: Page, query: string): Promise<void> {
 /** The whole text of GraphiQL's result pane (the DOM holds only the lines in view). */
 function resultText(page: Page): Promise<string> {
   return page.evaluate(() => {
-    const pane = document.querySelector('.result-window .CodeMirror') as unknown as {
+    const pane = document.querySelector('.result-window .CodeMirror') as {
       CodeMirror: { getValue(): string };
     } | null;
     return pane?.CodeMirror.getValue() ?? '';
@@ -234,7 +234,7 @@ async function callGateway(gatewayUrl: string) {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ me { id } }' }),
     });
-    return { status: response.status, body: (await response.json()) as unknown };
+    return { status: response.status, body: await response.json() };
   } catch (error) {
     return { failed: String(error) };
   }

@@ -9,7 +9,7 @@ describe('errors outside GraphQL', () => {
     const gateway = await startGateway({ ADMIN_TOKEN: 'error-shape-admin-token-0123456789abcdef' });
     const answer = async (path: string, init: RequestInit = {}) => {
       const response = await fetch(`${gateway.url}${path}`, init);
-      return { status: response.status, body: (await response.json()) as unknown };
+      return { status: response.status, body: await response.json() };
     };
     expect(await answer('/no/such/route')).toEqual({ status: 404, body: shape('NOT_FOUND') });
     expect(await answer('/webhooks')).toEqual({ status: 405, body: shape('METHOD_NOT_ALLOWED') });

@@ -22,6 +22,8 @@ function mount(inner: (params: unknown, options?: unknown) => unknown) {
   const GraphiQL = Object.assign(() => undefined, { createFetcher: () => inner });
   const React = { createElement: (_component: unknown, props: typeof rendered) => props };
   const ReactDOM = { createRoot: () => ({ render: (props: typeof rendered) => Object.assign(rendered, props) }) };
+  // The page's inline script, run as the browser would run it (that is what is under test).
+  // oxlint-disable-next-line typescript/no-implied-eval
   new Function('window', 'document', 'GraphiQL', 'React', 'ReactDOM', 'fetch', GRAPHIQL_INIT_SCRIPT)(
     window,
     document,

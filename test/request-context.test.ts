@@ -52,10 +52,10 @@ describe('request contexts', () => {
   it('build their lazy parts once, shared with the clone Apollo makes, and not when cloned', () => {
     const context = createRequestContextFactory(deps)(sessionOf('a'));
     // What Apollo Server does with every request's context before executing.
-    const clone = Object.assign(
+    const clone = Object.assign<object, typeof context>(
       Object.create(Object.getPrototypeOf(context) as object) as object,
       context,
-    ) as typeof context;
+    );
     expect(ownAccessors(context)).toEqual([]);
     expect(clone.loaders).toBe(context.loaders);
     expect(clone.loaders.enrichment).toBe(context.loaders.enrichment);

@@ -30,8 +30,10 @@ async function collector() {
         resource.scopeSpans.flatMap((scope) => scope.spans),
       )) {
         spans.push(span);
-        for (const waiter of [...waiters])
-          if (waiter.match(span)) (waiters.splice(waiters.indexOf(waiter), 1), waiter.resolve(span));
+        for (const waiter of waiters.filter((candidate) => candidate.match(span))) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(span);
+        }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });

@@ -43,11 +43,14 @@ async function post(gateway: TestGateway, browser: Browser, body: unknown): Prom
 function overSocket(client: Client, payload: Record<string, unknown>): Promise<Result> {
   return new Promise((resolve, reject) => {
     let result: Result | undefined;
-    client.subscribe({ query: '', ...payload } as never, {
-      next: (value) => (result = value as Result),
-      error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error as Error)),
-      complete: () => (result ? resolve(result) : reject(new Error('completed without a result'))),
-    });
+    client.subscribe(
+      { query: '', ...payload },
+      {
+        next: (value) => (result = value as Result),
+        error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error as Error)),
+        complete: () => (result ? resolve(result) : reject(new Error('completed without a result'))),
+      },
+    );
   });
 }
 

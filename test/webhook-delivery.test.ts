@@ -97,7 +97,7 @@ describe('sandbox webhook delivery', () => {
     await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUser);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(401);
     const cancelled = (await appEvents(gateway)).filter((event) => event.payload.webhook_code === 'WEBHOOK_CANCELLED');
-    expect(cancelled.map((event) => event.payload.webhook_type).sort()).toEqual([
+    expect(cancelled.map((event) => String(event.payload.webhook_type)).sort()).toEqual([
       'ACCOUNT',
       'INCOME',
       'PAYMENT',

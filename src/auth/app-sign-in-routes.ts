@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import { redirect } from '../lib/http/respond.js';

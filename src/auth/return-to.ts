@@ -1,6 +1,8 @@
 export const DEFAULT_RETURN_TO = '/graphql';
 
 /** C0 controls, DEL and backslashes: browsers strip or reinterpret them, so none is allowed anywhere. */
+// Control characters are what this looks for: a return path must not smuggle them in.
+// oxlint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f\\]/;
 const MAX_RETURN_TO_LENGTH = 2048;
 /** Each layer of percent-encoding is checked; more layers than this is not a path anyone writes. */

@@ -32,7 +32,7 @@ function originalOf(error: unknown): { original: unknown; unwrapped: unknown } {
     unwrapped instanceof GraphQLError &&
     unwrapped.extensions?.code === undefined &&
     unwrapped.originalError instanceof GraphQLError;
-  return { original: wrapsCoded ? (unwrapped.originalError as GraphQLError) : unwrapped, unwrapped };
+  return { original: wrapsCoded ? unwrapped.originalError : unwrapped, unwrapped };
 }
 
 /** A coded error a client may see as it is (request errors, the gateway's own). */

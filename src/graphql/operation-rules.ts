@@ -60,7 +60,7 @@ export function createOperationRules(options: OperationRulesOptions) {
         (context, error) =>
           context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown')),
       ],
-    }) as unknown as ValidationRule,
+    }),
     // Reported as the document is left, after the cost rule's own verdict on it.
     (context) => ({
       Document: {

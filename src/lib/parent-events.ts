@@ -16,8 +16,8 @@ export interface ParentEventMessage<K extends keyof GatewayEventMap = keyof Gate
 export function forwardEventsToParent(events: GatewayEvents, send: (message: ParentEventMessage) => void): () => void {
   const stops = GATEWAY_EVENT_NAMES.map((name) => {
     const listener = (event: GatewayEventMap[typeof name][0]) => send({ type: 'gateway-event', name, event });
-    events.on(name, listener as never);
-    return () => events.off(name, listener as never);
+    events.on(name, listener);
+    return () => events.off(name, listener);
   });
   return () => stops.forEach((stop) => stop());
 }

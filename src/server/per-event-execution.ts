@@ -27,7 +27,7 @@ export async function subscribePerEvent(
   shared: SharedExecutions,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const source = await createSourceEventStream(args);
-  if (!isAsyncIterable(source)) return source as ExecutionResult;
+  if (!isAsyncIterable(source)) return source;
   const events = source[Symbol.asyncIterator]();
   const results: AsyncIterableIterator<ExecutionResult> & {
     throw(error: unknown): Promise<IteratorResult<ExecutionResult>>;

@@ -175,7 +175,7 @@ export function withLoaders(context: GatewayContext, loaders: RequestLoaders): G
   const original = (context as unknown as LazyContext)[LAZY];
   const copy = Object.assign(Object.create(Object.getPrototypeOf(context) as object) as LazyContext, context);
   copy[LAZY] = { ...original, loaders: () => loaders };
-  return copy as unknown as GatewayContext;
+  return copy;
 }
 
 type SessionPart = GatewayContext['session'];

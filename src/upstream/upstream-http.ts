@@ -214,8 +214,7 @@ function credentialsIn(request: UpstreamRequest): string[] {
     } else if (name.toLowerCase().endsWith('-id')) values.push(value);
   }
   const json = request.json as Record<string, unknown> | undefined;
-  for (const key of ['client_secret', 'client_id', 'code'])
-    if (typeof json?.[key] === 'string') values.push(json[key] as string);
+  for (const key of ['client_secret', 'client_id', 'code']) if (typeof json?.[key] === 'string') values.push(json[key]);
   return values;
 }
 

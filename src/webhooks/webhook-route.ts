@@ -69,12 +69,7 @@ export function registerWebhookRoute(router: Router<ScopedRouteRequest>, options
       }
       throw error;
     }
-    const check = await checkSignature(
-      req.headersDistinct as Record<string, string[] | undefined>,
-      raw,
-      options.headerPrefix,
-      options.keys,
-    );
+    const check = await checkSignature(req.headersDistinct, raw, options.headerPrefix, options.keys);
     if (!check.ok) {
       const log = check.reason === 'key-weak' ? scope.log.error.bind(scope.log) : scope.log.warn.bind(scope.log);
       log({ reason: check.reason }, 'webhook refused: signature not verified');

@@ -15,7 +15,7 @@ const KEY_ID = /^[1-9][0-9]{0,9}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** One header value, or why there is not exactly one. `headersDistinct` keeps repeats apart. */
-function single(headers: Record<string, string[] | undefined>, name: string): string | 'missing' | 'repeated' {
+function single(headers: Record<string, string[] | undefined>, name: string): string {
   const values = headers[name.toLowerCase()];
   if (!values || values.length === 0 || values[0]!.trim() === '') return 'missing';
   if (values.length > 1) return 'repeated';

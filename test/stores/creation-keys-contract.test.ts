@@ -11,7 +11,7 @@ const logger = createLogger({ level: 'silent' });
 async function redisCreationKeys(): Promise<CreationKeyStore> {
   const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
   await redis.connect();
-  track(() => void redis.disconnect());
+  track(() => redis.disconnect());
   return createRedisCreationKeys({ redis, keyPrefix: testPrefix() });
 }
 

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
-import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
+import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';

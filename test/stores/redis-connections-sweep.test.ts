@@ -41,7 +41,7 @@ describe('bank connections on Redis, when a sweep write times out', () => {
   it('an idle connection whose sweep failed after its first write is still found and reported by a later sweep', async () => {
     const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
     await redis.connect();
-    track(() => void redis.disconnect());
+    track(() => redis.disconnect());
     let now = Date.now();
     const expired: string[] = [];
     const connections = createRedisConnections({

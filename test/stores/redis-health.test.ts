@@ -10,7 +10,7 @@ const logger = createLogger({ level: 'silent' });
 async function connected(role: string) {
   const client = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role });
   await client.connect();
-  track(() => void client.disconnect());
+  track(() => client.disconnect());
   return client;
 }
 

@@ -66,7 +66,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
   const keyPrefix = testPrefix();
   const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
   await redis.connect();
-  track(() => void redis.disconnect());
+  track(() => redis.disconnect());
   const options = { redis, keyPrefix };
   const expired: Array<{ key: string; token: string | undefined }> = [];
   let now = Date.now();
@@ -437,7 +437,7 @@ for (const [kind, make] of [
 
         const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
         await redis.connect();
-        track(() => void redis.disconnect());
+        track(() => redis.disconnect());
         const keyOf = (session: string) => stored.find(([key]) => key.endsWith(`:s:${session.split('.')[1]}`))![0];
         const fromA = JSON.parse((await redis.get(keyOf(a)))!) as { token: string };
         const atB = JSON.parse((await redis.get(keyOf(b)))!) as Record<string, unknown>;

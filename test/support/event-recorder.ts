@@ -34,9 +34,7 @@ export class EventRecorder {
   waitFor<K extends keyof GatewayEventMap>(name: K, match: (event: EventOf<K>) => boolean = () => true) {
     const past = this.all(name).find(match);
     if (past) return Promise.resolve(past);
-    return new Promise<EventOf<K>>((resolve) =>
-      this.waiters.add({ name, match: match as (event: never) => boolean, resolve: resolve as (event: never) => void }),
-    );
+    return new Promise<EventOf<K>>((resolve) => this.waiters.add({ name, match: match, resolve: resolve }));
   }
 
   /** Resolves once `count` more events of that name (matching, if given) arrive from now on. */
@@ -45,8 +43,8 @@ export class EventRecorder {
     return new Promise<void>((resolve) =>
       this.waiters.add({
         name,
-        match: ((event: EventOf<K>) => match(event) && ++arrived >= count) as (event: never) => boolean,
-        resolve: (() => resolve()) as (event: never) => void,
+        match: (event: EventOf<K>) => match(event) && ++arrived >= count,
+        resolve: () => resolve(),
       }),
     );
   }

@@ -27,7 +27,7 @@ async function spawnServer(port: number, args: string[], ready: RegExp): Promise
   const exited = once(child, 'exit');
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) resolve();
     });
@@ -112,7 +112,16 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
   try {
     for (let n = 0; n < 6; n += 1) {
       const port = await freePort();
-      const args = ['--appendonly', 'no', '--cluster-enabled', 'yes', '--cluster-node-timeout', '1000'];
+      const args = [
+        '--appendonly',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-node-timeout',
+        '1000',
+        '--cluster-replica-validity-factor',
+        '0',
+      ];
       args.push('--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir);
       servers.push(await spawnServer(port, args, /Ready to accept connections/));
     }

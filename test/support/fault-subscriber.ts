@@ -43,7 +43,7 @@ export async function subscribePayments(
     },
     onNonLazyError: () => undefined,
   });
-  const close = async () => void (await client.dispose());
+  const close = async () => await client.dispose();
   track(close);
   const waiters = new Set<{ id: string; resolve: (arrived: boolean) => void }>();
   const subscriber: FaultSubscriber = {

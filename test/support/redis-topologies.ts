@@ -39,7 +39,7 @@ async function startServer(args: string[], ready: RegExp): Promise<Server> {
   const exited = once(child, 'exit');
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) resolve();
     });

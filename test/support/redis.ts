@@ -27,7 +27,7 @@ export function testPrefix(): string {
 /** A connection for the test itself, closed after it. */
 export function testRedis(url = REDIS_URL): Redis {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
-  track(() => void redis.disconnect());
+  track(() => redis.disconnect());
   return redis;
 }
 

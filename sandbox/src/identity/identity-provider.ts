@@ -351,7 +351,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
         : 'The current password or PIN is wrong';
       return sendJson(res, problem ? 400 : 200, problem ? { error: problem } : { changed: true });
     }
-    provider.callback()(req, res);
+    void provider.callback()(req, res);
   }
 
   const identity: SandboxIdentity = {

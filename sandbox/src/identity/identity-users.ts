@@ -39,8 +39,9 @@ function hashedWhenChecked(
     enumerable: true,
     configurable: true,
     get: () => (shared.hash ??= hashSecret(secret)),
-    set: (hash: string) =>
-      Object.defineProperty(user, 'secretHash', { value: hash, writable: true, enumerable: true, configurable: true }),
+    set: (hash: string) => {
+      Object.defineProperty(user, 'secretHash', { value: hash, writable: true, enumerable: true, configurable: true });
+    },
   }) as IdentityUser;
 }
 

@@ -1,5 +1,4 @@
-import { Field, Float, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { GraphQLISODateTime } from 'type-graphql';
+import { Field, Float, ID, ObjectType, registerEnumType, GraphQLISODateTime } from 'type-graphql';
 
 export enum AccountStatus {
   ACTIVE = 'ACTIVE',

@@ -1,5 +1,4 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
-import { parseInstant } from '../../lib/instant.js';
 import type { LoggedEvent } from '../../pubsub/pubsub.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';

@@ -44,7 +44,7 @@ export function decodeCursor(cursor: string, filter: TransactionFilter): Transac
       print !== fingerprint(filter)
     )
       return undefined;
-    return { upstreamCursor: upstreamCursor as string | null, offset };
+    return { upstreamCursor: upstreamCursor, offset };
   } catch {
     return undefined;
   }
