@@ -141,7 +141,7 @@ describe('app sign-in with multi-factor authentication', () => {
         open.push(`${type.name}.${field.name}`);
       }
     }
-    expect(open.sort()).toEqual(['Mutation.connectBank', 'Query.connection']);
+    expect(open.sort()).toEqual(['Mutation.connectBank', 'Query.bankConnection', 'Query.connection']);
   });
 
   it('MFA_POLICY=read-only lets a password-only user read, and nobody moves money', async () => {

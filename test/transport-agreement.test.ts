@@ -39,6 +39,7 @@ type Variables = (world: World) => Record<string, unknown>;
 /** The queries, with variables that work on the sandbox's demo world. */
 const QUERIES: Record<string, Variables> = {
   Me: () => ({}),
+  BankConnection: () => ({}),
   Connection: () => ({}),
   Accounts: () => ({}),
   Account: (world) => ({ id: world.accounts[0]!._id }),

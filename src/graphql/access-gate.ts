@@ -13,6 +13,7 @@ export type FieldAccess = 'session' | 'identity' | 'platform';
 
 /** The exceptions, by `Type.field`. Default-deny: a new root field is platform-connected unless listed. */
 const ROOT_FIELD_ACCESS: Readonly<Record<string, FieldAccess>> = {
+  'Query.bankConnection': 'session',
   'Query.connection': 'session',
   'Mutation.connectBank': 'session',
   'Query.enrich': 'identity',

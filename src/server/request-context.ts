@@ -22,7 +22,7 @@ import { UpstreamError } from '../upstream/upstream-error.js';
 export interface RequestContextDependencies {
   core: CoreClient;
   sessions: SessionManager;
-  /** Each app user's bank connection (`Query.connection` reads it). */
+  /** Each app user's bank connection (`Query.bankConnection` reads it). */
   connections: ConnectionStore;
   /** A token the platform refused (403): its connection, the sessions holding it, then the user's data. */
   tokenDied(userId: string, token: string): Promise<number>;

@@ -29,7 +29,7 @@ export function App({ gatewayUrl, endSession }: AppProps) {
   }, [endSession]);
 
   if (session.loading && !session.data) return <Loading what="your session" />;
-  const connection = session.data?.connection;
+  const connection = session.data?.bankConnection;
   if (!connection || !connection.connected) {
     if (session.error && !isSignedOut(session.error))
       return <ErrorMessage error={session.error} retry={() => void session.refetch()} />;

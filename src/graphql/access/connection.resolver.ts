@@ -1,15 +1,15 @@
 import { Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../context.js';
-import { Connection, MfaStatus } from './connection.types.js';
+import { BankConnectionStatus, Connection, MfaStatus } from './connection.types.js';
 
 /** The app user's bank connection: whether there is one, and the way to make one. */
 @Resolver()
 export class ConnectionResolver {
-  @Query(() => Connection, {
+  @Query(() => BankConnectionStatus, {
     description:
       'Whether the signed-in app user has connected their bank (and since when), and their multi-factor status. Needs only a session.',
   })
-  async connection(@Ctx() context: GatewayContext): Promise<Connection> {
+  async bankConnection(@Ctx() context: GatewayContext): Promise<BankConnectionStatus> {
     const { access } = context;
     const stored = access.connected ? await context.connection() : undefined;
     return {
@@ -20,6 +20,11 @@ export class ConnectionResolver {
       mfaFreshUntil: access.mfaFreshUntil === undefined ? undefined : new Date(access.mfaFreshUntil),
       stepUpUrl: access.links.stepUpUrl,
     };
+  }
+
+  @Query(() => Connection, { deprecationReason: 'Use `bankConnection`. Removed in the next release.' })
+  async connection(@Ctx() context: GatewayContext): Promise<Connection> {
+    return this.bankConnection(context);
   }
 
   @Mutation(() => String, {

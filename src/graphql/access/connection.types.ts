@@ -16,7 +16,7 @@ registerEnumType(MfaStatus, {
   description:
     'The signed-in app user\u2019s bank connection and sign-in strength: what a frontend needs to decide whether to send the user to connect, sign in again or step up.',
 })
-export class Connection {
+export class BankConnectionStatus {
   @Field(() => Boolean, { description: 'The user has connected their bank and the gateway holds the consent.' })
   connected!: boolean;
 
@@ -43,3 +43,7 @@ export class Connection {
   @Field(() => String, { description: 'Where to authenticate again now (fresh multi-factor), then come back.' })
   stepUpUrl!: string;
 }
+
+/** The old name of BankConnectionStatus, kept for the deprecated `Query.connection` for one release. */
+@ObjectType({ description: 'Deprecated: the same as `BankConnectionStatus`, for `Query.connection`.' })
+export class Connection extends BankConnectionStatus {}

@@ -56,9 +56,9 @@ export class Balance {
   overdrawn?: boolean;
 }
 
-@ObjectType({ description: 'The bank (institution) an account is connected through.' })
-export class BankConnection {
-  @Field(() => ID)
+@ObjectType({ description: 'The bank (institution) an account is held at.' })
+export class Bank {
+  @Field(() => ID, { description: 'The platform\u2019s id of the bank, `conn_\u2026`.' })
   id!: string;
 
   @Field(() => String)
@@ -67,6 +67,13 @@ export class BankConnection {
   @Field(() => String, { nullable: true })
   logo?: string;
 }
+
+/**
+ * The old name of Bank, kept for the deprecated `Account.connection` for one release: "bank
+ * connection" now means only the app user's link to their bank (`Query.bankConnection`).
+ */
+@ObjectType({ description: 'Deprecated: the same as `Bank`, for `Account.connection`.' })
+export class BankConnection extends Bank {}
 
 @ObjectType({ description: 'When the platform last refreshed parts of the account.' })
 export class AccountRefreshTimes {
@@ -113,7 +120,12 @@ export class Account {
   @Field(() => Balance, { nullable: true })
   balance?: Balance;
 
-  @Field(() => BankConnection)
+  @Field(() => Bank, { description: 'The bank the account is held at.' })
+  bank!: Bank;
+
+  @Field(() => BankConnection, {
+    deprecationReason: 'Use `bank`. Removed in the next release.',
+  })
   connection!: BankConnection;
 
   @Field(() => [AccountAttribute])

@@ -2,7 +2,7 @@ import { useApolloClient } from '@apollo/client/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { SessionDocument, type SessionQuery } from '../__generated__/graphql';
 
-type Session = SessionQuery['connection'];
+type Session = SessionQuery['bankConnection'];
 export type WindowState = 'idle' | 'waiting' | 'blocked' | 'closed';
 
 const CHECK_EVERY_MS = 1_000;
@@ -32,7 +32,7 @@ export function useGatewayWindow(done: (session: Session) => boolean, onDone: ()
       client
         .query({ query: SessionDocument, fetchPolicy: 'network-only' })
         .then(({ data }) => {
-          if (data && callbacks.current.done(data.connection)) {
+          if (data && callbacks.current.done(data.bankConnection)) {
             popup.current?.close();
             setState('idle');
             callbacks.current.onDone();

@@ -5,7 +5,7 @@ import { formatMoney } from '../lib/money';
 
 type Account = AccountsQuery['accounts'][number];
 
-/** Accounts with balances and their bank connection; an inactive one asks the user to reconnect. */
+/** Accounts with balances and their bank; an inactive one asks the user to reconnect. */
 export function AccountsScreen() {
   const { data, loading, error, refetch } = useQuery(AccountsDocument);
   // Status changes arrive live and update the cached accounts by id.
@@ -27,21 +27,21 @@ export function AccountsScreen() {
 }
 
 function AccountRow({ account }: { account: Account }) {
-  const { balance, connection } = account;
+  const { balance, bank } = account;
   return (
     <li className="row" data-account-id={account.id} data-status={account.status}>
-      {connection.logo ? <img src={connection.logo} alt="" width={32} height={32} /> : <span className="logo" />}
+      {bank.logo ? <img src={bank.logo} alt="" width={32} height={32} /> : <span className="logo" />}
       <div className="grow">
         <strong>{account.name}</strong>
         <div className="muted">
-          {connection.name} · {account.formattedAccount ?? account.type}
+          {bank.name} · {account.formattedAccount ?? account.type}
         </div>
         {account.needsReconnection && (
           <p role="alert" className="alert">
-            {connection.name} no longer gives access to this account.{' '}
+            {bank.name} no longer gives access to this account.{' '}
             {account.reconnectUrl && (
               <a href={account.reconnectUrl} target="_blank" rel="noreferrer">
-                Reconnect {connection.name}
+                Reconnect {bank.name}
               </a>
             )}
           </p>

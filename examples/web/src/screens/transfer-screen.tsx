@@ -34,13 +34,13 @@ export function TransferScreen() {
     return <ErrorMessage error={accounts.error} retry={() => void accounts.refetch()} />;
   const all = accounts.data?.accounts ?? [];
   const sources = all.filter((account) => account.attributes.includes('TRANSFER_FROM'));
-  // Transfers stay within one bank: the other accounts of the same connection.
-  const bank = all.find((account) => account.id === form.from)?.connection.id;
+  // Transfers stay within one bank: the other accounts at the same bank.
+  const bank = all.find((account) => account.id === form.from)?.bank.id;
   const targets = all.filter(
     (account) =>
       account.attributes.includes('TRANSFER_TO') &&
       account.id !== form.from &&
-      (bank === undefined || account.connection.id === bank),
+      (bank === undefined || account.bank.id === bank),
   );
   const field = (name: keyof typeof form) => ({
     id: `transfer-${name}`,
