@@ -12,18 +12,19 @@ import { describe, expect, it } from 'vitest';
  */
 const ALLOWED: Record<string, string[]> = {
   lib: [],
-  platform: [],
+  // The platform contract's webhook event table, shared by the receiver and the subscriptions.
+  contract: [],
   config: ['lib'],
-  upstream: ['lib', 'config', 'platform'],
-  loaders: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
-  pubsub: ['lib', 'platform'],
-  webhooks: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
+  upstream: ['lib', 'config', 'contract'],
+  loaders: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
+  pubsub: ['lib', 'contract'],
+  webhooks: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
   payments: ['lib'],
   readiness: ['lib', 'config'],
-  graphql: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'payments'],
-  auth: ['lib', 'config', 'platform', 'upstream', 'pubsub'],
-  stores: ['lib', 'config', 'platform', 'auth', 'webhooks', 'pubsub', 'payments'],
-  server: ['lib', 'config', 'platform', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
+  graphql: ['lib', 'config', 'contract', 'upstream', 'loaders', 'pubsub', 'payments'],
+  auth: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
+  stores: ['lib', 'config', 'contract', 'auth', 'webhooks', 'pubsub', 'payments'],
+  server: ['lib', 'config', 'contract', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
   // The composition root (app.ts and its steps in app/) and main.ts may import any area.
 };
 

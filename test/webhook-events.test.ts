@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/lib/logger.js';
-import { WEBHOOK_EVENTS, WEBHOOK_TYPES, isKnownWebhook } from '../src/platform/webhook-events.js';
+import { WEBHOOK_EVENTS, WEBHOOK_TYPES, isKnownWebhook } from '../src/contract/webhook-events.js';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 
 describe('the webhook event registry', () => {

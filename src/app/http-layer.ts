@@ -16,7 +16,7 @@ import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
-import { WEBHOOK_TYPES } from '../platform/webhook-events.js';
+import { WEBHOOK_TYPES } from '../contract/webhook-events.js';
 import { registerAdminRoutes } from '../server/admin-routes.js';
 import { createApolloServer } from '../server/apollo.js';
 import { CloseCode } from '../server/close-codes.js';

@@ -1,6 +1,6 @@
 /**
  * The platform's webhook table (the specification's "Webhooks" section), as the sandbox sends it.
- * The gateway keeps its own copy (src/platform/webhook-events.ts), as any client of the platform
+ * The gateway keeps its own copy (src/contract/webhook-events.ts), as any client of the platform
  * would; the gateway's test suite checks the two tables agree, so adding a webhook type means an
  * entry in both (the sandbox's delivery engine and controls, and the gateway's receiver).
  */
