@@ -57,7 +57,7 @@ function expectIncreasing(events: LoggedEvent[]): void {
 }
 
 describe('the Redis event reader across reconnections', () => {
-  it('hands a live subscriber every event once, in increasing cursor order, while its connection is cut during appends', async () => {
+  it('hands a live subscriber every event once, in increasing cursor order, while its connection is cut five times during appends', async () => {
     const keyPrefix = testPrefix();
     const reader = await redisPubSub(keyPrefix);
     const writer = await redisPubSub(keyPrefix);
@@ -65,20 +65,35 @@ describe('the Redis event reader across reconnections', () => {
     await live.started;
     const first = await writer.pubsub.publish('user_cut', event(0));
     expect((await readUntil(live, first)).at(-1)?.cursor).toBe(first);
-    // Read all along, as a live client does, until the closing event.
-    const reading = readUntil(live, (logged) => logged.payload.item_id === 'payment_9999');
+    // Read all along, as a live client does; each round waits for its last event to arrive.
+    const received: LoggedEvent[] = [];
+    let arrived: (() => void) | undefined;
+    const reading = (async () => {
+      for await (const logged of live) {
+        received.push(logged);
+        arrived?.();
+        if (logged.payload.item_id === 'payment_9999') return;
+      }
+    })();
+    const arrival = (cursor: string) =>
+      new Promise<void>((resolve) => {
+        arrived = () => received.some((logged) => logged.cursor === cursor) && resolve();
+        arrived();
+      });
     const cursors: string[] = [];
     for (let round = 1; round <= 5; round += 1) {
       const reconnected = once(reader.subscriber, 'ready');
       reader.subscriber.stream.destroy();
       const batch = await Promise.all(
-        Array.from({ length: 10 }, (_, n) => writer.pubsub.publish('user_cut', event(round * 100 + n))),
+        Array.from({ length: 40 }, (_, n) => writer.pubsub.publish('user_cut', event(round * 100 + n))),
       );
       cursors.push(...batch.sort(compareCursors));
       await reconnected;
+      // Delivered once the reader caught up on what the cut hid (no further event needed).
+      await arrival(cursors.at(-1)!);
     }
     cursors.push(await writer.pubsub.publish('user_cut', event(9_999)));
-    const received = await reading;
+    await reading;
     expectIncreasing(received);
     expect(received.map((logged) => logged.cursor)).toEqual(cursors);
     await live.return!();
