@@ -57,6 +57,27 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
     expect((failure as EventsDroppedError).cursor).toBe('1700000000000-1');
   });
 
+  it('hands out cursors only in increasing order when a pending event is replaced by a newer one', async () => {
+    const queue = new SubscriberQueue(100, () => undefined);
+    queue.push(logged(1, 'PAYMENT', 'UPDATE', { item_id: 'payment_1', status: 'PENDING' }));
+    queue.push(logged(2, 'PAYMENT', 'UPDATE', { item_id: 'payment_2', status: 'PENDING' }));
+    queue.push(logged(3, 'PAYMENT', 'UPDATE', { item_id: 'payment_1', status: 'SENT' }));
+    queue.end();
+    const out: LoggedEvent[] = [];
+    for await (const event of queue) out.push(event);
+    // A client resuming after the last cursor it got must not be given an event again.
+    expect(out.map((event) => event.cursor)).toEqual(['1700000000000-2', '1700000000000-3']);
+  });
+
+  it('never hands a resumed subscriber an event at or before the cursor it resumed after', async () => {
+    const queue = new SubscriberQueue(100, () => undefined, '1700000000000-5');
+    for (let n = 4; n <= 6; n += 1) queue.push(logged(n, 'PAYMENT', 'UPDATE', { item_id: `payment_${n}` }));
+    queue.end();
+    const out: LoggedEvent[] = [];
+    for await (const event of queue) out.push(event);
+    expect(out.map((event) => event.cursor)).toEqual(['1700000000000-6']);
+  });
+
   it('brings 100 subscribers to the latest state of every object after a burst of 250 events, with one re-read per event', async () => {
     const gateway = await startGateway();
     const { browser, state } = await signedInUser(gateway);

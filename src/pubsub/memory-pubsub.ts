@@ -32,6 +32,18 @@ interface UserLog {
  * The in-process event log: one instance. The same contract as the Redis Streams log, with a
  * bounded log per user (count and retention) so a client that reconnects resumes without loss.
  */
+/** The index of the first event after `cursor` in events ordered by cursor (a binary search). */
+function firstAfter(events: LoggedEvent[], cursor: string): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (compareCursors(events[middle]!.cursor, cursor) > 0) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
 export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
   const logs = new Map<string, UserLog>();
   const open = new Set<{ end(): void }>();
@@ -138,8 +150,11 @@ export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
         },
         after: subscribeOptions.after,
         checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
-        readAfter: async (cursor) =>
-          (logs.get(userId)?.events ?? []).filter((event) => compareCursors(event.cursor, cursor) > 0),
+        readAfter: async (cursor, limit) => {
+          const events = logs.get(userId)?.events ?? [];
+          const start = firstAfter(events, cursor);
+          return events.slice(start, start + limit);
+        },
       });
       open.add(queue);
       return queue;

@@ -1,5 +1,5 @@
 import type { EventSubscription, LoggedEvent } from './pubsub.js';
-import { SubscriberQueue } from './subscriber-queue.js';
+import { compareCursors, SubscriberQueue } from './subscriber-queue.js';
 
 export interface ReplayingSubscriptionOptions {
   maxQueued: number;
@@ -12,40 +12,61 @@ export interface ReplayingSubscriptionOptions {
   after: string | undefined;
   /** Throws CursorExpiredError when `after` cannot be resumed from. */
   checkCursor(cursor: string): Promise<void>;
-  /** The retained events after the cursor, oldest first. */
-  readAfter(cursor: string): Promise<LoggedEvent[]>;
+  /** At most `limit` retained events after the cursor, oldest first. */
+  readAfter(cursor: string, limit: number): Promise<LoggedEvent[]>;
 }
 
 /**
- * A subscriber that resumes: live delivery starts first and is held, the cursor is checked and
- * the retained events after it are read and queued, then the held live events follow, each
- * skipped if replay already delivered it. So there is no gap (live starts before the replay is
- * read) and no duplicate (events are ordered by cursor) at the seam. A failure to start, an
- * expired cursor or a failed read ends the subscription with that error. Shared by the memory
- * and Redis logs.
+ * A subscriber that resumes: live delivery starts first, then the retained events after the
+ * cursor are read a page (`maxQueued` events) at a time, each page only once the reader has taken
+ * the previous one, so a reader any distance behind catches up at its own pace and is never
+ * dropped for it (only a live subscriber that stops reading is). Live events arriving meanwhile
+ * are held, at most `maxQueued`: once a page reaches the end of the log and the held ones fit,
+ * they follow and the subscription is live; held ones past the bound are dropped and read from
+ * the log by the next page instead. An event held is in the log before the next page is read, so
+ * there is no gap, and cursors only increase, so there is no duplicate at the seam. A failure to
+ * start, an expired cursor or a failed read ends the subscription with that error. Shared by the
+ * memory and Redis logs.
  */
 export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriberQueue & EventSubscription {
+  const { after, maxQueued } = options;
   let stop: () => void = () => undefined;
-  const queue = new SubscriberQueue(options.maxQueued, () => stop());
-  const { after } = options;
+  const queue = new SubscriberQueue(maxQueued, () => stop(), after);
   let held: LoggedEvent[] | undefined = after === undefined ? undefined : [];
-  const following = options.follow((event) => (held ? held.push(event) : queue.push(event)));
+  let overflowed = false;
+  const following = options.follow((event) => {
+    if (!held) queue.push(event);
+    else if (held.length < maxQueued) held.push(event);
+    else overflowed = true;
+  });
   stop = following.stop;
   const started = following.ready ?? Promise.resolve();
-  // The caller may never look at `started`; its failure also ends the queue (below).
-  started.catch(() => undefined);
-  started
-    .then(async () => {
-      if (after === undefined) return;
-      await options.checkCursor(after);
-      for (const event of await options.readAfter(after)) queue.push(event);
-      const live = held ?? [];
-      held = undefined;
-      for (const event of live) queue.push(event);
-    })
-    .catch((error: unknown) => {
-      stop();
-      queue.fail(error instanceof Error ? error : new Error(String(error)));
-    });
+  const end = (error: unknown) => {
+    stop();
+    queue.fail(error instanceof Error ? error : new Error(String(error)));
+  };
+  if (after === undefined) {
+    // The caller may never look at `started`; its failure also ends the queue.
+    started.catch(end);
+    return Object.assign(queue, { started });
+  }
+  const checked = started.then(() => options.checkCursor(after));
+  checked.catch(end);
+  let position = after;
+  queue.refill = async () => {
+    await checked;
+    // From here, whatever is announced is held or, if held overflows, in a later page.
+    held = [];
+    overflowed = false;
+    const page = await options.readAfter(position, maxQueued);
+    for (const event of page) queue.push(event);
+    position = page.at(-1)?.cursor ?? position;
+    if (page.length >= maxQueued || overflowed) return;
+    const live = held.filter((event) => compareCursors(event.cursor, position) > 0);
+    if (queue.size + live.length > maxQueued) return;
+    held = undefined;
+    queue.refill = undefined;
+    for (const event of live) queue.push(event);
+  };
   return Object.assign(queue, { started });
 }

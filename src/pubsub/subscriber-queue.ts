@@ -51,10 +51,14 @@ function fold(older: LoggedEvent, newer: LoggedEvent): LoggedEvent {
 /**
  * One subscriber's pending events, as an async iterator. Events are signals to re-read, so a
  * burst coalesces: while an event about an object is pending, a newer one about the same object
- * replaces it (keeping its place), and `merged` counts how many were folded. Past `maxPending`
- * distinct objects the subscription ends with EventsDroppedError, naming the cursor to resume
- * from: never a silent loss, and no event type can push another out. Events already delivered (by
- * replay) are skipped by cursor, so the seam between replay and live delivery has no duplicate.
+ * replaces it (moving to the end, so cursors are handed out in increasing order), and `merged`
+ * counts how many were folded. Past `maxPending` distinct objects the subscription ends with
+ * EventsDroppedError, naming the cursor to resume from: never a silent loss, and no event type can
+ * push another out. An event whose cursor is not after the last one taken in (or the `after` the
+ * subscriber resumed from) is skipped, and `next` never hands out a cursor at or before the last
+ * one it handed out: a client resuming from its last cursor can never be given an event twice.
+ * While `refill` is set, an empty queue asks it for more instead of waiting (a replay read at the
+ * reader's pace).
  */
 export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
   private readonly pending = new Map<string, LoggedEvent>();
@@ -63,12 +67,23 @@ export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
   private lastCursor: string | undefined;
   private lastDelivered: string | undefined;
   private failure: Error | undefined;
+  private refilling: Promise<void> | undefined;
   merged = 0;
+  /** Reads more into the queue when it is empty; cleared once events arrive by push alone. */
+  refill: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly maxPending: number,
     private readonly onClose: () => void,
-  ) {}
+    after?: string,
+  ) {
+    this.lastCursor = after;
+    this.lastDelivered = after;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
 
   push(event: LoggedEvent): void {
     if (this.done) return;
@@ -77,6 +92,7 @@ export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
     const key = coalescingKey(event);
     const older = this.pending.get(key);
     if (older) {
+      this.pending.delete(key);
       this.pending.set(key, fold(older, event));
       this.merged += 1;
     } else if (this.pending.size >= this.maxPending) {
@@ -100,19 +116,34 @@ export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
   }
 
   async next(): Promise<IteratorResult<LoggedEvent>> {
-    while (this.pending.size === 0 && !this.done) {
+    for (;;) {
+      while (this.pending.size === 0 && !this.done) await this.more();
+      const first = this.pending.entries().next();
+      if (first.done) {
+        if (this.failure) throw this.failure;
+        return { value: undefined, done: true };
+      }
+      const [key, value] = first.value;
+      this.pending.delete(key);
+      // The last line of defence of the order: never a cursor the subscriber already has.
+      if (this.lastDelivered !== undefined && compareCursors(value.cursor, this.lastDelivered) <= 0) continue;
+      this.lastDelivered = value.cursor;
+      return { value, done: false };
+    }
+  }
+
+  /** Waits for a push, or reads more when a refill is set (one read at a time). */
+  private async more(): Promise<void> {
+    if (!this.refill) {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;
+      return;
     }
-    const first = this.pending.entries().next();
-    if (first.done) {
-      if (this.failure) throw this.failure;
-      return { value: undefined, done: true };
-    }
-    const [key, value] = first.value;
-    this.pending.delete(key);
-    this.lastDelivered = value.cursor;
-    return { value, done: false };
+    this.refilling ??= this.refill().finally(() => (this.refilling = undefined));
+    await this.refilling.catch((error: unknown) => {
+      this.fail(error instanceof Error ? error : new Error(String(error)));
+      this.onClose();
+    });
   }
 
   async return(): Promise<IteratorResult<LoggedEvent>> {

@@ -73,6 +73,8 @@ interface Followed {
   deliver: FanOut;
   /** Announcements and catch-up reads for one user run in order, one at a time. */
   chain: Promise<void>;
+  /** Subscribed and the start position read: what every subscriber joining waits for. */
+  started: Promise<void>;
 }
 
 type AppendCommand = (key: string, minId: string, event: string, channel: string) => Promise<string>;
@@ -179,7 +181,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const reconciler = setInterval(() => catchUpAll('periodic'), options.reconcileIntervalMs ?? 30_000);
   reconciler.unref();
 
-  async function follow(userId: string, deliver: (event: LoggedEvent) => void): Promise<void> {
+  /** Starts following the user for `deliver`: the entry joined (for `unfollow`), and when it started. */
+  function follow(userId: string, deliver: (event: LoggedEvent) => void): { entry: Followed; ready: Promise<void> } {
     const channel = channelOf(userId);
     let entry = followed.get(channel);
     if (!entry) {
@@ -188,32 +191,35 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         lastId: '0-0',
         deliver: new FanOut(),
         chain: Promise.resolve(),
+        started: Promise.resolve(),
       };
       // Subscribed before the stream's end is read: an event appended in between is announced,
       // and its announcement waits in the chain until the start position is known.
-      created.chain = (async () => {
+      created.started = created.chain = (async () => {
         await storeCall(() => subscriber.subscribe(channel));
         created.lastId = (await storeCall(() => redis.xrevrange(created.key, '+', '-', 'COUNT', 1)))[0]?.[0] ?? '0-0';
       })();
+      // A failed start leaves no start position: the entry is dropped at once, with every
+      // subscriber waiting on it, so no later subscriber joins it and reads the stream from 0.
+      created.started.catch(() => {
+        if (followed.get(channel) === created) followed.delete(channel);
+      });
       followed.set(channel, created);
       entry = created;
     }
-    entry.deliver.add(deliver);
-    const started = entry.chain;
-    // A failed start is this subscriber's error; the entry is dropped so the next one retries.
-    await started.catch((error: unknown) => {
-      entry.deliver.delete(deliver);
-      if (followed.get(channel) === entry && entry.deliver.size === 0) followed.delete(channel);
+    const joined = entry;
+    joined.deliver.add(deliver);
+    const ready = joined.started.catch((error: unknown) => {
+      unfollow(channel, joined, deliver);
       throw error;
     });
+    return { entry: joined, ready };
   }
 
-  function unfollow(userId: string, deliver: (event: LoggedEvent) => void): void {
-    const channel = channelOf(userId);
-    const entry = followed.get(channel);
-    if (!entry) return;
+  /** Stops `deliver`, on the entry it joined (a newer entry of the same user is not touched). */
+  function unfollow(channel: string, entry: Followed, deliver: (event: LoggedEvent) => void): void {
     entry.deliver.delete(deliver);
-    if (entry.deliver.size > 0) return;
+    if (entry.deliver.size > 0 || followed.get(channel) !== entry) return;
     followed.delete(channel);
     subscriber.unsubscribe(channel).catch(() => undefined);
   }
@@ -259,19 +265,20 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       const queue = replayingSubscription({
         maxQueued: options.maxQueued ?? 100,
         follow(deliver) {
+          const { entry, ready } = follow(userId, deliver);
           return {
-            ready: follow(userId, deliver),
+            ready,
             stop() {
               open.delete(queue);
-              unfollow(userId, deliver);
+              unfollow(channelOf(userId), entry, deliver);
             },
           };
         },
         after: subscribeOptions.after,
         checkCursor: (cursor) => pubsub.checkCursor(userId, cursor),
-        readAfter: async (cursor) =>
-          (await storeCall(() => redis.xrange(streamKey(userId), `(${cursor}`, '+'))).map(([id, fields]) =>
-            decode(id, fields),
+        readAfter: async (cursor, limit) =>
+          (await storeCall(() => redis.xrange(streamKey(userId), `(${cursor}`, '+', 'COUNT', limit))).map(
+            ([id, fields]) => decode(id, fields),
           ),
       });
       open.add(queue);

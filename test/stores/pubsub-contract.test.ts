@@ -177,6 +177,20 @@ for (const [kind, pair] of [
       await resumed.return!();
     });
 
+    it('replays 499 retained events to a reader resuming far behind, in order, at its pace, with no EVENTS_DROPPED', async () => {
+      const [publisher, subscriber] = await pair();
+      const cursors: string[] = [];
+      for (let n = 0; n < 500; n += 1) cursors.push(await publisher.publish('user_far', event(n)));
+      const resumed = subscriber.subscribe('user_far', { after: cursors[0] });
+      await resumed.started;
+      const received = await take(resumed, 499);
+      expect(received.map((logged) => logged.cursor)).toEqual(cursors.slice(1));
+      // Caught up, it is live.
+      const next = await publisher.publish('user_far', event(500));
+      expect((await take(resumed, 1)).map((logged) => logged.cursor)).toEqual([next]);
+      await resumed.return!();
+    });
+
     it('refuses a malformed, future or trimmed cursor with CursorExpiredError', async () => {
       const [publisher] = await pair();
       const cursor = await publisher.publish('user_d', event(0));
