@@ -45,6 +45,7 @@ export function readRedis({ values, given, fail }: ParsedSettings): GatewayConfi
       'REDIS_MODE',
       'REDIS_SENTINEL_MASTER',
       'REDIS_SENTINEL_PASSWORD',
+      'REDIS_WAIT_REPLICAS',
     ] as const)
       if (given(key)) fail(key, 'is only used with REDIS_URL');
     return undefined;
@@ -72,6 +73,8 @@ export function readRedis({ values, given, fail }: ParsedSettings): GatewayConfi
     keyPrefix: values.REDIS_KEY_PREFIX,
     commandTimeoutMs: values.REDIS_COMMAND_TIMEOUT_MS,
     tokenKeys: values.TOKEN_ENCRYPTION_KEYS,
+    // A topology that fails over promotes a replica: wait for one unless told otherwise.
+    waitReplicas: values.REDIS_WAIT_REPLICAS ?? (mode === 'standalone' ? 0 : 1),
   };
 }
 

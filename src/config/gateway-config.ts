@@ -44,6 +44,8 @@ export interface GatewayConfig {
         connection: RedisConnectionSettings;
         keyPrefix: string;
         commandTimeoutMs: number;
+        /** Replicas that must hold a webhook's event before its 200 (Redis WAIT); 0: no wait. */
+        waitReplicas: number;
         /** AES-256-GCM keys for tokens at rest: the first encrypts, all decrypt. */
         tokenKeys: Array<{ id: string; key: Buffer }>;
       }

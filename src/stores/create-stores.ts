@@ -19,6 +19,7 @@ import { createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisConnections } from './redis-connections.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
+import { createReplicaWait } from './redis-replica-wait.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
 import { createRedisHealthProbe, type StoreHealth } from './redis-health.js';
 import { createRedisOAuthStates } from './redis-oauth-states.js';
@@ -130,6 +131,7 @@ export async function createStores({
   try {
     await Promise.all([redis.connect(), subscriber.connect()]);
     const options = { redis, keyPrefix };
+    const waitForReplicas = createReplicaWait(redis, config.redis.waitReplicas, commandTimeoutMs);
     const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
     logger.info(
       { keyPrefix, redis: connection.where },
@@ -154,10 +156,18 @@ export async function createStores({
       oauthStates: createRedisOAuthStates(options),
       ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
       handles: createRedisRoutingHandles(options),
-      deadLetters: createRedisDeadLetters(options),
+      deadLetters: createRedisDeadLetters({ ...options, waitForReplicas }),
       creationKeys: createRedisCreationKeys(options),
       sessionEndings,
-      pubsub: createRedisPubSub({ redis, subscriber, keyPrefix, clock, retentionMs: config.eventRetentionMs, logger }),
+      pubsub: createRedisPubSub({
+        redis,
+        subscriber,
+        keyPrefix,
+        clock,
+        retentionMs: config.eventRetentionMs,
+        logger,
+        waitForReplicas,
+      }),
       redis,
       health: probe.check,
       tokensLostOnStop: () => [],

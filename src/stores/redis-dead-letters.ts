@@ -1,6 +1,7 @@
 import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import type { DeadLetter, DeadLetterStore } from '../webhooks/dead-letters.js';
 import { storeCall, type RedisClient } from './redis-client.js';
+import type { ReplicaWait } from './redis-replica-wait.js';
 import { deadLettersKey, deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
 
 /**
@@ -22,6 +23,8 @@ export function createRedisDeadLetters(options: {
   redis: RedisClient;
   keyPrefix: string;
   maxEntries?: number;
+  /** Resolves once enough replicas hold a new letter (REDIS_WAIT_REPLICAS). @default no wait */
+  waitForReplicas?: ReplicaWait;
 }): DeadLetterStore {
   const key = deadLettersKey(options.keyPrefix);
   const max = options.maxEntries ?? 200;
@@ -30,7 +33,9 @@ export function createRedisDeadLetters(options: {
   return {
     async add(letter) {
       const mark = deliveryMarkRedisKey(options.keyPrefix, 'dead-letters', letter.bodyHash);
-      return (await storeCall(() => add(key, mark, JSON.stringify(letter), max, DEDUPLICATION_WINDOW_MS))) === 1;
+      const added = (await storeCall(() => add(key, mark, JSON.stringify(letter), max, DEDUPLICATION_WINDOW_MS))) === 1;
+      if (added) await options.waitForReplicas?.(key);
+      return added;
     },
     async list() {
       return (await storeCall(() => options.redis.lrange(key, 0, max - 1))).map((raw) => JSON.parse(raw) as DeadLetter);

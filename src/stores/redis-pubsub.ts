@@ -7,6 +7,7 @@ import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
 import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import { storeCall, type RedisClient } from './redis-client.js';
+import type { ReplicaWait } from './redis-replica-wait.js';
 import { deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
 
 export interface RedisPubSubOptions {
@@ -22,6 +23,8 @@ export interface RedisPubSubOptions {
   maxQueued?: number;
   /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
+  /** Resolves once enough replicas hold a delivery's append (REDIS_WAIT_REPLICAS). @default no wait */
+  waitForReplicas?: ReplicaWait;
 }
 
 /**
@@ -243,6 +246,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
           DEDUPLICATION_WINDOW_MS,
         ),
       );
+      // Only the request that stored it waits: a delivery found done was waited for by its own.
+      if (id) await options.waitForReplicas?.(streamKey(userId));
       return id ?? undefined;
     },
 

@@ -15,11 +15,12 @@ export interface StallableRedis {
   kill(): Promise<void>;
 }
 
-export async function startStallableRedis(): Promise<StallableRedis> {
+/** `args`: more redis-server options (`--replicaof host port` for a replica). */
+export async function startStallableRedis(args: string[] = []): Promise<StallableRedis> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = once(child, 'exit');

@@ -1,0 +1,47 @@
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { StoreUnavailableError } from '../../src/lib/store-unavailable.js';
+import { createReplicaWait } from '../../src/stores/redis-replica-wait.js';
+import { track } from '../support/leftovers.js';
+import { tokenKeysSetting } from '../support/redis.js';
+import { startStallableRedis } from '../support/stallable-redis.js';
+
+async function primaryWithReplica() {
+  const primary = await startStallableRedis();
+  const replica = await startStallableRedis(['--replicaof', '127.0.0.1', new URL(primary.url).port]);
+  const redis = new Redis(primary.url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+  track(() => void redis.disconnect());
+  // Replication has no event to wait on: ask the primary until the replica is in sync.
+  for (let tries = 0; !/connected_slaves:1[\s\S]*state=online/.test(await redis.info('replication')); tries += 1) {
+    if (tries > 200) throw new Error('the replica never came online');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { redis, replica };
+}
+
+describe('waiting for replicas before a webhook is acknowledged', () => {
+  it('resolves once a replica holds the write, and fails (retryable) when none answers in time', async () => {
+    const { redis, replica } = await primaryWithReplica();
+    const wait = createReplicaWait(redis, 1, 400);
+    await redis.set('ofg-wait-probe', '1');
+    await expect(wait('ofg-wait-probe')).resolves.toBeUndefined();
+
+    replica.pause();
+    try {
+      await redis.set('ofg-wait-probe', '2');
+      await expect(wait('ofg-wait-probe')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      replica.resume();
+    }
+  });
+
+  it('waits for one replica by default where Redis fails over (Sentinel, Cluster), for none on a single server', () => {
+    const base = { REDIS_URL: 'redis://a:6379', TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() };
+    expect(loadConfig(base).redis!.waitReplicas).toBe(0);
+    expect(loadConfig({ ...base, REDIS_MODE: 'cluster' }).redis!.waitReplicas).toBe(1);
+    expect(loadConfig({ ...base, REDIS_MODE: 'sentinel', REDIS_SENTINEL_MASTER: 'm' }).redis!.waitReplicas).toBe(1);
+    expect(loadConfig({ ...base, REDIS_MODE: 'cluster', REDIS_WAIT_REPLICAS: '0' }).redis!.waitReplicas).toBe(0);
+    expect(() => loadConfig({ REDIS_WAIT_REPLICAS: '1' })).toThrow(/REDIS_WAIT_REPLICAS/);
+  });
+});
