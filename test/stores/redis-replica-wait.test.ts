@@ -36,6 +36,17 @@ describe('waiting for replicas before a webhook is acknowledged', () => {
     }
   });
 
+  it('does not wait on a primary with no replica at all (as after a failover): nothing could be promoted', async () => {
+    const { redis, replica } = await primaryWithReplica();
+    await replica.kill();
+    for (let tries = 0; !/connected_slaves:0/.test(await redis.info('replication')); tries += 1) {
+      if (tries > 200) throw new Error('the primary never noticed the replica was gone');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await redis.set('ofg-wait-probe', '3');
+    await expect(createReplicaWait(redis, 1, 400)('ofg-wait-probe')).resolves.toBeUndefined();
+  });
+
   it('waits for one replica by default where Redis fails over (Sentinel, Cluster), for none on a single server', () => {
     const base = { REDIS_URL: 'redis://a:6379', TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() };
     expect(loadConfig(base).redis!.waitReplicas).toBe(0);
