@@ -57,7 +57,10 @@ export async function createDevSupervisor(options: DevSupervisorOptions): Promis
   const port = Number(env.PORT ?? 4000);
   const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
   const undo: Array<() => Promise<void>> = [];
+  let stopped = false;
   const stopAll = async () => {
+    // First: a compile finishing now must not start a gateway after the gateway was stopped.
+    stopped = true;
     for (const step of undo.splice(0).reverse()) await step();
   };
   try {
@@ -80,9 +83,13 @@ export async function createDevSupervisor(options: DevSupervisorOptions): Promis
       ...platformSettings(sandbox),
     };
     const gateway = createGatewayProcess(root, options.gatewayStdio);
-    undo.push(() => gateway.stop());
+    undo.push(() => gateway.close());
     const events = new EventEmitter<DevSupervisorEvents>();
-    const restarter = createRestarter(() => gateway.restart(gatewayEnv), events, output);
+    const restarter = createRestarter(
+      () => (stopped ? Promise.reject(new Error('stopped')) : gateway.restart(gatewayEnv)),
+      events,
+      output,
+    );
     let compiler: TscWatch | undefined;
     const ready = new Promise<RunningGateway>((resolve) => events.once('restarted', resolve));
     if (options.watch) {
@@ -176,6 +183,7 @@ function createRestarter(
           events.emit('restarted', { ...running, compileMs });
           return running;
         } catch (error) {
+          if ((error as Error).message === 'stopped') throw error;
           output.write(`  The gateway did not start: ${(error as Error).message}. Fix and save to try again.\n`);
           throw error;
         }

@@ -16,6 +16,8 @@ export interface GatewayProcess {
   /** Stops the running gateway (if any), then starts `dist/main.js` and resolves once it listens. */
   restart(env: NodeJS.ProcessEnv): Promise<RunningGateway>;
   stop(): Promise<void>;
+  /** Stops the gateway for good: a restart in flight starts nothing. */
+  close(): Promise<void>;
 }
 
 /** SIGINT stops the gateway at once; past this, something hangs and it is killed. */
@@ -28,6 +30,7 @@ const STOP_DEADLINE_MS = 5_000;
 export function createGatewayProcess(root: string, stdio: StdioOptions = 'inherit'): GatewayProcess {
   let child: ChildProcess | undefined;
   let current: RunningGateway | undefined;
+  let closed = false;
 
   async function stop(): Promise<void> {
     const running = child;
@@ -73,8 +76,13 @@ export function createGatewayProcess(root: string, stdio: StdioOptions = 'inheri
     },
     async restart(env) {
       await stop();
+      if (closed) throw new Error('stopped');
       return start(env);
     },
     stop,
+    async close() {
+      closed = true;
+      await stop();
+    },
   };
 }
