@@ -128,7 +128,7 @@ export function createApp(config: GatewayConfig, options: AppOptions = {}): Gate
    */
   async function startSteps(undo: Array<() => unknown>): Promise<void> {
     if (config.tracing) {
-      const started = startTracing(config.tracing);
+      const started = await startTracing(config.tracing);
       undo.push(() => started.shutdown());
       tracing = started;
     }

@@ -42,7 +42,9 @@ export function deliveryMarkKey(scope: DeliveryScope, bodyHash: string): string 
 
 export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: number }): DeliveryMarks {
   const marks = new LRUCache<string, Mark>({
-    max: options.maxEntries ?? 200_000,
+    // The same bound as `max`, without `max`'s arrays of that length made up front (tens of ms at start).
+    maxSize: options.maxEntries ?? 200_000,
+    sizeCalculation: () => 1,
     ttl: DEDUPLICATION_WINDOW_MS,
     ttlResolution: 0,
     perf: { now: options.clock },

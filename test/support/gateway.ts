@@ -175,7 +175,10 @@ export async function startConnection(browser: Browser, base: string, query = ''
  * they have no bank connection yet, connects one through the consumer information page and the
  * platform's consent (the sandbox's demo user of the same index). Returns that browser.
  */
-export async function signIn(gateway: TestGateway, userIndex: number | string = 0): Promise<Browser> {
+export async function signIn(
+  gateway: Pick<TestGateway, 'url' | 'sandbox'>,
+  userIndex: number | string = 0,
+): Promise<Browser> {
   const browser = new Browser();
   const email = typeof userIndex === 'string' ? userIndex : MFA_DEMO_USERS[userIndex]!;
   const landed = await signInToApp(browser, gateway.sandbox, gateway.url, email);

@@ -1,7 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider, { type Adapter, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Adapter, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '../lib/clock.js';
 import { readRawBody } from '../lib/http/read-body.js';
 import { redirect, sendHtml, sendJson } from '../lib/http/respond.js';
@@ -149,7 +150,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
   };
   let server: Server | undefined;
   let issuer = '';
-  let provider: Provider | undefined;
+  let provider: Promise<Provider> | undefined;
 
   const client = (): AdapterPayload => ({
     client_id: options.clientId,
@@ -161,9 +162,15 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
     require_auth_time: true,
   });
 
-  function buildProvider(): Provider {
+  /**
+   * oidc-provider (an ES module graph: koa, jose…) is loaded on the first request, not at start:
+   * about a third of an embedded gateway's start otherwise, and a gateway discovers its issuer
+   * only when someone signs in.
+   */
+  async function buildProvider(): Promise<Provider> {
+    const { default: OidcProvider } = await import('oidc-provider');
     const jwk = signingJwk();
-    const created = new Provider(issuer, {
+    const created = new OidcProvider(issuer, {
       adapter: (name: string) => new SandboxAdapter(name, modelStore(name), client, options.clock),
       findAccount: async (_ctx: KoaContextWithOIDC, sub: string) => {
         const user = users.bySub(sub);
@@ -223,7 +230,9 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
   }
 
   async function finish(req: IncomingMessage, res: ServerResponse, user: IdentityUser): Promise<void> {
-    await provider!.interactionFinished(
+    await (
+      await provider!
+    ).interactionFinished(
       req,
       res,
       {
@@ -315,12 +324,17 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!provider) return sendJson(res, 503, { error: 'starting' });
+    if (!issuer) return sendJson(res, 503, { error: 'starting' });
+    provider ??= buildProvider().catch((error: unknown) => {
+      provider = undefined;
+      throw error;
+    });
+    const oidc = await provider;
     const url = new URL(req.url ?? '/', issuer);
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] === 'interaction' && parts[1]) {
       const uid = parts[1];
-      const details = await provider.interactionDetails(req, res).catch(() => undefined);
+      const details = await oidc.interactionDetails(req, res).catch(() => undefined);
       if (!details || details.uid !== uid)
         return sendHtml(res, 400, messagePage('Sign-in expired', 'Start signing in again from the app.', 'error'));
       if (req.method === 'POST' && parts[2] === 'login') return login(req, res, uid);
@@ -351,7 +365,7 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
         : 'The current password or PIN is wrong';
       return sendJson(res, problem ? 400 : 200, problem ? { error: problem } : { changed: true });
     }
-    void provider.callback()(req, res);
+    void oidc.callback()(req, res);
   }
 
   const identity: SandboxIdentity = {
@@ -384,7 +398,6 @@ export function createSandboxIdentity(options: SandboxIdentityOptions): SandboxI
       const { port } = server.address() as AddressInfo;
       issuer =
         options.publicIssuer ?? `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-      provider = buildProvider();
     },
     async stop() {
       models.clear();
