@@ -11,7 +11,7 @@ async function primaryWithReplica() {
   const primary = await startStallableRedis();
   const replica = await startStallableRedis(['--replicaof', '127.0.0.1', new URL(primary.url).port]);
   const redis = new Redis(primary.url, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
-  track(() => void redis.disconnect());
+  track(() => redis.disconnect());
   // Replication has no event to wait on: ask the primary until the replica is in sync.
   for (let tries = 0; !/connected_slaves:1[\s\S]*state=online/.test(await redis.info('replication')); tries += 1) {
     if (tries > 200) throw new Error('the replica never came online');
