@@ -28,7 +28,7 @@ describe('webhooks through a Redis failover mid-stream', () => {
       faults: [{ after: EVENTS / 3, inject: () => sentinel.failOver() }],
     });
     expectNoLossNoDuplicate(report);
-  }, 60_000);
+  }, 120_000);
 
   it('loses and duplicates nothing when a Cluster primary dies and its replica takes over', async () => {
     const cluster = await startReplicatedCluster();
@@ -48,5 +48,5 @@ describe('webhooks through a Redis failover mid-stream', () => {
       faults: [{ after: EVENTS / 3, inject: () => cluster.failOverOnePrimary() }],
     });
     expectNoLossNoDuplicate(report);
-  }, 60_000);
+  }, 120_000);
 });

@@ -135,7 +135,8 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
             .map(async (server) => (await clusterInfo(server.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')),
         )
       ).every(Boolean);
-    await until(ok, 'cluster_state:ok on every node');
+    // Six servers forming a cluster on two loaded cores can take a while: setup, not the fault.
+    await until(ok, 'cluster_state:ok on every node', 45_000);
     // Replicas must be in sync before a failover can promote them.
     await until(
       async () =>
@@ -143,6 +144,7 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
           .split('\n')
           .filter((l) => l.includes('slave') && l.includes('connected')).length === 3,
       'three connected replicas',
+      45_000,
     );
     return {
       env: { REDIS_MODE: 'cluster', REDIS_URL: addresses.map((address) => `redis://${address}`).join(',') },
