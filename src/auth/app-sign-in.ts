@@ -55,29 +55,8 @@ export class AppSignInError extends Error {
  * and nonce, and the ID token must carry `auth_time`. Knows nothing of sessions or HTTP routes.
  */
 export function createAppSignIn(settings: AppSignInSettings) {
-  let discovered: Promise<oidc.Configuration> | undefined;
-  const configuration = () => {
-    discovered ??= oidc
-      .discovery(
-        new URL(settings.issuer),
-        settings.clientId,
-        { require_auth_time: true },
-        oidc.ClientSecretBasic(settings.clientSecret),
-        settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined,
-      )
-      .catch((error: unknown) => {
-        discovered = undefined;
-        throw new AppSignInError(
-          'IDENTITY_PROVIDER_UNAVAILABLE',
-          `The identity provider could not be reached: ${(error as Error).message}`,
-        );
-      });
-    return discovered;
-  };
-  const scope = [
-    'openid',
-    ...(settings.scopes ?? 'email profile').split(/\s+/).filter((s) => s && s !== 'openid'),
-  ].join(' ');
+  const configuration = discoveredOnce(settings);
+  const scope = scopesOf(settings);
 
   return {
     /** Fresh PKCE verifier, state and nonce for one sign-in (a step-up also remembers when it began). */
@@ -113,36 +92,75 @@ export function createAppSignIn(settings: AppSignInSettings) {
 
     /** Validates the provider's redirect back and redeems its code; the identity, or AppSignInError. */
     async finish(callbackUrl: URL, pending: PendingSignIn): Promise<AppIdentity> {
-      const config = await configuration();
-      let claims: oidc.IDToken | undefined;
-      try {
-        const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-          pkceCodeVerifier: pending.codeVerifier,
-          expectedState: pending.state,
-          expectedNonce: pending.nonce,
-          idTokenExpected: true,
-        });
-        claims = tokens.claims();
-      } catch (error) {
-        throw new AppSignInError('SIGN_IN_REFUSED', `The sign-in was refused: ${(error as Error).message}`);
-      }
-      if (!claims || typeof claims.auth_time !== 'number')
-        throw new AppSignInError('SIGN_IN_REFUSED', 'The identity provider sent no auth_time.');
-      const authTime = claims.auth_time * 1000;
-      if (pending.freshAfter !== undefined && authTime < pending.freshAfter)
-        throw new AppSignInError('AUTHENTICATION_NOT_FRESH', 'The step-up did not authenticate the user again.');
-      return {
-        sub: claims.sub,
-        email: typeof claims.email === 'string' ? claims.email : undefined,
-        name: typeof claims.name === 'string' ? claims.name : undefined,
-        authTime,
-        amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
-      };
+      return identityOf(await redeemCode(await configuration(), callbackUrl, pending), pending);
     },
   };
 }
 
 export type AppSignIn = ReturnType<typeof createAppSignIn>;
+
+/** The provider's metadata, discovered on first use and again after a failed discovery. */
+function discoveredOnce(settings: AppSignInSettings): () => Promise<oidc.Configuration> {
+  let discovered: Promise<oidc.Configuration> | undefined;
+  return () => {
+    discovered ??= oidc
+      .discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        { require_auth_time: true },
+        oidc.ClientSecretBasic(settings.clientSecret),
+        settings.allowInsecureIssuer ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
+      .catch((error: unknown) => {
+        discovered = undefined;
+        throw new AppSignInError(
+          'IDENTITY_PROVIDER_UNAVAILABLE',
+          `The identity provider could not be reached: ${(error as Error).message}`,
+        );
+      });
+    return discovered;
+  };
+}
+
+/** The scopes asked for: the configured ones, `openid` always first. */
+function scopesOf(settings: AppSignInSettings): string {
+  return ['openid', ...(settings.scopes ?? 'email profile').split(/\s+/).filter((s) => s && s !== 'openid')].join(' ');
+}
+
+/** Redeems the callback's code (state, nonce and PKCE checked); the ID token's claims, or SIGN_IN_REFUSED. */
+async function redeemCode(
+  config: oidc.Configuration,
+  callbackUrl: URL,
+  pending: PendingSignIn,
+): Promise<oidc.IDToken | undefined> {
+  try {
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: pending.codeVerifier,
+      expectedState: pending.state,
+      expectedNonce: pending.nonce,
+      idTokenExpected: true,
+    });
+    return tokens.claims();
+  } catch (error) {
+    throw new AppSignInError('SIGN_IN_REFUSED', `The sign-in was refused: ${(error as Error).message}`);
+  }
+}
+
+/** The identity the claims name, once they carry `auth_time` (fresh enough for a step-up). */
+function identityOf(claims: oidc.IDToken | undefined, pending: PendingSignIn): AppIdentity {
+  if (!claims || typeof claims.auth_time !== 'number')
+    throw new AppSignInError('SIGN_IN_REFUSED', 'The identity provider sent no auth_time.');
+  const authTime = claims.auth_time * 1000;
+  if (pending.freshAfter !== undefined && authTime < pending.freshAfter)
+    throw new AppSignInError('AUTHENTICATION_NOT_FRESH', 'The step-up did not authenticate the user again.');
+  return {
+    sub: claims.sub,
+    email: typeof claims.email === 'string' ? claims.email : undefined,
+    name: typeof claims.name === 'string' ? claims.name : undefined,
+    authTime,
+    amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
+  };
+}
 
 /**
  * The accreditation rules' MFA status of a signed-in identity: `none` when no accepted second

@@ -23,17 +23,55 @@ export interface TokenReleaserOptions {
  * connection holds it again. A failed revocation is retried in the background; a 403
  * means the token is dead already, which is the outcome wanted.
  */
-export function createTokenReleaser(options: TokenReleaserOptions) {
-  const delays = options.retryDelaysMs ?? [30_000, 300_000, 1_800_000, 10_800_000];
-  const storeDelays = options.storeRetryDelaysMs ?? [1_000, 5_000, 30_000, 300_000, 1_800_000, 10_800_000];
-  const timers = new Set<NodeJS.Timeout>();
+export function createTokenReleaser(options: TokenReleaserOptions): TokenReleaser {
+  return new TokenReleaser(options);
+}
+
+export class TokenReleaser {
+  private readonly delays: number[];
+  private readonly storeDelays: number[];
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly options: TokenReleaserOptions) {
+    this.delays = options.retryDelaysMs ?? [30_000, 300_000, 1_800_000, 10_800_000];
+    this.storeDelays = options.storeRetryDelaysMs ?? [1_000, 5_000, 30_000, 300_000, 1_800_000, 10_800_000];
+  }
+
+  /**
+   * Revokes `token` unless the user's connection holds it. True when no longer live (or kept);
+   * false when a later attempt is scheduled, which also happens when the store cannot say
+   * whether the connection holds it: the token is never revoked before the store has answered.
+   * Never rejects.
+   */
+  async release(userId: string, token: string): Promise<boolean> {
+    const used = await this.inUse(userId, token);
+    if (used === undefined) {
+      this.retry(userId, token, 0, 0, true);
+      return false;
+    }
+    if (used) return true;
+    const revoked = await this.attempt(userId, token);
+    if (revoked) this.options.logger.info({ userId }, 'released platform token revoked');
+    else this.retry(userId, token, 0, 0, false);
+    return revoked;
+  }
+
+  /** Revokes `token` now, once, whoever holds it (a stopping process that forgets it). True when no longer live. */
+  revokeNow(userId: string, token: string): Promise<boolean> {
+    return this.attempt(userId, token);
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
 
   /** Whether the user's connection holds `token`; undefined when the store cannot tell now. */
-  async function inUse(userId: string, token: string): Promise<boolean | undefined> {
+  private async inUse(userId: string, token: string): Promise<boolean | undefined> {
     try {
-      return await options.inUse(userId, token);
+      return await this.options.inUse(userId, token);
     } catch (error) {
-      options.logger.warn(
+      this.options.logger.warn(
         { userId, err: { message: (error as Error).message } },
         'could not tell whether a released token is in use; will ask again',
       );
@@ -41,14 +79,14 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
     }
   }
 
-  async function attempt(userId: string, token: string): Promise<boolean> {
+  private async attempt(userId: string, token: string): Promise<boolean> {
     try {
-      await options.core.revokeToken(token);
+      await this.options.core.revokeToken(token);
       return true;
     } catch (error) {
       if (error instanceof UpstreamError && error.kind === 'http' && (error.status === 403 || error.status === 401))
         return true;
-      options.logger.warn(
+      this.options.logger.warn(
         {
           userId,
           kind: error instanceof UpstreamError ? error.kind : 'unexpected',
@@ -60,71 +98,40 @@ export function createTokenReleaser(options: TokenReleaserOptions) {
     }
   }
 
-  function later(run: () => void, delayMs: number): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, delayMs);
-    timer.unref();
-    timers.add(timer);
-  }
-
-  function giveUp(userId: string): void {
-    options.logger.error(
-      { userId },
-      'gave up revoking a released platform token: the consent stays live until the user revokes it',
-    );
-  }
-
   /**
    * One more try after `round` failed ones: revocation failures and store failures each follow
    * their own schedule (`storeRound` counts the latter), and the token is revoked only once the
    * store has said it is not in use.
    */
-  function retry(userId: string, token: string, round: number, storeRound: number, storeFailed: boolean): void {
-    const schedule = storeFailed ? storeDelays : delays;
+  private retry(userId: string, token: string, round: number, storeRound: number, storeFailed: boolean): void {
+    const schedule = storeFailed ? this.storeDelays : this.delays;
     const index = storeFailed ? storeRound : round;
-    if (index >= schedule.length) return giveUp(userId);
-    later(
+    if (index >= schedule.length) return this.giveUp(userId);
+    this.later(
       () =>
         void (async () => {
-          const used = await inUse(userId, token);
-          if (used === undefined) return retry(userId, token, round, storeRound + 1, true);
+          const used = await this.inUse(userId, token);
+          if (used === undefined) return this.retry(userId, token, round, storeRound + 1, true);
           if (used) return; // in use again
-          if (!(await attempt(userId, token))) retry(userId, token, round + 1, storeRound, false);
+          if (!(await this.attempt(userId, token))) this.retry(userId, token, round + 1, storeRound, false);
         })(),
       schedule[index]!,
     );
   }
 
-  return {
-    /**
-     * Revokes `token` unless the user's connection holds it. True when no longer live (or kept);
-     * false when a later attempt is scheduled, which also happens when the store cannot say
-     * whether the connection holds it: the token is never revoked before the store has answered.
-     * Never rejects.
-     */
-    async release(userId: string, token: string): Promise<boolean> {
-      const used = await inUse(userId, token);
-      if (used === undefined) {
-        retry(userId, token, 0, 0, true);
-        return false;
-      }
-      if (used) return true;
-      const revoked = await attempt(userId, token);
-      if (revoked) options.logger.info({ userId }, 'released platform token revoked');
-      else retry(userId, token, 0, 0, false);
-      return revoked;
-    },
-    /** Revokes `token` now, once, whoever holds it (a stopping process that forgets it). True when no longer live. */
-    revokeNow(userId: string, token: string): Promise<boolean> {
-      return attempt(userId, token);
-    },
-    close(): void {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-    },
-  };
-}
+  private later(run: () => void, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, delayMs);
+    timer.unref();
+    this.timers.add(timer);
+  }
 
-export type TokenReleaser = ReturnType<typeof createTokenReleaser>;
+  private giveUp(userId: string): void {
+    this.options.logger.error(
+      { userId },
+      'gave up revoking a released platform token: the consent stays live until the user revokes it',
+    );
+  }
+}

@@ -44,11 +44,56 @@ const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
  */
 export function createOperationRules(options: OperationRulesOptions) {
   const { graphql } = options;
+  const validationRules = validationRulesFor(graphql);
+  const allRules = [...specifiedRules, ...validationRules];
+  // Thousands of sockets subscribe with a handful of distinct documents: each is parsed and
+  // validated once, and they share one document object (which also lets identical subscriptions
+  // share executions). Only valid documents are kept: evicting them costs an attacker a full
+  // validation per document, as it would without the cache.
+  const documents = new LRUCache<string, DocumentNode>({
+    maxSize: DOCUMENT_CACHE_CHARS,
+    sizeCalculation: (_document, text) => Math.max(1, text.length),
+  });
+  /** Refuses variables carrying a list longer than any the schema accepts, before coercion. */
+  const checkVariables = (variables: unknown): GraphQLError | undefined =>
+    longListError(variables, options.maxListLength);
+
+  return {
+    parseOptions: { maxTokens: graphql.maxTokens },
+    /** For Apollo, which adds graphql-js's own rules itself. */
+    validationRules,
+    hideSchemaDetails: !graphql.introspection,
+    checkHttpOperation: subscriptionOverHttpError,
+    checkVariables,
+
+    /**
+     * Parse and validate a document for a transport without Apollo's pipeline (the socket). The
+     * same text gives the same document object while it is cached.
+     */
+    prepare(
+      schema: GraphQLSchema,
+      query: string,
+      variables: unknown,
+    ): { document: DocumentNode } | { errors: GraphQLError[] } {
+      const variablesError = checkVariables(variables);
+      const known = documents.get(query);
+      if (known) return variablesError ? { errors: [variablesError] } : { document: known };
+      const prepared = parseAndValidate(schema, query, graphql, allRules);
+      if ('errors' in prepared) return prepared;
+      documents.set(query, prepared.document);
+      if (variablesError) return { errors: [variablesError] };
+      return prepared;
+    },
+  };
+}
+
+/** The validation rules beyond graphql-js's own: depth, aliases, cost, expansion, the introspection switch. */
+function validationRulesFor(graphql: GatewayConfig['graphql']): ValidationRule[] {
   const costError = (cost: string) =>
     new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, {
       extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost },
     });
-  const validationRules: ValidationRule[] = [
+  return [
     maxDepthRule(graphql.maxDepth),
     maxAliasesRule(graphql.maxAliases),
     // Counts every fragment spread at its full cost and multiplies by `first`. A document of
@@ -72,116 +117,94 @@ export function createOperationRules(options: OperationRulesOptions) {
     }),
     ...(graphql.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
-  const allRules = [...specifiedRules, ...validationRules];
+}
 
-  /**
-   * A document whose fragment spreads expand it out of proportion to what it writes is refused
-   * before it executes, on every transport (a validation rule). The cost rule alone let through
-   * 4,990 spreads of a one-field fragment: 4,991 fields from 2 written.
-   */
-  function checkExpansion(document: DocumentNode): GraphQLError | undefined {
-    const { written, expanded } = documentExpansion(document);
-    if (expanded <= EXPANSION_FREE_FIELDS || expanded <= written * EXPANSION_PER_WRITTEN_FIELD) return undefined;
-    return new GraphQLError(
-      `The document expands to ${expanded} fields through its fragments, from ${written} written; at most ${EXPANSION_FREE_FIELDS}, or ${EXPANSION_PER_WRITTEN_FIELD} per written field, are accepted.`,
-      {
-        extensions: {
-          code: VALIDATION_FAILED,
-          limit: EXPANSION_FREE_FIELDS,
-          expandedFields: expanded,
-          writtenFields: written,
-        },
-      },
-    );
+/** Parses and validates `query` (expansion first: the socket need not walk such a document through every rule). */
+function parseAndValidate(
+  schema: GraphQLSchema,
+  query: string,
+  graphql: GatewayConfig['graphql'],
+  rules: ValidationRule[],
+): { document: DocumentNode } | { errors: GraphQLError[] } {
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: graphql.maxTokens });
+  } catch (error) {
+    return {
+      errors: [
+        withoutHints(
+          error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'),
+          PARSE_FAILED,
+          graphql.introspection,
+        ),
+      ],
+    };
   }
-  // Thousands of sockets subscribe with a handful of distinct documents: each is parsed and
-  // validated once, and they share one document object (which also lets identical subscriptions
-  // share executions). Only valid documents are kept: evicting them costs an attacker a full
-  // validation per document, as it would without the cache.
-  const documents = new LRUCache<string, DocumentNode>({
-    maxSize: DOCUMENT_CACHE_CHARS,
-    sizeCalculation: (_document, text) => Math.max(1, text.length),
+  const expansionError = checkExpansion(document);
+  if (expansionError) return { errors: [expansionError] };
+  const errors = validate(schema, document, rules);
+  if (errors.length > 0)
+    return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED, graphql.introspection)) };
+  return { document };
+}
+
+/**
+ * A document whose fragment spreads expand it out of proportion to what it writes is refused
+ * before it executes, on every transport (a validation rule). The cost rule alone let through
+ * 4,990 spreads of a one-field fragment: 4,991 fields from 2 written.
+ */
+function checkExpansion(document: DocumentNode): GraphQLError | undefined {
+  const { written, expanded } = documentExpansion(document);
+  if (expanded <= EXPANSION_FREE_FIELDS || expanded <= written * EXPANSION_PER_WRITTEN_FIELD) return undefined;
+  return new GraphQLError(
+    `The document expands to ${expanded} fields through its fragments, from ${written} written; at most ${EXPANSION_FREE_FIELDS}, or ${EXPANSION_PER_WRITTEN_FIELD} per written field, are accepted.`,
+    {
+      extensions: {
+        code: VALIDATION_FAILED,
+        limit: EXPANSION_FREE_FIELDS,
+        expandedFields: expanded,
+        writtenFields: written,
+      },
+    },
+  );
+}
+
+/** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
+function withoutHints(error: GraphQLError, code: string, introspection: boolean): GraphQLError {
+  return new GraphQLError(introspection ? error.message : error.message.replace(/ Did you mean .*$/, ''), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code },
   });
+}
 
-  /** Without introspection, "Did you mean …?" hints would leak the schema anyway. */
-  const withoutHints = (error: GraphQLError, code: string) =>
-    new GraphQLError(graphql.introspection ? error.message : error.message.replace(/ Did you mean .*$/, ''), {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      extensions: { ...error.extensions, code },
-    });
+/**
+ * HTTP carries queries and mutations. A subscription sent over HTTP (a client without a socket
+ * link, or GraphiQL racing an edit) gets this clear refusal, not an execution that cannot work.
+ */
+function subscriptionOverHttpError(operation: string | undefined): GraphQLError | undefined {
+  if (operation !== 'subscription') return undefined;
+  return new GraphQLError(
+    'Subscriptions are served over WebSocket (graphql-transport-ws, the graphql-ws protocol) on this same path, not over HTTP.',
+    { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+  );
+}
 
-  return {
-    parseOptions: { maxTokens: graphql.maxTokens },
-    /** For Apollo, which adds graphql-js's own rules itself. */
-    validationRules,
-    hideSchemaDetails: !graphql.introspection,
-
-    /**
-     * HTTP carries queries and mutations. A subscription sent over HTTP (a client without a socket
-     * link, or GraphiQL racing an edit) gets this clear refusal, not an execution that cannot work.
-     */
-    checkHttpOperation(operation: string | undefined): GraphQLError | undefined {
-      if (operation !== 'subscription') return undefined;
-      return new GraphQLError(
-        'Subscriptions are served over WebSocket (graphql-transport-ws, the graphql-ws protocol) on this same path, not over HTTP.',
-        { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
-      );
+function longListError(variables: unknown, maxListLength: number): GraphQLError | undefined {
+  const longest = longestList(variables, 0);
+  if (longest <= maxListLength) return undefined;
+  return new GraphQLError(
+    `A variable carries a list of ${longest} items; the most any argument takes is ${maxListLength}.`,
+    {
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        limit: maxListLength,
+        requested: longest,
+        http: { status: 400 },
+      },
     },
-
-    /** Refuses variables carrying a list longer than any the schema accepts, before coercion. */
-    checkVariables(variables: unknown): GraphQLError | undefined {
-      const longest = longestList(variables, 0);
-      if (longest <= options.maxListLength) return undefined;
-      return new GraphQLError(
-        `A variable carries a list of ${longest} items; the most any argument takes is ${options.maxListLength}.`,
-        {
-          extensions: {
-            code: 'BAD_USER_INPUT',
-            limit: options.maxListLength,
-            requested: longest,
-            http: { status: 400 },
-          },
-        },
-      );
-    },
-
-    /**
-     * Parse and validate a document for a transport without Apollo's pipeline (the socket). The
-     * same text gives the same document object while it is cached.
-     */
-    prepare(
-      schema: GraphQLSchema,
-      query: string,
-      variables: unknown,
-    ): { document: DocumentNode } | { errors: GraphQLError[] } {
-      const variablesError = this.checkVariables(variables);
-      const known = documents.get(query);
-      if (known) return variablesError ? { errors: [variablesError] } : { document: known };
-      let document: DocumentNode;
-      try {
-        document = parse(query, { maxTokens: graphql.maxTokens });
-      } catch (error) {
-        return {
-          errors: [
-            withoutHints(
-              error instanceof GraphQLError ? error : new GraphQLError('Could not parse the document'),
-              PARSE_FAILED,
-            ),
-          ],
-        };
-      }
-      // The socket need not walk such a document through every other rule to refuse it.
-      const expansionError = checkExpansion(document);
-      if (expansionError) return { errors: [expansionError] };
-      const errors = validate(schema, document, allRules);
-      if (errors.length > 0) return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED)) };
-      documents.set(query, document);
-      if (variablesError) return { errors: [variablesError] };
-      return { document };
-    },
-  };
+  );
 }
 
 export type OperationRules = ReturnType<typeof createOperationRules>;

@@ -84,30 +84,10 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
       options.whenIdle(() => {
         // Lookups arriving from here on open the next batch.
         if (forming?.keys === keys) forming = undefined;
-        const calls: Array<Promise<Outcome[]>> = [];
-        for (let start = 0; start < lookups.length; start += options.maxBatch)
-          calls.push(
-            searchChunk(lookups.slice(start, start + options.maxBatch), keys.slice(start, start + options.maxBatch)),
-          );
-        resolve(Promise.all(calls).then((chunks) => chunks.flat()));
+        resolve(searchInChunks(options, lookups, keys));
       }),
     );
     return { lookups, keys, outcomes };
-  }
-
-  /** One call's outcomes; never rejects, so a batch's outcomes never do (a failure is each lookup's). */
-  async function searchChunk(lookups: EnrichmentLookup[], keys: string[]): Promise<Outcome[]> {
-    let outcomes: Outcome[];
-    try {
-      outcomes = await options.batcher.search(lookups, keys, options.requestId);
-    } catch (error) {
-      return keys.map(() => error as Error);
-    }
-    if (options.cache)
-      outcomes.forEach((outcome, index) => {
-        if (!(outcome instanceof Error)) options.cache!.set(keys[index]!, outcome);
-      });
-    return outcomes;
   }
 
   function slotFor(lookup: EnrichmentLookup): Slot {
@@ -155,4 +135,37 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
       return true;
     },
   };
+}
+
+/** A batch's outcomes, by position: its lookups sent in calls of at most `maxBatch` each. */
+function searchInChunks(
+  options: EnrichmentLoaderOptions,
+  lookups: EnrichmentLookup[],
+  keys: string[],
+): Promise<Outcome[]> {
+  const calls: Array<Promise<Outcome[]>> = [];
+  for (let start = 0; start < lookups.length; start += options.maxBatch)
+    calls.push(
+      searchChunk(options, lookups.slice(start, start + options.maxBatch), keys.slice(start, start + options.maxBatch)),
+    );
+  return Promise.all(calls).then((chunks) => chunks.flat());
+}
+
+/** One call's outcomes; never rejects, so a batch's outcomes never do (a failure is each lookup's). */
+async function searchChunk(
+  options: EnrichmentLoaderOptions,
+  lookups: EnrichmentLookup[],
+  keys: string[],
+): Promise<Outcome[]> {
+  let outcomes: Outcome[];
+  try {
+    outcomes = await options.batcher.search(lookups, keys, options.requestId);
+  } catch (error) {
+    return keys.map(() => error as Error);
+  }
+  if (options.cache)
+    outcomes.forEach((outcome, index) => {
+      if (!(outcome instanceof Error)) options.cache!.set(keys[index]!, outcome);
+    });
+  return outcomes;
 }

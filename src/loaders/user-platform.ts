@@ -1,32 +1,12 @@
-import type { CoreClient, DateRange, TransactionFilter } from '../upstream/core-client.js';
-import type { PlatformNameInput, PlatformPaymentRequest, PlatformTransferRequest } from '../upstream/platform-types.js';
+import type { CoreClient } from '../upstream/core-client.js';
+import { userCalls, type BoundUserCalls, type UserCallName } from '../upstream/core-user-calls.js';
 import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
 
-/** The core API for one signed-in user: the token is bound here and never handed to resolvers. */
-export interface UserPlatform {
-  getMe: () => ReturnType<CoreClient['getMe']>;
-  listAccounts: () => ReturnType<CoreClient['listAccounts']>;
-  getAccount: (accountId: string) => ReturnType<CoreClient['getAccount']>;
-  listTransactions: (filter: TransactionFilter, cursor: string | null) => ReturnType<CoreClient['listTransactions']>;
-  listPendingTransactions: (accountId?: string) => ReturnType<CoreClient['listPendingTransactions']>;
-  verifyName: (name: PlatformNameInput, accountId?: string) => ReturnType<CoreClient['verifyName']>;
-  revokeAccount: (accountId: string) => Promise<void>;
-  revokeToken: () => Promise<void>;
-  refresh: (id?: string) => Promise<void>;
-  getPayment: (paymentId: string) => ReturnType<CoreClient['getPayment']>;
-  getTransfer: (transferId: string) => ReturnType<CoreClient['getTransfer']>;
-  listPayments: (range: DateRange) => ReturnType<CoreClient['listPayments']>;
-  listTransfers: (range: DateRange) => ReturnType<CoreClient['listTransfers']>;
-  createPayment: (payment: PlatformPaymentRequest, idempotencyKey: string) => ReturnType<CoreClient['createPayment']>;
-  cancelPayment: (paymentId: string) => Promise<void>;
-  createTransfer: (
-    transfer: PlatformTransferRequest,
-    idempotencyKey: string,
-  ) => ReturnType<CoreClient['createTransfer']>;
-  getTransactionsByIds: (ids: string[]) => ReturnType<CoreClient['getTransactionsByIds']>;
-  listWebhooks: () => ReturnType<CoreClient['listWebhooks']>;
-  deleteWebhook: (webhookId: string) => Promise<void>;
-}
+/**
+ * The core API for one signed-in user: the token is bound here and never handed to resolvers.
+ * Subscribing to webhooks is the connection's business, not a request's.
+ */
+export type UserPlatform = Omit<BoundUserCalls, 'subscribeWebhook'>;
 
 function isForbidden(error: unknown): boolean {
   return error instanceof UpstreamError && error.kind === 'http' && error.status === 403;
@@ -51,9 +31,11 @@ export function bindUserPlatform(
     await revocation;
     throw new AccessRevokedError();
   };
-  const guard =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+  // `core` is read on each call, not here: a request that never calls upstream never touches it.
+  const guarded = (name: UserCallName) => {
+    const call = (...args: unknown[]) =>
+      (core[name] as (userToken: string, ...rest: unknown[]) => Promise<unknown>)(token, ...args);
+    return async (...args: unknown[]): Promise<unknown> => {
       try {
         return await limit(() => call(...args));
       } catch (error) {
@@ -61,37 +43,20 @@ export function bindUserPlatform(
         throw error;
       }
     };
-
-  const getMe = guard(() => core.getMe(token));
+  };
+  const platform = Object.fromEntries(
+    (Object.keys(userCalls) as UserCallName[])
+      .filter((name) => name !== 'subscribeWebhook' && name !== 'refresh')
+      .map((name) => [name, guarded(name)]),
+  ) as Omit<UserPlatform, 'refresh'>;
   return {
-    getMe,
-    listAccounts: guard(() => core.listAccounts(token)),
-    getAccount: guard((accountId: string) => core.getAccount(token, accountId)),
-    listTransactions: guard((filter: TransactionFilter, cursor: string | null) =>
-      core.listTransactions(token, filter, cursor),
-    ),
-    listPendingTransactions: guard((accountId?: string) => core.listPendingTransactions(token, accountId)),
-    verifyName: guard((name: PlatformNameInput, accountId?: string) => core.verifyName(token, name, accountId)),
-    revokeAccount: guard((accountId: string) => core.revokeAccount(token, accountId)),
-    revokeToken: guard(() => core.revokeToken(token)),
-    getPayment: guard((paymentId: string) => core.getPayment(token, paymentId)),
-    getTransfer: guard((transferId: string) => core.getTransfer(token, transferId)),
-    listPayments: guard((range: DateRange) => core.listPayments(token, range)),
-    listTransfers: guard((range: DateRange) => core.listTransfers(token, range)),
-    createPayment: guard((payment: PlatformPaymentRequest, key: string) => core.createPayment(token, payment, key)),
-    cancelPayment: guard((paymentId: string) => core.cancelPayment(token, paymentId)),
-    createTransfer: guard((transfer: PlatformTransferRequest, key: string) =>
-      core.createTransfer(token, transfer, key),
-    ),
-    getTransactionsByIds: guard((ids: string[]) => core.getTransactionsByIds(token, ids)),
-    listWebhooks: guard(() => core.listWebhooks(token)),
-    deleteWebhook: guard((webhookId: string) => core.deleteWebhook(token, webhookId)),
+    ...platform,
     async refresh(id?: string) {
       try {
         await limit(() => core.refresh(token, id));
       } catch (error) {
         if (!isForbidden(error)) throw error;
-        await getMe(); // throws AccessRevokedError when the token itself is dead
+        await platform.getMe(); // throws AccessRevokedError when the token itself is dead
         throw new RefreshForbiddenError(
           (error as UpstreamError).details.platformMessage ?? 'The platform does not allow a refresh for this user.',
         );

@@ -68,120 +68,146 @@ export interface StoreDependencies {
   onRedisConnectionChange?(role: string, state: 'lost' | 'restored'): void;
 }
 
-export async function createStores({
-  config,
-  clock,
-  logger,
-  onSessionExpired,
-  onConnectionExpired,
-  connectionSweepIntervalMs,
-  onRedisConnectionChange,
-}: StoreDependencies): Promise<GatewayStores> {
-  const connectionOptions = {
-    clock,
-    idleMs: config.connectionIdleMs,
-    onExpired: onConnectionExpired,
-    sweepIntervalMs: connectionSweepIntervalMs,
+export async function createStores(deps: StoreDependencies): Promise<GatewayStores> {
+  const connectionOptions: ConnectionOptions = {
+    clock: deps.clock,
+    idleMs: deps.config.connectionIdleMs,
+    onExpired: deps.onConnectionExpired,
+    sweepIntervalMs: deps.connectionSweepIntervalMs,
   };
-  if (!config.redis) {
-    logger.warn(
-      'state is in process memory: run a single instance; sessions, bank connections, deliveries and events are lost on restart (set REDIS_URL to share them)',
-    );
-    const connections = createMemoryConnectionStore(connectionOptions);
-    const sessions = createMemorySessionStore({
-      clock,
-      idleTimeoutMs: config.session.idleTimeoutMs,
-      onExpired: onSessionExpired,
-    });
-    // One set of delivery marks: the ledger claims, the event log and dead letters mark done.
-    const marks = createMemoryDeliveryMarks({ clock });
-    return {
-      kind: 'memory',
-      sessions,
-      connections,
-      oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
-      ledger: createMemoryDeliveryLedger({ marks, leaseMs: deliveryLeaseMs(0) }),
-      handles: createMemoryRoutingHandles(),
-      deadLetters: createMemoryDeadLetters({ marks }),
-      creationKeys: createMemoryCreationKeys({ clock }),
-      sessionEndings: localSessionEndings,
-      pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
-      redis: undefined,
-      health: async () => ({ ok: true }),
-      tokensLostOnStop: () => connections.held(),
-      async close() {
-        await sessions.close();
-        await connections.close();
-      },
-    };
-  }
+  return deps.config.redis
+    ? createRedisStores(deps, deps.config.redis, connectionOptions)
+    : createMemoryStores(deps, connectionOptions);
+}
 
-  const { connection, keyPrefix, commandTimeoutMs, tokenKeys } = config.redis;
+/** How every connection store expires idle connections. */
+interface ConnectionOptions {
+  clock: Clock;
+  idleMs: number;
+  onExpired(userId: string, record: ConnectionRecord): void;
+  sweepIntervalMs: number | undefined;
+}
+
+type RedisSettings = NonNullable<GatewayConfig['redis']>;
+
+function createMemoryStores(
+  { config, clock, logger, onSessionExpired }: StoreDependencies,
+  connectionOptions: ConnectionOptions,
+): GatewayStores {
+  logger.warn(
+    'state is in process memory: run a single instance; sessions, bank connections, deliveries and events are lost on restart (set REDIS_URL to share them)',
+  );
+  const connections = createMemoryConnectionStore(connectionOptions);
+  const sessions = createMemorySessionStore({
+    clock,
+    idleTimeoutMs: config.session.idleTimeoutMs,
+    onExpired: onSessionExpired,
+  });
+  // One set of delivery marks: the ledger claims, the event log and dead letters mark done.
+  const marks = createMemoryDeliveryMarks({ clock });
+  return {
+    kind: 'memory',
+    sessions,
+    connections,
+    oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
+    ledger: createMemoryDeliveryLedger({ marks, leaseMs: deliveryLeaseMs(0) }),
+    handles: createMemoryRoutingHandles(),
+    deadLetters: createMemoryDeadLetters({ marks }),
+    creationKeys: createMemoryCreationKeys({ clock }),
+    sessionEndings: localSessionEndings,
+    pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
+    redis: undefined,
+    health: async () => ({ ok: true }),
+    tokensLostOnStop: () => connections.held(),
+    async close() {
+      await sessions.close();
+      await connections.close();
+    },
+  };
+}
+
+/** Connects the two Redis connections the stores share; any failure on the way is "could not reach Redis". */
+async function createRedisStores(
+  deps: StoreDependencies,
+  settings: RedisSettings,
+  connectionOptions: ConnectionOptions,
+): Promise<GatewayStores> {
+  const { connection, commandTimeoutMs } = settings;
   const client = (role: string) =>
     createRedisClient({
       connection,
       commandTimeoutMs,
-      logger,
+      logger: deps.logger,
       role,
-      onConnectionChange: (state) => onRedisConnectionChange?.(role, state),
+      onConnectionChange: (state) => deps.onRedisConnectionChange?.(role, state),
     });
   const redis = client('commands');
   // Subscribe mode takes a connection of its own: session endings and event announcements.
   const subscriber = client('subscriber');
   try {
     await Promise.all([redis.connect(), subscriber.connect()]);
-    const options = { redis, keyPrefix };
-    const waitForReplicas = createReplicaWait(redis, config.redis.waitReplicas, commandTimeoutMs);
-    const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
-    logger.info(
-      { keyPrefix, redis: connection.where },
-      'state is on Redis: shared by every instance, kept across restarts',
-    );
-    const cipher = createTokenCipher(tokenKeys);
-    const connections = createRedisConnections({ ...options, ...connectionOptions, cipher, logger });
-    const probe = createRedisHealthProbe({ clients: [redis, subscriber], clock });
-    const sessions = createRedisSessionStore({
-      redis,
-      keyPrefix,
-      cipher,
-      clock,
-      idleTimeoutMs: config.session.idleTimeoutMs,
-      logger,
-      onExpired: onSessionExpired,
-    });
-    return {
-      kind: 'redis',
-      sessions,
-      connections,
-      oauthStates: createRedisOAuthStates(options),
-      ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
-      handles: createRedisRoutingHandles(options),
-      deadLetters: createRedisDeadLetters({ ...options, waitForReplicas }),
-      creationKeys: createRedisCreationKeys(options),
-      sessionEndings,
-      pubsub: createRedisPubSub({
-        redis,
-        subscriber,
-        keyPrefix,
-        clock,
-        retentionMs: config.eventRetentionMs,
-        logger,
-        waitForReplicas,
-      }),
-      redis,
-      health: probe.check,
-      tokensLostOnStop: () => [],
-      async close() {
-        await sessions.close();
-        await connections.close();
-        redis.disconnect();
-        subscriber.disconnect();
-      },
-    };
+    return await redisStoresOn(redis, subscriber, deps, settings, connectionOptions);
   } catch (error) {
     for (const client of [redis, subscriber]) client.disconnect();
     throw new Error(
       `could not reach Redis (${connection.where}, REDIS_URL): ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+async function redisStoresOn(
+  redis: RedisClient,
+  subscriber: RedisClient,
+  { config, clock, logger, onSessionExpired }: StoreDependencies,
+  { connection, keyPrefix, commandTimeoutMs, tokenKeys, waitReplicas }: RedisSettings,
+  connectionOptions: ConnectionOptions,
+): Promise<GatewayStores> {
+  const options = { redis, keyPrefix };
+  const waitForReplicas = createReplicaWait(redis, waitReplicas, commandTimeoutMs);
+  const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
+  logger.info(
+    { keyPrefix, redis: connection.where },
+    'state is on Redis: shared by every instance, kept across restarts',
+  );
+  const cipher = createTokenCipher(tokenKeys);
+  const connections = createRedisConnections({ ...options, ...connectionOptions, cipher, logger });
+  const probe = createRedisHealthProbe({ clients: [redis, subscriber], clock });
+  const sessions = createRedisSessionStore({
+    redis,
+    keyPrefix,
+    cipher,
+    clock,
+    idleTimeoutMs: config.session.idleTimeoutMs,
+    logger,
+    onExpired: onSessionExpired,
+  });
+  return {
+    kind: 'redis',
+    sessions,
+    connections,
+    oauthStates: createRedisOAuthStates(options),
+    ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
+    handles: createRedisRoutingHandles(options),
+    deadLetters: createRedisDeadLetters({ ...options, waitForReplicas }),
+    creationKeys: createRedisCreationKeys(options),
+    sessionEndings,
+    pubsub: createRedisPubSub({
+      redis,
+      subscriber,
+      keyPrefix,
+      clock,
+      retentionMs: config.eventRetentionMs,
+      logger,
+      waitForReplicas,
+    }),
+    redis,
+    health: probe.check,
+    tokensLostOnStop: () => [],
+    async close() {
+      await sessions.close();
+      await connections.close();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
 }

@@ -3,6 +3,7 @@ import type { TokenCipher } from '../auth/token-cipher.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import { execAll, storeCall, type RedisClient } from './redis-client.js';
+import { END_SCRIPT, WRITE_SCRIPT } from './redis-session-scripts.js';
 
 export interface RedisSessionStoreOptions {
   redis: RedisClient;
@@ -36,38 +37,6 @@ const SWEEP_GRACE_MS = 15 * 60_000;
 const SWEEP_BATCH = 100;
 
 /**
- * Writes a session unless it was ended (KEYS[2], its tombstone): a write sent before a sign-out or
- * a revocation but applied after it (a touch racing the deletion, or a write that timed out and
- * Redis ran late) must not bring the session back. Session ids are never reused, so a tombstone
- * blocks nothing else. KEYS: session, tombstone, user index; one slot (the user's tag).
- */
-const WRITE_SCRIPT = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[3])
-redis.call('PEXPIREAT', KEYS[3], ARGV[4], 'GT')
-redis.call('PEXPIREAT', KEYS[3], ARGV[4], 'NX')
-return 1
-`;
-
-/**
- * Deletes sessions and leaves a tombstone for each that existed, kept as long as the session's key
- * would have lived. KEYS: pairs of session and tombstone, all of one user. Returns the values.
- */
-const END_SCRIPT = `
-local values = {}
-for i = 1, #KEYS, 2 do
-  local ttl = redis.call('PTTL', KEYS[i])
-  local value = redis.call('GETDEL', KEYS[i])
-  if value then
-    if ttl > 0 then redis.call('SET', KEYS[i + 1], '1', 'PX', ttl) end
-    values[#values + 1] = value
-  end
-end
-return values
-`;
-
-/**
  * Sessions on Redis. A session is one key; reads treat it as gone from the earlier of its absolute
  * and idle deadlines, and a sorted set of deadlines lets a sweep on any instance find lapsed
  * sessions, delete them and hand them to `onExpired` (which revokes their platform token), each
@@ -79,36 +48,169 @@ return values
  * stored does not exist, and an ended session leaves a tombstone that no late write gets past.
  */
 export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
-  const { redis, keyPrefix, cipher } = options;
-  const userKeys = (tag: string) => `${keyPrefix}{u:${tag}}`;
-  const sessionKey = (key: string) => {
-    const tag = tagOfSessionKey(key);
-    return tag ? `${userKeys(tag)}:s:${key.slice(tag.length + 1)}` : undefined;
-  };
-  const indexKey = (userId: string) => `${userKeys(userTag(userId))}:sessions`;
-  const tombstoneOf = (redisKey: string) => `${redisKey}:ended`;
-  redis.defineCommand('ofgWriteSession', { numberOfKeys: 3, lua: WRITE_SCRIPT });
-  redis.defineCommand('ofgEndSessions', { lua: END_SCRIPT });
-  const commands = redis as unknown as {
-    ofgWriteSession(...args: Array<string | number>): Promise<number>;
-    ofgEndSessions(count: number, ...keys: string[]): Promise<string[]>;
-  };
-  /** Ends sessions of one user (their keys share a slot), tombstoning each; returns what they held. */
-  const end = (redisKeys: string[]) =>
-    storeCall(() =>
-      commands.ofgEndSessions(redisKeys.length * 2, ...redisKeys.flatMap((key) => [key, tombstoneOf(key)])),
-    );
-  const deadlinesKey = `${keyPrefix}session-deadlines`;
-  const binding = (key: string, userId: string) => `session:${key}|user:${userId}`;
-  const deadlineOf = (record: { expiresAt: number; lastSeenAt: number }) =>
-    Math.min(record.expiresAt, record.lastSeenAt + options.idleTimeoutMs);
+  return new RedisSessionStore(options);
+}
 
-  function decode(key: string, raw: string | null): SessionRecord | undefined {
+interface SessionCommands {
+  ofgWriteSession(...args: Array<string | number>): Promise<number>;
+  ofgEndSessions(count: number, ...keys: string[]): Promise<string[]>;
+}
+
+class RedisSessionStore implements SessionStore {
+  private readonly redis: RedisClient;
+  private readonly commands: SessionCommands;
+  private readonly deadlinesKey: string;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: RedisSessionStoreOptions) {
+    this.redis = options.redis;
+    this.deadlinesKey = `${options.keyPrefix}session-deadlines`;
+    this.redis.defineCommand('ofgWriteSession', { numberOfKeys: 3, lua: WRITE_SCRIPT });
+    this.redis.defineCommand('ofgEndSessions', { lua: END_SCRIPT });
+    this.commands = this.redis as unknown as SessionCommands;
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((error: unknown) =>
+        options.logger.warn({ err: { message: (error as Error).message } }, 'session sweep failed; will retry'),
+      );
+    }, options.sweepIntervalMs ?? 30_000);
+    this.sweeper.unref();
+  }
+
+  async get(key: string): Promise<SessionRecord | undefined> {
+    const redisKey = this.sessionKey(key);
+    if (!redisKey) return undefined;
+    return this.live(this.decode(key, await storeCall(() => this.redis.get(redisKey))));
+  }
+
+  async set(key: string, record: SessionRecord): Promise<void> {
+    const redisKey = this.sessionKey(key);
+    if (!redisKey) throw new Error('session keys start with the user tag');
+    const stored = JSON.stringify(this.encode(key, record));
+    const deadline = this.deadlineOf(record);
+    // The deadline first: it lives in another slot (no transaction spans both in a Cluster), and
+    // an entry whose session was never written is skipped by the sweep, while a session without
+    // one would never be swept (and its token never revoked).
+    await storeCall(() => this.redis.zadd(this.deadlinesKey, deadline, key));
+    // The index lives as long as the longest session it could list.
+    await storeCall(() =>
+      this.commands.ofgWriteSession(
+        redisKey,
+        tombstoneOf(redisKey),
+        this.indexKey(record.userId),
+        stored,
+        deadline + SWEEP_GRACE_MS,
+        key,
+        record.expiresAt + SWEEP_GRACE_MS,
+      ),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    const redisKey = this.sessionKey(key);
+    if (!redisKey) return;
+    const [raw] = await this.end([redisKey]);
+    await storeCall(() => this.redis.zrem(this.deadlinesKey, key));
+    if (raw) await storeCall(() => this.redis.srem(this.indexKey((JSON.parse(raw) as StoredSession).userId), key));
+  }
+
+  async listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>> {
+    const keys = await storeCall(() => this.redis.smembers(this.indexKey(userId)));
+    if (keys.length === 0) return [];
+    const values = await storeCall(() => this.redis.mget(keys.map((key) => this.sessionKey(key)!)));
+    const found: Array<{ sessionId: string; record: SessionRecord }> = [];
+    const gone: string[] = [];
+    keys.forEach((key, index) => {
+      const record = this.decode(key, values[index] ?? null);
+      if (this.live(record)) found.push({ sessionId: key, record: record! });
+      else if (!record) gone.push(key);
+    });
+    if (gone.length > 0) await storeCall(() => this.redis.srem(this.indexKey(userId), ...gone));
+    return found;
+  }
+
+  async deleteByUser(userId: string): Promise<string[]> {
+    const keys = await storeCall(() => this.redis.smembers(this.indexKey(userId)));
+    if (keys.length > 0) await this.end(keys.map((key) => this.sessionKey(key)!));
+    await storeCall(() => this.redis.del(this.indexKey(userId)));
+    if (keys.length > 0) await storeCall(() => this.redis.zrem(this.deadlinesKey, ...keys));
+    return keys;
+  }
+
+  async sweep(): Promise<void> {
+    const { redis, deadlinesKey } = this;
+    const due = await storeCall(() =>
+      redis.zrangebyscore(deadlinesKey, '-inf', this.options.clock(), 'LIMIT', 0, SWEEP_BATCH),
+    );
+    for (const key of due) {
+      // Only the instance whose ZREM removes the entry handles it.
+      if ((await storeCall(() => redis.zrem(deadlinesKey, key))) !== 1) continue;
+      const redisKey = this.sessionKey(key);
+      const record = redisKey ? this.decode(key, await storeCall(() => redis.get(redisKey))) : undefined;
+      if (!record || !redisKey) continue;
+      if (this.live(record)) {
+        // Used again meanwhile: put its new deadline back.
+        await storeCall(() => redis.zadd(deadlinesKey, this.deadlineOf(record), key));
+        continue;
+      }
+      await storeCall(() => execAll(redis.multi().del(redisKey).srem(this.indexKey(record.userId), key)));
+      this.options.onExpired?.(key, record);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+
+  private userKeys(tag: string): string {
+    return `${this.options.keyPrefix}{u:${tag}}`;
+  }
+
+  private sessionKey(key: string): string | undefined {
+    const tag = tagOfSessionKey(key);
+    return tag ? `${this.userKeys(tag)}:s:${key.slice(tag.length + 1)}` : undefined;
+  }
+
+  private indexKey(userId: string): string {
+    return `${this.userKeys(userTag(userId))}:sessions`;
+  }
+
+  /** Ends sessions of one user (their keys share a slot), tombstoning each; returns what they held. */
+  private end(redisKeys: string[]): Promise<string[]> {
+    return storeCall(() =>
+      this.commands.ofgEndSessions(redisKeys.length * 2, ...redisKeys.flatMap((key) => [key, tombstoneOf(key)])),
+    );
+  }
+
+  private deadlineOf(record: { expiresAt: number; lastSeenAt: number }): number {
+    return Math.min(record.expiresAt, record.lastSeenAt + this.options.idleTimeoutMs);
+  }
+
+  private live(record: SessionRecord | undefined): SessionRecord | undefined {
+    return record && this.options.clock() < this.deadlineOf(record) ? record : undefined;
+  }
+
+  private encode(key: string, record: SessionRecord): StoredSession {
+    return {
+      userId: record.userId,
+      ...(record.accessToken === undefined
+        ? {}
+        : { token: this.options.cipher.encrypt(record.accessToken, binding(key, record.userId)) }),
+      authTime: record.authTime,
+      amr: record.amr,
+      createdAt: record.createdAt,
+      expiresAt: record.expiresAt,
+      lastSeenAt: record.lastSeenAt,
+    };
+  }
+
+  private decode(key: string, raw: string | null): SessionRecord | undefined {
     if (raw === null) return undefined;
     const stored = JSON.parse(raw) as StoredSession;
     return {
       userId: stored.userId,
-      ...(stored.token === undefined ? {} : { accessToken: cipher.decrypt(stored.token, binding(key, stored.userId)) }),
+      ...(stored.token === undefined
+        ? {}
+        : { accessToken: this.options.cipher.decrypt(stored.token, binding(key, stored.userId)) }),
       authTime: stored.authTime,
       amr: stored.amr,
       createdAt: stored.createdAt,
@@ -116,107 +218,13 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
       lastSeenAt: stored.lastSeenAt,
     };
   }
+}
 
-  const live = (record: SessionRecord | undefined) =>
-    record && options.clock() < deadlineOf(record) ? record : undefined;
+function tombstoneOf(redisKey: string): string {
+  return `${redisKey}:ended`;
+}
 
-  async function sweep(): Promise<void> {
-    const due = await storeCall(() =>
-      redis.zrangebyscore(deadlinesKey, '-inf', options.clock(), 'LIMIT', 0, SWEEP_BATCH),
-    );
-    for (const key of due) {
-      // Only the instance whose ZREM removes the entry handles it.
-      if ((await storeCall(() => redis.zrem(deadlinesKey, key))) !== 1) continue;
-      const redisKey = sessionKey(key);
-      const record = redisKey ? decode(key, await storeCall(() => redis.get(redisKey))) : undefined;
-      if (!record || !redisKey) continue;
-      if (live(record)) {
-        // Used again meanwhile: put its new deadline back.
-        await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(record), key));
-        continue;
-      }
-      await storeCall(() => execAll(redis.multi().del(redisKey).srem(indexKey(record.userId), key)));
-      options.onExpired?.(key, record);
-    }
-  }
-
-  const sweeper = setInterval(() => {
-    sweep().catch((error: unknown) =>
-      options.logger.warn({ err: { message: (error as Error).message } }, 'session sweep failed; will retry'),
-    );
-  }, options.sweepIntervalMs ?? 30_000);
-  sweeper.unref();
-
-  return {
-    async get(key) {
-      const redisKey = sessionKey(key);
-      if (!redisKey) return undefined;
-      return live(decode(key, await storeCall(() => redis.get(redisKey))));
-    },
-    async set(key, record) {
-      const redisKey = sessionKey(key);
-      if (!redisKey) throw new Error('session keys start with the user tag');
-      const stored: StoredSession = {
-        userId: record.userId,
-        ...(record.accessToken === undefined
-          ? {}
-          : { token: cipher.encrypt(record.accessToken, binding(key, record.userId)) }),
-        authTime: record.authTime,
-        amr: record.amr,
-        createdAt: record.createdAt,
-        expiresAt: record.expiresAt,
-        lastSeenAt: record.lastSeenAt,
-      };
-      const deadline = deadlineOf(record);
-      const index = indexKey(record.userId);
-      // The deadline first: it lives in another slot (no transaction spans both in a Cluster), and
-      // an entry whose session was never written is skipped by the sweep, while a session without
-      // one would never be swept (and its token never revoked).
-      await storeCall(() => redis.zadd(deadlinesKey, deadline, key));
-      // The index lives as long as the longest session it could list.
-      await storeCall(() =>
-        commands.ofgWriteSession(
-          redisKey,
-          tombstoneOf(redisKey),
-          index,
-          JSON.stringify(stored),
-          deadline + SWEEP_GRACE_MS,
-          key,
-          record.expiresAt + SWEEP_GRACE_MS,
-        ),
-      );
-    },
-    async delete(key) {
-      const redisKey = sessionKey(key);
-      if (!redisKey) return;
-      const [raw] = await end([redisKey]);
-      await storeCall(() => redis.zrem(deadlinesKey, key));
-      if (raw) await storeCall(() => redis.srem(indexKey((JSON.parse(raw) as StoredSession).userId), key));
-    },
-    async listByUser(userId) {
-      const keys = await storeCall(() => redis.smembers(indexKey(userId)));
-      if (keys.length === 0) return [];
-      const values = await storeCall(() => redis.mget(keys.map((key) => sessionKey(key)!)));
-      const found: Array<{ sessionId: string; record: SessionRecord }> = [];
-      const gone: string[] = [];
-      keys.forEach((key, index) => {
-        const record = decode(key, values[index] ?? null);
-        if (live(record)) found.push({ sessionId: key, record: record! });
-        else if (!record) gone.push(key);
-      });
-      if (gone.length > 0) await storeCall(() => redis.srem(indexKey(userId), ...gone));
-      return found;
-    },
-    async deleteByUser(userId) {
-      const keys = await storeCall(() => redis.smembers(indexKey(userId)));
-      if (keys.length > 0) await end(keys.map((key) => sessionKey(key)!));
-      await storeCall(() => redis.del(indexKey(userId)));
-      if (keys.length > 0) await storeCall(() => redis.zrem(deadlinesKey, ...keys));
-      return keys;
-    },
-    sweep,
-    async close() {
-      clearInterval(sweeper);
-    },
-  };
+/** What a stored token is bound to: decrypting it under another session or user fails. */
+function binding(key: string, userId: string): string {
+  return `session:${key}|user:${userId}`;
 }

@@ -1,11 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { routeTemplate } from '../lib/route-template.js';
 import { inClientSpan } from '../lib/tracing.js';
 import { scrubErrorBody } from '../lib/scrub.js';
 import { UpstreamError } from './upstream-error.js';
+import { classifyTransportError, credentialsIn, parseJson, readCapped, wireRequest } from './upstream-transport.js';
 
 const MAX_RETRIES = 2;
 const RETRY_BASE_MS = 100;
@@ -71,81 +72,83 @@ export interface UpstreamHttp {
  * connection cap, no size cap) suit nothing with a user waiting, so every one is set explicitly.
  */
 export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
-  const base = new URL(options.baseUrl);
-  const pathPrefix = base.pathname.replace(/\/+$/, '');
-  const pool = new Pool(base.origin, {
-    connections: options.maxConnections,
-    connectTimeout: Math.min(options.timeoutMs, 5_000),
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    keepAliveTimeout: 10_000,
-  });
+  const upstream = new PooledUpstream(options);
+  return { name: options.name, send: (request) => upstream.send(request), close: () => upstream.close() };
+}
 
-  const breakers = createCircuitBreakers(options.name, options.breaker, options.logger);
+class PooledUpstream {
+  private readonly pool: Pool;
+  private readonly pathPrefix: string;
+  private readonly breakers: ReturnType<typeof createCircuitBreakers>;
 
-  async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
+  constructor(private readonly options: UpstreamHttpOptions) {
+    const base = new URL(options.baseUrl);
+    this.pathPrefix = base.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(base.origin, {
+      connections: options.maxConnections,
+      connectTimeout: Math.min(options.timeoutMs, 5_000),
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+    this.breakers = createCircuitBreakers(options.name, options.breaker, options.logger);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const group = operationGroup(request.path);
-    const deadline = performance.now() + (request.timeoutMs ?? options.timeoutMs);
+    const deadline = performance.now() + (request.timeoutMs ?? this.options.timeoutMs);
     const retry = request.retry ?? request.method === 'GET';
     for (let attempt = 0; ; attempt += 1) {
       const remaining = deadline - performance.now();
       const backoff = RETRY_BASE_MS * 2 ** attempt * (0.75 + Math.random() * 0.5);
       const canRetry = retry && attempt < MAX_RETRIES && remaining - backoff > MIN_ATTEMPT_MS;
       try {
-        const response = await breakers.run(group, () => sendOnce(request, Math.max(1, Math.floor(remaining))));
-        if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
-        options.logger.debug(
-          {
-            requestId: request.requestId,
-            upstream: options.name,
-            path: request.path,
-            status: response.status,
-            attempt,
-          },
-          'retrying upstream read',
+        const response = await this.breakers.run(group, () =>
+          this.sendOnce(request, Math.max(1, Math.floor(remaining))),
         );
+        if (!canRetry || !RETRYABLE_STATUSES.has(response.status)) return response;
+        this.logRetry(request, { status: response.status }, attempt);
       } catch (error) {
         if (!canRetry || !(error instanceof UpstreamError) || error.kind !== 'unavailable' || error.details.circuitOpen)
           throw error;
-        options.logger.debug(
-          { requestId: request.requestId, upstream: options.name, path: request.path, kind: error.kind, attempt },
-          'retrying upstream read',
-        );
+        this.logRetry(request, { kind: error.kind }, attempt);
       }
       await delay(backoff);
     }
   }
 
+  private logRetry(request: UpstreamRequest, outcome: { status: number } | { kind: string }, attempt: number): void {
+    this.options.logger.debug(
+      { requestId: request.requestId, upstream: this.options.name, path: request.path, ...outcome, attempt },
+      'retrying upstream read',
+    );
+  }
+
   /** One attempt, in a client span whose context travels upstream as `traceparent`. */
-  function sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
+  private sendOnce(request: UpstreamRequest, timeoutMs: number): Promise<UpstreamResponse> {
     const traceHeaders: Record<string, string> = {};
     return inClientSpan(
-      () => `${options.name} ${request.method} ${routeTemplate(request.path)}`,
+      () => `${this.options.name} ${request.method} ${routeTemplate(request.path)}`,
       traceHeaders,
       async (span) => {
-        const response = await sendOnceUntraced(request, timeoutMs, traceHeaders);
+        const response = await this.sendOnceUntraced(request, timeoutMs, traceHeaders);
         span.setAttribute('http.response.status_code', response.status);
         return response;
       },
     );
   }
 
-  async function sendOnceUntraced(
+  private async sendOnceUntraced(
     request: UpstreamRequest,
     timeoutMs: number,
     traceHeaders: Record<string, string>,
   ): Promise<UpstreamResponse> {
-    const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) search.set(key, value);
-    const path = `${pathPrefix}${request.path}${search.size > 0 ? `?${search}` : ''}`;
-    const headers: Record<string, string> = { accept: 'application/json', ...request.headers, ...traceHeaders };
-    // The platform's logs and the gateway's can be matched by the request that caused the call.
-    if (request.requestId !== undefined) headers['x-request-id'] = request.requestId;
-    let body: string | undefined;
-    if (request.json !== undefined) {
-      body = JSON.stringify(request.json);
-      headers['content-type'] = 'application/json';
-    }
+    const { options } = this;
+    const wire = wireRequest(this.pathPrefix, request, traceHeaders);
     const started = performance.now();
     let observed = false;
     // One deadline for the whole exchange (connect, headers, body), cleared when the call is done.
@@ -157,11 +160,8 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       timeoutMs,
     ).unref();
     try {
-      const response = await pool.request({
-        method: request.method,
-        path,
-        headers,
-        body,
+      const response = await this.pool.request({
+        ...wire,
         signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -169,26 +169,13 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
       const raw = await readCapped(response.body, options.maxResponseBytes, options.name);
       options.observe?.(request.path, response.statusCode, (performance.now() - started) / 1000);
       observed = true;
-      options.logger.debug(
-        {
-          requestId: request.requestId,
-          upstream: options.name,
-          method: request.method,
-          path: request.path,
-          status: response.statusCode,
-          ms: Math.round(performance.now() - started),
-        },
-        'upstream call',
+      this.logCall(request, response.statusCode, started);
+      return this.answer(
+        request,
+        response.statusCode,
+        response.headers,
+        parseJson(raw, response.statusCode, options.name),
       );
-      const parsed = parseJson(raw, response.statusCode, options.name);
-      const failed = response.statusCode >= 400 || (parsed as { success?: unknown } | undefined)?.success === false;
-      // An error body may quote the request that failed: nothing it says about our credentials
-      // may travel further (to a client message or a log line).
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: failed ? scrubErrorBody(parsed, [...(options.secrets ?? []), ...credentialsIn(request)]) : parsed,
-      };
     } catch (error) {
       const failure =
         error instanceof UpstreamError ? error : classifyTransportError(error, options.name, request, timeoutMs);
@@ -199,65 +186,32 @@ export function createUpstreamHttp(options: UpstreamHttpOptions): UpstreamHttp {
     }
   }
 
-  return { name: options.name, send, close: () => pool.close() };
-}
-
-/** The credentials a request carried: its authorization and app id headers, secrets in its body. */
-function credentialsIn(request: UpstreamRequest): string[] {
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(request.headers ?? {})) {
-    if (name.toLowerCase() === 'authorization') {
-      const credential = value.replace(/^\S+\s+/, '');
-      values.push(credential);
-      // Basic carries id:secret in base64; either half may be echoed on its own.
-      if (/^basic /i.test(value)) values.push(...Buffer.from(credential, 'base64').toString('utf8').split(':'));
-    } else if (name.toLowerCase().endsWith('-id')) values.push(value);
+  private logCall(request: UpstreamRequest, status: number, started: number): void {
+    this.options.logger.debug(
+      {
+        requestId: request.requestId,
+        upstream: this.options.name,
+        method: request.method,
+        path: request.path,
+        status,
+        ms: Math.round(performance.now() - started),
+      },
+      'upstream call',
+    );
   }
-  const json = request.json as Record<string, unknown> | undefined;
-  for (const key of ['client_secret', 'client_id', 'code']) if (typeof json?.[key] === 'string') values.push(json[key]);
-  return values;
-}
 
-async function readCapped(stream: AsyncIterable<Buffer>, limit: number, upstream: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > limit) {
-      throw new UpstreamError(upstream, 'bad_response', `${upstream} response exceeded ${limit} bytes`);
-    }
-    chunks.push(chunk);
+  private answer(
+    request: UpstreamRequest,
+    status: number,
+    headers: UpstreamResponse['headers'],
+    parsed: unknown,
+  ): UpstreamResponse {
+    const failed = status >= 400 || (parsed as { success?: unknown } | undefined)?.success === false;
+    // An error body may quote the request that failed: nothing it says about our credentials
+    // may travel further (to a client message or a log line).
+    const body = failed ? scrubErrorBody(parsed, [...(this.options.secrets ?? []), ...credentialsIn(request)]) : parsed;
+    return { status, headers, body };
   }
-  return Buffer.concat(chunks, size);
-}
-
-function parseJson(raw: Buffer, status: number, upstream: string): unknown {
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    // An error page in HTML is still an error status; a 2xx that is not JSON breaks the contract.
-    if (status >= 200 && status < 300)
-      throw new UpstreamError(upstream, 'bad_response', `${upstream} returned a body that is not JSON`);
-    return undefined;
-  }
-}
-
-function classifyTransportError(
-  error: unknown,
-  upstream: string,
-  request: UpstreamRequest,
-  timeoutMs: number,
-): UpstreamError {
-  const timedOut =
-    (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError;
-  const what = `${request.method} ${request.path}`;
-  if (timedOut) return new UpstreamError(upstream, 'timeout', `${upstream} ${what} took longer than ${timeoutMs} ms`);
-  const reason = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
-  return new UpstreamError(upstream, 'unavailable', `${upstream} ${what} failed: ${reason}`);
 }
 
 /** Reads the platform's `{ success: false, message }` (or OAuth `error`) from an error body. */
