@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '../lib/logger.js';
-import { redirect, sendError, sendJson } from '../lib/http/respond.js';
-import type { Router } from '../lib/http/router.js';
-import { wantsHtml } from './graphiql/graphiql-routes.js';
+import type { Logger } from '../../lib/logger.js';
+import { redirect, sendError, sendJson } from '../../lib/http/respond.js';
+import type { Router } from '../../lib/http/router.js';
+import { wantsHtml } from '../graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
-import { RequestScope, requestIdFor, type ScopedRouteRequest } from '../lib/request-scope.js';
-import { inServerSpan } from '../lib/tracing.js';
-import { StoreUnavailableError } from '../lib/store-unavailable.js';
+import { RequestScope, requestIdFor, type ScopedRouteRequest } from '../../lib/request-scope.js';
+import { inServerSpan } from '../../lib/tracing.js';
+import { StoreUnavailableError } from '../../lib/store-unavailable.js';
 
 export interface GatewayHttpServerOptions {
   router: Router<ScopedRouteRequest>;

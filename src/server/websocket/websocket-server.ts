@@ -2,28 +2,20 @@ import type { Server } from 'node:http';
 import { GraphQLError, getOperationAST, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Session, SessionManager } from '../auth/session-manager.js';
-import type { EventStreamContext, GatewayContext } from '../graphql/context.js';
-import { ErrorCode } from '../graphql/errors.js';
-import type { OperationRules } from '../graphql/operation-rules.js';
-import type { TrustedDocuments } from '../graphql/trusted-documents.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import type { Session, SessionManager } from '../../auth/session-manager.js';
+import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
+import { ErrorCode } from '../../graphql/errors.js';
+import type { OperationRules } from '../../graphql/operation-rules.js';
+import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
 import { CloseCode } from './close-codes.js';
-import { operationOutcome } from './operation-telemetry.js';
+import { operationOutcome } from '../observability/operation-telemetry.js';
 import { subscribePerEvent, type EventExecution } from './per-event-execution.js';
 import { startHeartbeat } from './heartbeat.js';
 import { createSharedExecutions } from './shared-executions.js';
 import { createSharedEventReads } from './shared-event-reads.js';
-import { createSocketRegistry } from './socket-registry.js';
-
-export interface WebSocketLimits {
-  maxSubscriptionsPerSocket: number;
-  maxSocketsPerSession: number;
-  maxSocketsPerUser: number;
-  /** A socket whose unsent data passes this is cut: its client is not reading. */
-  maxBufferedBytes: number;
-}
+import { createSocketRegistry, type WebSocketLimits } from './socket-registry.js';
 
 export interface WebSocketOptions {
   server: Server;

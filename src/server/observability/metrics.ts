@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { routeTemplate } from '../lib/route-template.js';
+import { routeTemplate } from '../../lib/route-template.js';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
