@@ -110,3 +110,5 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
     },
   };
 }
+
+export type SocketRegistry = ReturnType<typeof createSocketRegistry>;
