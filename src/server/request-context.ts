@@ -194,6 +194,71 @@ class SessionControls implements SessionPart {
   }
 }
 
+/** What a request's platform access reports to: its session state, upstream client, activity and logger. */
+interface RequestParts {
+  state: { ended: boolean };
+  requestCore: () => CoreClient;
+  activity: RequestActivity;
+  logger: () => Logger;
+}
+
+/** The user's platform access through this request's core client, within the user's share of calls. */
+function bindPlatform(
+  deps: RequestContextDependencies,
+  session: Session,
+  token: string,
+  { state, requestCore, activity, logger }: RequestParts,
+): UserPlatform {
+  return bindUserPlatform(
+    requestCore(),
+    token,
+    async () => {
+      // Only this token is known dead: the connection goes if it still holds it, and the
+      // sessions holding it end (the user signs in again and reconnects).
+      state.ended = true;
+      const remaining = await deps.tokenDied(session.userId, token);
+      logger().warn(
+        { userId: session.userId, remainingSessions: remaining },
+        'platform refused the user token (403): ended the sessions holding it',
+      );
+    },
+    (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
+  );
+}
+
+/** Revokes the user's tokens other than this session's; one already dead at the platform (403) counts as revoked. */
+async function revokeOtherTokens(
+  deps: RequestContextDependencies,
+  session: Session,
+  core: CoreClient,
+  logger: Logger,
+): Promise<{ revoked: number; failed: number }> {
+  const others = (await deps.sessions.tokensOfUser(session.userId)).filter((token) => token !== session.accessToken);
+  let revoked = 0;
+  let failed = 0;
+  for (const token of others) {
+    try {
+      await core.revokeToken(token);
+      revoked += 1;
+    } catch (error) {
+      // 403: already dead at the platform, which is the outcome wanted.
+      if (error instanceof UpstreamError && error.status === 403) revoked += 1;
+      else {
+        failed += 1;
+        logger.error(
+          {
+            userId: session.userId,
+            kind: error instanceof UpstreamError ? error.kind : 'unexpected',
+            status: error instanceof UpstreamError ? error.status : undefined,
+          },
+          "could not revoke another session's token",
+        );
+      }
+    }
+  }
+  return { revoked, failed };
+}
+
 /**
  * Builds each request's GraphQL context: loaders and platform access bound to the session's user.
  * `scope` is the HTTP request being served (none for a subscription event): its id goes on the
@@ -217,22 +282,6 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     // Every core call this request makes carries its id; tagged on first use only.
     let core: CoreClient | undefined;
     const requestCore = () => (core ??= scope ? deps.core.forRequest(scope.requestId) : deps.core);
-    const bindPlatform = (token: string) =>
-      bindUserPlatform(
-        requestCore(),
-        token,
-        async () => {
-          // Only this token is known dead: the connection goes if it still holds it, and the
-          // sessions holding it end (the user signs in again and reconnects).
-          state.ended = true;
-          const remaining = await deps.tokenDied(session.userId, token);
-          logger().warn(
-            { userId: session.userId, remainingSessions: remaining },
-            'platform refused the user token (403): ended the sessions holding it',
-          );
-        },
-        (call) => activity.track(() => deps.userCalls.run(session.userId, call)),
-      );
     // Built on first use: a request that enriches never needs the user's platform access, and a
     // subscription's own context only opens the event stream.
     const lazyParts: LazyParts = {
@@ -244,7 +293,12 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', {
             connectUrl: access.links.connectUrl,
           });
-        return (platform ??= bindPlatform(session.accessToken));
+        return (platform ??= bindPlatform(deps, session, session.accessToken, {
+          state,
+          requestCore,
+          activity,
+          logger,
+        }));
       },
       creationKeys: () =>
         creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs, deps.creationKeys.once),
@@ -258,34 +312,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       session: new SessionControls(
         state,
         end,
-        async () => {
-          const others = (await deps.sessions.tokensOfUser(session.userId)).filter(
-            (token) => token !== session.accessToken,
-          );
-          let revoked = 0;
-          let failed = 0;
-          for (const token of others) {
-            try {
-              await requestCore().revokeToken(token);
-              revoked += 1;
-            } catch (error) {
-              // 403: already dead at the platform, which is the outcome wanted.
-              if (error instanceof UpstreamError && error.status === 403) revoked += 1;
-              else {
-                failed += 1;
-                logger().error(
-                  {
-                    userId: session.userId,
-                    kind: error instanceof UpstreamError ? error.kind : 'unexpected',
-                    status: error instanceof UpstreamError ? error.status : undefined,
-                  },
-                  "could not revoke another session's token",
-                );
-              }
-            }
-          }
-          return { revoked, failed };
-        },
+        () => revokeOtherTokens(deps, session, requestCore(), logger()),
         livenessCheck(deps, session, () => state.ended),
       ),
       appKind: deps.appKind,
