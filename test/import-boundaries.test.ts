@@ -30,16 +30,16 @@ const ALLOWED: Record<string, string[]> = {
 /**
  * Inside server/, each room and the rooms it may import. The two transports (graphql-http/ over
  * HTTP, websocket/) never reach into each other; what both need sits below them: the request's
- * context (request-context.ts) and what they report (observability/). The HTTP edge (http/) knows
+ * context (request-context/) and what they report (observability/). The HTTP edge (http/) knows
  * GraphiQL only to tell a browser from a client. A new room must be named here.
  */
 const SERVER_ROOMS: Record<string, string[]> = {
   http: ['graphiql'],
   'graphql-http': ['observability'],
-  websocket: ['observability', 'request-context.ts'],
+  websocket: ['observability', 'request-context'],
   graphiql: [],
   observability: [],
-  'request-context.ts': [],
+  'request-context': [],
 };
 
 function sourceFiles(dir: string): string[] {

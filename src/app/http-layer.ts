@@ -14,7 +14,8 @@ import { createGraphQLHttpHandler } from '../server/graphql-http/graphql-http-ha
 import { createGatewayHttpServer } from '../server/http/http-server.js';
 import { startMetricsServer } from '../server/observability/metrics-server.js';
 import { createCreationOnce } from '../payments/creation-once.js';
-import { createEventStreamContextFactory, createRequestContextFactory } from '../server/request-context.js';
+import { createRequestContextFactory } from '../server/request-context/request-context.js';
+import { createEventStreamContextFactory } from '../server/request-context/session-access.js';
 import { CloseCode } from '../server/websocket/close-codes.js';
 import { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
 import { registerRoutes, scrapeOf, type RouteDependencies } from './routes.js';
