@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { FanOut } from '../src/pubsub/fan-out.js';
 import type { LoggedEvent } from '../src/pubsub/pubsub.js';
-import { createSharedExecutions } from '../src/server/shared-executions.js';
+import { createSharedExecutions } from '../src/server/websocket/shared-executions.js';
 
 const event = (n: number): LoggedEvent => ({
   type: 'PAYMENT',

@@ -28,6 +28,21 @@ const ALLOWED: Record<string, string[]> = {
   // The composition root (app.ts and its steps in app/) and main.ts may import any area.
 };
 
+/**
+ * Inside server/, each room and the rooms it may import. The two transports (graphql-http/ over
+ * HTTP, websocket/) never reach into each other; what both need sits below them: the request's
+ * context (request-context/) and what they report (observability/). The HTTP edge (http/) knows
+ * GraphiQL only to tell a browser from a client. A new room must be named here.
+ */
+const SERVER_ROOMS: Record<string, string[]> = {
+  http: ['graphiql'],
+  'graphql-http': ['observability'],
+  websocket: ['observability', 'request-context'],
+  graphiql: [],
+  observability: [],
+  'request-context': [],
+};
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -68,6 +83,25 @@ describe('import boundaries', () => {
         if (ALLOWED[area] && !ALLOWED[area].includes(targetArea))
           violations.push(`${relative('src', file)} imports ${target}`);
         if (target.startsWith('..')) violations.push(`${relative('src', file)} reaches outside src/: ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps each room of server/ to its side: the transports never import each other', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(join('src', 'server'))) {
+      const room = relative(join('src', 'server'), file).split(/[\\/]/)[0]!;
+      const allowed = SERVER_ROOMS[room];
+      if (!allowed) {
+        violations.push(`${relative('src', file)} is in a room of server/ the rule does not name`);
+        continue;
+      }
+      for (const target of importsOf(file)) {
+        const [area, targetRoom] = target.split('/');
+        if (area !== 'server' || targetRoom === room) continue;
+        if (!allowed.includes(targetRoom!.replace(/\.js$/, '.ts')))
+          violations.push(`${relative('src', file)} imports ${target}`);
       }
     }
     expect(violations).toEqual([]);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../src/auth/session-manager.js';
-import { createRequestContextFactory, type RequestContextDependencies } from '../src/server/request-context.js';
+import {
+  createRequestContextFactory,
+  type RequestContextDependencies,
+} from '../src/server/request-context/request-context.js';
 
 const now = Date.now();
 const sessionOf = (userId: string): Session => ({

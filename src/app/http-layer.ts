@@ -1,39 +1,24 @@
 import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { createAppSignIn } from '../auth/app-sign-in.js';
-import { registerAppSignInRoutes } from '../auth/app-sign-in-routes.js';
-import { createAuthRouteSupport } from '../auth/auth-route-support.js';
-import { registerConnectionRoutes } from '../auth/connection-routes.js';
-import type { GatewayConfig } from '../config/config.js';
+import type { GraphQLSchema } from 'graphql';
 import type { GatewayContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
-import { createOperationRules } from '../graphql/operation-rules.js';
-import { loadTrustedDocuments } from '../graphql/trusted-documents.js';
+import { createOperationRules, type OperationRules } from '../graphql/operation-rules.js';
+import { loadTrustedDocuments, type TrustedDocuments } from '../graphql/trusted-documents.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
-import type { Clock } from '../lib/clock.js';
 import { Router } from '../lib/http/router.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import type { GatewayEvents } from '../lib/gateway-events.js';
-import type { Logger } from '../lib/logger.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
-import { WEBHOOK_TYPES } from '../contract/webhook-events.js';
-import { registerAdminRoutes } from '../server/admin-routes.js';
-import { createApolloServer } from '../server/apollo.js';
-import { CloseCode } from '../server/close-codes.js';
-import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
-import { createGraphQLHttpHandler } from '../server/graphql-http-handler.js';
-import { createGatewayHttpServer } from '../server/http-server.js';
-import type { GatewayMetrics } from '../server/metrics.js';
-import { startMetricsServer } from '../server/metrics-server.js';
+import { createApolloServer } from '../server/graphql-http/apollo.js';
+import { createGraphQLHttpHandler } from '../server/graphql-http/graphql-http-handler.js';
+import { createGatewayHttpServer } from '../server/http/http-server.js';
+import { startMetricsServer } from '../server/observability/metrics-server.js';
 import { createCreationOnce } from '../payments/creation-once.js';
-import { createEventStreamContextFactory, createRequestContextFactory } from '../server/request-context.js';
-import { attachGraphQLWebSocket } from '../server/websocket-server.js';
-import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
-import type { PlatformEndpoints } from './platform.js';
-import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
-import type { GatewayState } from './state.js';
-import type { Upstreams } from './upstreams.js';
-import { registerWebhookReceiver } from './webhook-receiver.js';
+import { createRequestContextFactory } from '../server/request-context/request-context.js';
+import { createEventStreamContextFactory } from '../server/request-context/session-access.js';
+import { CloseCode } from '../server/websocket/close-codes.js';
+import { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
+import { registerRoutes, scrapeOf, type RouteDependencies } from './routes.js';
 
 const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
 
@@ -46,24 +31,11 @@ export interface HttpLayer {
   metricsServer: Server | undefined;
 }
 
-export interface HttpLayerDependencies {
-  config: GatewayConfig;
-  platform: PlatformEndpoints;
-  upstreams: Upstreams;
-  state: GatewayState;
-  metrics: GatewayMetrics;
-  logger: Logger;
-  clock: Clock;
-  /** Known once the server listens (the port may be chosen then). */
-  publicUrl: () => string;
-  allowedOrigins: () => ReadonlySet<string>;
+export interface HttpLayerDependencies extends RouteDependencies {
   /** The lifecycle phase; `/readyz` adds a probe of the shared store when `ready`. */
   readiness: () => 'ready' | 'starting' | 'draining' | 'unavailable';
-  /** Whether webhooks are received (full apps). */
-  accepting: () => boolean;
   sessionRecheckMs?: number;
   heartbeatIntervalMs?: number;
-  events: GatewayEvents;
 }
 
 /**
@@ -72,10 +44,45 @@ export interface HttpLayerDependencies {
  * the socket server on it, and the metrics listener when METRICS_PORT is set.
  */
 export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<() => unknown>): Promise<HttpLayer> {
-  const { config, platform, upstreams, state, metrics, logger, clock } = deps;
-  const scrape = async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() });
-  const webhooksEnabled = config.appKind === 'FULL';
+  const graphql = await startGraphQL(deps, undo);
+  const router = new Router<ScopedRouteRequest>();
+  const graphiql = registerRoutes(router, deps);
+  const createContext = createRequestContext(deps);
+  const server = createGatewayHttpServer({
+    router,
+    graphql: createGraphQLHttpHandler({
+      apollo: graphql.apollo,
+      sessions: deps.state.sessions,
+      maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
+      createContext,
+      trustedDocuments: graphql.trustedDocuments,
+      onOperation: (type, outcome) => deps.metrics.operation(type, outcome, 'http'),
+    }),
+    graphiql,
+    logger: deps.logger,
+    limits: deps.config.http,
+    allowedOrigins: deps.allowedOrigins,
+    trustRequestIdHeader: deps.config.trustRequestIdHeader,
+    strictTransportSecurity: deps.config.publicUrl?.startsWith('https:') ?? false,
+    onRequest: (method, route, status, seconds) => deps.metrics.http(method, route, status, seconds),
+    readiness: deps.readiness,
+    notReady: () => whyNotReady(deps),
+  });
+  const websockets = attachWebSockets(deps, server, graphql, createContext, undo);
+  const metricsServer = await startMetricsListener(deps, undo);
+  return { server, apollo: graphql.apollo, websockets, metricsServer };
+}
 
+/** What GraphQL runs on, over both transports: the schema, the operation rules, the trusted documents, Apollo started. */
+interface GraphQLParts {
+  schema: GraphQLSchema;
+  rules: OperationRules;
+  trustedDocuments: TrustedDocuments | undefined;
+  apollo: ApolloServer<GatewayContext>;
+}
+
+async function startGraphQL(deps: HttpLayerDependencies, undo: Array<() => unknown>): Promise<GraphQLParts> {
+  const { config, metrics, logger } = deps;
   const schema = await buildGatewaySchema({
     enrichment: { maxQueriesPerRequest: config.enrichment.maxQueriesPerRequest },
   });
@@ -93,83 +100,12 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   );
   await apollo.start();
   undo.push(() => apollo.stop());
+  return { schema, rules, trustedDocuments, apollo };
+}
 
-  const router = new Router<ScopedRouteRequest>();
-  if (webhooksEnabled) {
-    registerWebhookReceiver(router, {
-      events: deps.events,
-      config,
-      platform,
-      keysHttp: upstreams.keysHttp,
-      state,
-      metrics,
-      logger,
-      clock,
-      accepting: deps.accepting,
-    });
-  }
-  const subscribeWebhooks = createWebhookSubscriber({
-    core: upstreams.coreClient,
-    handles: state.stores.handles,
-    types: WEBHOOK_TYPES,
-    logger,
-  });
-  const support = createAuthRouteSupport({
-    publicUrl: deps.publicUrl,
-    secureCookies: config.publicUrl?.startsWith('https:') ?? false,
-    allowedOrigins: deps.allowedOrigins,
-  });
-  registerAppSignInRoutes(router, {
-    support,
-    signIn: createAppSignIn({
-      issuer: platform.identity.issuer,
-      clientId: platform.identity.clientId,
-      clientSecret: platform.identity.clientSecret,
-      scopes: platform.identity.scopes,
-      allowInsecureIssuer: platform.identity.issuer.startsWith('http:'),
-    }),
-    sessions: state.sessions,
-    states: state.stores.oauthStates,
-    connections: state.stores.connections,
-    mfa: config.mfa,
-    publicUrl: deps.publicUrl,
-    clock,
-  });
-  registerConnectionRoutes(router, {
-    support,
-    consumerInfo: {
-      appName: config.consumerInfo.appName,
-      platformName: config.consumerInfo.platformName,
-      privacyNoticeUrl: config.compliance.privacyNoticeUrl,
-      template: loadConsumerInfoTemplate(config.consumerInfo.templatePath),
-      payments: config.appKind === 'FULL',
-    },
-    sessions: state.sessions,
-    states: state.stores.oauthStates,
-    connections: state.stores.connections,
-    core: upstreams.coreClient,
-    mfa: config.mfa,
-    appToken: platform.core.appToken,
-    authorizeUrl: platform.core.authorizeUrl,
-    publicUrl: deps.publicUrl,
-    clock,
-    releaseToken: (userId, token) => state.releaser.release(userId, token),
-    onConnected: webhooksEnabled
-      ? async (userId, token) => {
-          const outcome = await subscribeWebhooks(userId, token);
-          deps.events.emit('webhooks-subscribed', { userId, ...outcome });
-        }
-      : undefined,
-  });
-  if (config.adminToken)
-    registerAdminRoutes(router, { token: config.adminToken, deadLetters: state.stores.deadLetters, metrics: scrape });
-  // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
-  const graphiql =
-    config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)
-      ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
-      : undefined;
-
-  const createContext = createRequestContextFactory({
+/** One factory for every operation's context, whichever transport carries it. */
+function createRequestContext({ config, upstreams, state, clock, logger, ...deps }: HttpLayerDependencies) {
+  return createRequestContextFactory({
     core: upstreams.coreClient,
     sessions: state.sessions,
     connections: state.stores.connections,
@@ -195,37 +131,29 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     clock,
     logger,
   });
-  const server = createGatewayHttpServer({
-    router,
-    graphql: createGraphQLHttpHandler({
-      apollo,
-      sessions: state.sessions,
-      maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
-      createContext,
-      trustedDocuments,
-      onOperation: (type, outcome) => metrics.operation(type, outcome, 'http'),
-    }),
-    graphiql,
-    logger,
-    limits: config.http,
-    allowedOrigins: deps.allowedOrigins,
-    trustRequestIdHeader: config.trustRequestIdHeader,
-    strictTransportSecurity: config.publicUrl?.startsWith('https:') ?? false,
-    onRequest: (method, route, status, seconds) => metrics.http(method, route, status, seconds),
-    readiness: deps.readiness,
-    notReady: async () => {
-      const phase = deps.readiness();
-      const health = phase === 'ready' ? await state.stores.health() : undefined;
-      // A phase is its own reason (`{"status":"draining"}`, as before); a store adds one.
-      if (phase !== 'ready') {
-        metrics.readinessFailure(phase);
-        return { status: phase };
-      }
-      if (health?.ok !== false) return undefined;
-      metrics.readinessFailure(health.reason);
-      return { status: 'unavailable', reason: health.reason };
-    },
-  });
+}
+
+/** `/readyz`: undefined when ready, else why not. A phase is its own reason (`{"status":"draining"}`); a store adds one. */
+async function whyNotReady({ readiness, state, metrics }: HttpLayerDependencies) {
+  const phase = readiness();
+  const health = phase === 'ready' ? await state.stores.health() : undefined;
+  if (phase !== 'ready') {
+    metrics.readinessFailure(phase);
+    return { status: phase };
+  }
+  if (health?.ok !== false) return undefined;
+  metrics.readinessFailure(health.reason);
+  return { status: 'unavailable', reason: health.reason };
+}
+
+function attachWebSockets(
+  deps: HttpLayerDependencies,
+  server: Server,
+  { schema, rules, trustedDocuments }: GraphQLParts,
+  createContext: ReturnType<typeof createRequestContextFactory>,
+  undo: Array<() => unknown>,
+) {
+  const { config, state, metrics, clock, logger } = deps;
   const websockets = attachGraphQLWebSocket({
     server,
     schema,
@@ -260,12 +188,16 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   });
   undo.push(() => websockets.close(CloseCode.GOING_AWAY, 'Going away'));
   metrics.watch('gateway_websocket_open_sockets', 'Open GraphQL WebSockets.', () => websockets.openSockets);
+  return websockets;
+}
 
-  let metricsServer: Server | undefined;
-  if (config.metricsPort !== undefined) {
-    const listening = await startMetricsServer(config.metricsHost, config.metricsPort, scrape);
-    undo.push(() => new Promise((resolve) => listening.close(resolve)));
-    metricsServer = listening;
-  }
-  return { server, apollo, websockets, metricsServer };
+/** The METRICS_PORT listener, when set: `/metrics` without a token, on its own port. */
+async function startMetricsListener(
+  { config, metrics }: HttpLayerDependencies,
+  undo: Array<() => unknown>,
+): Promise<Server | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  const listening = await startMetricsServer(config.metricsHost, config.metricsPort, () => scrapeOf(metrics));
+  undo.push(() => new Promise((resolve) => listening.close(resolve)));
+  return listening;
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import { createEnrichmentBatcher } from '../loaders/enrichment-batcher.js';
 import { createEnrichmentCache } from '../loaders/enrichment-cache.js';
 import type { LoaderDependencies } from '../loaders/request-loaders.js';
-import type { GatewayMetrics } from '../server/metrics.js';
+import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createCoreClient, type CoreClient } from '../upstream/core-client.js';
 import { createEnrichmentClient } from '../upstream/enrichment-client.js';
 import { createUpstreamHttp, type UpstreamHttp } from '../upstream/upstream-http.js';

@@ -4,7 +4,7 @@ import type { Router } from '../lib/http/router.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
-import type { GatewayMetrics } from '../server/metrics.js';
+import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createSigningKeyClient } from '../upstream/signing-key-client.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';
 import { SigningKeyCache } from '../webhooks/signing-key-cache.js';

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../lib/ids.js';
-import { sendError, sendJson } from '../lib/http/respond.js';
-import type { Router } from '../lib/http/router.js';
-import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import type { DeadLetterStore } from '../webhooks/dead-letters.js';
+import { sha256Hex } from '../../lib/ids.js';
+import { sendError, sendJson } from '../../lib/http/respond.js';
+import type { Router } from '../../lib/http/router.js';
+import type { ScopedRouteRequest } from '../../lib/request-scope.js';
+import type { DeadLetterStore } from '../../webhooks/dead-letters.js';
 
 export interface AdminRoutesOptions {
   /** The operators' bearer token (ADMIN_TOKEN). */

@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { routeTemplate } from '../lib/route-template.js';
+import { routeTemplate } from '../../lib/route-template.js';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /**
  * The gateway's Prometheus metrics, in one registry. Labels are bounded sets chosen by the gateway
@@ -11,8 +12,30 @@ const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  return {
+    registry,
+    ...requestMetrics(registry),
+    ...upstreamMetrics(registry),
+    ...webhookMetrics(registry),
+    ...subscriptionMetrics(registry),
+    /** Gauges read when scraped. */
+    watch(name: string, help: string, read: () => number) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    },
+  };
+}
 
+export type GatewayMetrics = ReturnType<typeof createMetrics>;
+
+/** HTTP requests, GraphQL operations (both transports), and /readyz's refusals. */
+function requestMetrics(registry: Registry) {
   const httpRequests = new Counter({
     name: 'gateway_http_requests_total',
     help: 'HTTP requests by route and status class.',
@@ -32,6 +55,28 @@ export function createMetrics() {
     labelNames: ['type', 'outcome', 'transport'],
     registers: [registry],
   });
+  const readinessFailures = new Counter({
+    name: 'gateway_readiness_failures_total',
+    help: 'GET /readyz answered 503, by reason: starting, draining, redis: slow, redis: down.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  return {
+    http(method: string, route: string, status: number, seconds: number) {
+      httpRequests.inc({ method, route, status: statusClass(status) });
+      httpDuration.observe({ route }, seconds);
+    },
+    operation(type: string, outcome: string, transport: 'http' | 'websocket') {
+      operations.inc({ type, outcome, transport });
+    },
+    readinessFailure(reason: string) {
+      readinessFailures.inc({ reason });
+    },
+  };
+}
+
+/** Calls to the platform, and the enrichment batches and cache in front of them. */
+function upstreamMetrics(registry: Registry) {
   const upstreamCalls = new Counter({
     name: 'gateway_upstream_requests_total',
     help: 'Upstream calls by upstream, route template and status class (or error kind).',
@@ -57,6 +102,23 @@ export function createMetrics() {
     labelNames: ['result'],
     registers: [registry],
   });
+  return {
+    upstream(upstream: string, path: string, status: number | string, seconds: number) {
+      const route = routeTemplate(path);
+      upstreamCalls.inc({ upstream, route, status: typeof status === 'number' ? statusClass(status) : status });
+      upstreamDuration.observe({ upstream, route }, seconds);
+    },
+    enrichmentBatch(size: number) {
+      batchSize.observe(size);
+    },
+    enrichmentCache(hit: boolean) {
+      cache.inc({ result: hit ? 'hit' : 'miss' });
+    },
+  };
+}
+
+/** Webhooks received, and the signing keys fetched to check them. */
+function webhookMetrics(registry: Registry) {
   const webhooks = new Counter({
     name: 'gateway_webhooks_total',
     help: 'Webhooks by outcome: published, duplicate, ignored, dead-lettered, in-progress, refused_<reason>, unavailable.',
@@ -69,12 +131,18 @@ export function createMetrics() {
     labelNames: ['result'],
     registers: [registry],
   });
-  const readinessFailures = new Counter({
-    name: 'gateway_readiness_failures_total',
-    help: 'GET /readyz answered 503, by reason: starting, draining, redis: slow, redis: down.',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
+  return {
+    webhook(outcome: string) {
+      webhooks.inc({ outcome });
+    },
+    keyFetch(result: 'ok' | 'failed') {
+      keyFetches.inc({ result });
+    },
+  };
+}
+
+/** Subscriptions started on sockets, and the frames sent to them. */
+function subscriptionMetrics(registry: Registry) {
   const eventsDelivered = new Counter({
     name: 'gateway_subscription_events_delivered_total',
     help: 'Subscription frames sent.',
@@ -85,54 +153,12 @@ export function createMetrics() {
     help: 'Subscriptions started on sockets.',
     registers: [registry],
   });
-
   return {
-    registry,
-    http(method: string, route: string, status: number, seconds: number) {
-      httpRequests.inc({ method, route, status: statusClass(status) });
-      httpDuration.observe({ route }, seconds);
-    },
-    operation(type: string, outcome: string, transport: 'http' | 'websocket') {
-      operations.inc({ type, outcome, transport });
-    },
-    upstream(upstream: string, path: string, status: number | string, seconds: number) {
-      const route = routeTemplate(path);
-      upstreamCalls.inc({ upstream, route, status: typeof status === 'number' ? statusClass(status) : status });
-      upstreamDuration.observe({ upstream, route }, seconds);
-    },
-    enrichmentBatch(size: number) {
-      batchSize.observe(size);
-    },
-    enrichmentCache(hit: boolean) {
-      cache.inc({ result: hit ? 'hit' : 'miss' });
-    },
-    webhook(outcome: string) {
-      webhooks.inc({ outcome });
-    },
-    readinessFailure(reason: string) {
-      readinessFailures.inc({ reason });
-    },
-    keyFetch(result: 'ok' | 'failed') {
-      keyFetches.inc({ result });
-    },
     eventDelivered() {
       eventsDelivered.inc();
     },
     subscriptionStarted() {
       subscriptionsStarted.inc();
     },
-    /** Gauges read when scraped. */
-    watch(name: string, help: string, read: () => number) {
-      new Gauge({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.set(read());
-        },
-      });
-    },
   };
 }
-
-export type GatewayMetrics = ReturnType<typeof createMetrics>;

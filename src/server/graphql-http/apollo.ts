@@ -4,12 +4,12 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
-import type { Logger } from '../lib/logger.js';
-import type { GatewayContext } from '../graphql/context.js';
-import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
-import type { OperationRules } from '../graphql/operation-rules.js';
-import type { TrustedDocuments } from '../graphql/trusted-documents.js';
-import { noteResolvedOperation, operationOutcome } from './operation-telemetry.js';
+import type { Logger } from '../../lib/logger.js';
+import type { GatewayContext } from '../../graphql/context.js';
+import { formatError, reportExecutionErrors } from '../../graphql/format-error.js';
+import type { OperationRules } from '../../graphql/operation-rules.js';
+import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
+import { noteResolvedOperation, operationOutcome } from '../observability/operation-telemetry.js';
 
 /** Variables are coerced at execution; their size is checked as soon as the operation is known. */
 function httpOperationRulesPlugin(rules: OperationRules): ApolloServerPlugin<GatewayContext> {

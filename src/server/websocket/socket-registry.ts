@@ -1,9 +1,16 @@
 import type { WebSocket } from 'ws';
-import type { Session, SessionManager } from '../auth/session-manager.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import type { Session, SessionManager } from '../../auth/session-manager.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
 import { CloseCode } from './close-codes.js';
-import type { WebSocketLimits } from './websocket-server.js';
+
+export interface WebSocketLimits {
+  maxSubscriptionsPerSocket: number;
+  maxSocketsPerSession: number;
+  maxSocketsPerUser: number;
+  /** A socket whose unsent data passes this is cut: its client is not reading. */
+  maxBufferedBytes: number;
+}
 
 export interface SocketRegistryOptions {
   sessions: SessionManager;
@@ -103,3 +110,5 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
     },
   };
 }
+
+export type SocketRegistry = ReturnType<typeof createSocketRegistry>;

@@ -1,0 +1,133 @@
+import { createAppSignIn } from '../auth/app-sign-in.js';
+import { registerAppSignInRoutes } from '../auth/app-sign-in-routes.js';
+import { createAuthRouteSupport } from '../auth/auth-route-support.js';
+import { registerConnectionRoutes } from '../auth/connection-routes.js';
+import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
+import type { Router } from '../lib/http/router.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
+import { WEBHOOK_TYPES } from '../contract/webhook-events.js';
+import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
+import { registerAdminRoutes } from '../server/http/admin-routes.js';
+import type { GatewayMetrics } from '../server/observability/metrics.js';
+import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
+import type { GatewayConfig } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { GatewayEvents } from '../lib/gateway-events.js';
+import type { Logger } from '../lib/logger.js';
+import type { PlatformEndpoints } from './platform.js';
+import type { GatewayState } from './state.js';
+import type { Upstreams } from './upstreams.js';
+import { registerWebhookReceiver } from './webhook-receiver.js';
+
+/** What the routes are built from (and, with more, the HTTP layer: http-layer.ts). */
+export interface RouteDependencies {
+  config: GatewayConfig;
+  platform: PlatformEndpoints;
+  upstreams: Upstreams;
+  state: GatewayState;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  clock: Clock;
+  /** Known once the server listens (the port may be chosen then). */
+  publicUrl: () => string;
+  allowedOrigins: () => ReadonlySet<string>;
+  /** Whether webhooks are received (full apps). */
+  accepting: () => boolean;
+  events: GatewayEvents;
+}
+
+/** The Prometheus text of every metric, for `/admin/metrics` and the METRICS_PORT listener. */
+export async function scrapeOf(metrics: GatewayMetrics) {
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+}
+
+/**
+ * Every route but GraphQL's own: the webhook receiver (full apps), sign-in and the bank
+ * connection, the operator routes, and GraphiQL; answers GraphiQL's routes when it is on.
+ */
+export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies) {
+  const { config, state, platform } = deps;
+  if (config.appKind === 'FULL') {
+    registerWebhookReceiver(router, {
+      events: deps.events,
+      config,
+      platform,
+      keysHttp: deps.upstreams.keysHttp,
+      state,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      clock: deps.clock,
+      accepting: deps.accepting,
+    });
+  }
+  registerSignInRoutes(router, deps);
+  if (config.adminToken)
+    registerAdminRoutes(router, {
+      token: config.adminToken,
+      deadLetters: state.stores.deadLetters,
+      metrics: () => scrapeOf(deps.metrics),
+    });
+  // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
+  return config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)
+    ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
+    : undefined;
+}
+
+/** App sign-in (OIDC) and the bank connection; a new connection subscribes its webhooks (full apps). */
+function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies): void {
+  const { config, platform, upstreams, state, clock } = deps;
+  const subscribeWebhooks = createWebhookSubscriber({
+    core: upstreams.coreClient,
+    handles: state.stores.handles,
+    types: WEBHOOK_TYPES,
+    logger: deps.logger,
+  });
+  const support = createAuthRouteSupport({
+    publicUrl: deps.publicUrl,
+    secureCookies: config.publicUrl?.startsWith('https:') ?? false,
+    allowedOrigins: deps.allowedOrigins,
+  });
+  registerAppSignInRoutes(router, {
+    support,
+    signIn: createAppSignIn({
+      issuer: platform.identity.issuer,
+      clientId: platform.identity.clientId,
+      clientSecret: platform.identity.clientSecret,
+      scopes: platform.identity.scopes,
+      allowInsecureIssuer: platform.identity.issuer.startsWith('http:'),
+    }),
+    sessions: state.sessions,
+    states: state.stores.oauthStates,
+    connections: state.stores.connections,
+    mfa: config.mfa,
+    publicUrl: deps.publicUrl,
+    clock,
+  });
+  registerConnectionRoutes(router, {
+    support,
+    consumerInfo: {
+      appName: config.consumerInfo.appName,
+      platformName: config.consumerInfo.platformName,
+      privacyNoticeUrl: config.compliance.privacyNoticeUrl,
+      template: loadConsumerInfoTemplate(config.consumerInfo.templatePath),
+      payments: config.appKind === 'FULL',
+    },
+    sessions: state.sessions,
+    states: state.stores.oauthStates,
+    connections: state.stores.connections,
+    core: upstreams.coreClient,
+    mfa: config.mfa,
+    appToken: platform.core.appToken,
+    authorizeUrl: platform.core.authorizeUrl,
+    publicUrl: deps.publicUrl,
+    clock,
+    releaseToken: (userId, token) => state.releaser.release(userId, token),
+    onConnected:
+      config.appKind === 'FULL'
+        ? async (userId, token) => {
+            const outcome = await subscribeWebhooks(userId, token);
+            deps.events.emit('webhooks-subscribed', { userId, ...outcome });
+          }
+        : undefined,
+  });
+}

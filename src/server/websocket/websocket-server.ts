@@ -1,0 +1,193 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Session, SessionManager } from '../../auth/session-manager.js';
+import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
+import type { OperationRules } from '../../graphql/operation-rules.js';
+import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Logger } from '../../lib/logger.js';
+import { CloseCode } from './close-codes.js';
+import { operationOutcome } from '../observability/operation-telemetry.js';
+import { subscribePerEvent } from './per-event-execution.js';
+import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
+import { startHeartbeat } from './heartbeat.js';
+import { createSharedExecutions } from './shared-executions.js';
+import { createSharedEventReads } from './shared-event-reads.js';
+import { createSocketRegistry, type SocketRegistry, type WebSocketLimits } from './socket-registry.js';
+
+export interface WebSocketOptions {
+  server: Server;
+  schema: GraphQLSchema;
+  sessions: SessionManager;
+  clock: Clock;
+  createContext(session: Session): GatewayContext;
+  /**
+   * What a subscription keeps for its life; each event gets a full context from `createContext`,
+   * as does each query and mutation.
+   */
+  createEventStreamContext(session: Session): EventStreamContext;
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Logs what an operator must see of errors before they are formatted (format-error.ts). */
+  reportErrors(logger: Logger, errors: readonly unknown[]): void;
+  /** Origins allowed to open a socket; a request without Origin (not a browser) is let through to the cookie check. */
+  allowedOrigins: () => ReadonlySet<string>;
+  rules: OperationRules;
+  /** TRUSTED_DOCUMENTS: only the manifest's operations run, named by id, as over HTTP. */
+  trustedDocuments?: TrustedDocuments;
+  /** Told of each query and mutation once answered, and of each operation refused before it ran ('unknown'). */
+  onOperation?: (type: string, outcome: string) => void;
+  limits: WebSocketLimits;
+  logger: Logger;
+  /** @default 3000 */
+  connectionInitTimeoutMs?: number;
+  /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
+  maxPayloadBytes?: number;
+  /** Told when a frame is sent (metrics). */
+  onFrameSent?: () => void;
+  /** Told when a socket is cut because its client stopped reading. */
+  onSlowReaderCut?: () => void;
+  /** How often peers are pinged; one that missed the previous ping is cut. @default 12000 */
+  heartbeatIntervalMs?: number;
+  /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
+  sessionRecheckMs?: number;
+}
+
+/**
+ * graphql-ws on the same port and path as /graphql. Apollo's HTTP pipeline does not run here, so
+ * the shared operation rules are applied through `rules.prepare`, and the rest of what HTTP gets
+ * is repeated: Origin checked at the upgrade (the cross-site protection that CSRF prevention
+ * gives HTTP), the session cookie required, the same error masking, and each query and mutation
+ * a context of its own from the same factory as an HTTP request's (test/transport-agreement.test.ts
+ * runs every operation both ways). A socket lives no longer than its session, holds a bounded
+ * number of subscriptions, and is cut when its client stops reading.
+ */
+export function attachGraphQLWebSocket(options: WebSocketOptions): {
+  close(code: number, reason: string): Promise<void>;
+  readonly openSockets: number;
+} {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
+  const registry = createSocketRegistry({
+    sessions: options.sessions,
+    clock: options.clock,
+    recheckMs: options.sessionRecheckMs ?? 60_000,
+    logger: options.logger,
+  });
+  options.server.on('upgrade', (req, socket, head) => upgradeOrRefuse(options, wss, req, socket, head));
+
+  const operations: SocketOperationDeps = {
+    ...options,
+    oneShotTypes: new WeakMap(),
+    eventExecutions: new WeakMap(),
+    shareReads: createSharedEventReads(),
+  };
+  const sharedExecutions = createSharedExecutions();
+  const disposable = useServer<Record<string, unknown>, { session?: Session }>(
+    {
+      schema: options.schema,
+      subscribe: (args) => subscribePerEvent(args, executionOf(operations, args.contextValue), sharedExecutions),
+      connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
+      onConnect: (ctx) => admitSocket(options, registry, ctx),
+      onSubscribe: (ctx, _id, payload) => prepareOperation(operations, ctx, payload),
+      // Refused before it ran (limits, trusted documents, parsing, validation), as HTTP counts them.
+      onError: (_ctx, _id, _payload, errors) => {
+        const formatted = formatAll(options, errors);
+        options.onOperation?.('unknown', operationOutcome(formatted));
+        return formatted;
+      },
+      onNext: (ctx, _id, _payload, args, result) => {
+        options.onFrameSent?.();
+        watchBuffer(options, ctx.extra.socket);
+        const errors = result.errors ? formatAll(options, result.errors) : undefined;
+        const type = operations.oneShotTypes.get(args.contextValue as object);
+        if (type) options.onOperation?.(type, operationOutcome(errors));
+        return errors ? { ...result, errors } : undefined;
+      },
+    },
+    wss,
+    // No per-socket keep-alive timers: one heartbeat for every socket (below).
+    0,
+  );
+  const heartbeat = startHeartbeat(wss, options.heartbeatIntervalMs ?? 12_000);
+
+  return {
+    async close(code, reason) {
+      heartbeat.stop();
+      registry.close();
+      for (const client of wss.clients) client.close(code, reason);
+      await disposable.dispose();
+      for (const client of wss.clients) client.terminate();
+    },
+    get openSockets() {
+      return wss.clients.size;
+    },
+  };
+}
+
+/** The upgrade: only on /graphql, and only from an allowed origin (or none); the session is checked at connection_init. */
+function upgradeOrRefuse(
+  options: WebSocketOptions,
+  wss: WebSocketServer,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  const path = new URL(req.url ?? '/', 'http://gateway.invalid').pathname;
+  const origin = req.headers.origin;
+  const refuse = (status: string) => {
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroy();
+  };
+  if (path !== '/graphql') return refuse('404 Not Found');
+  // Cross-site WebSocket hijacking comes from browsers, which always send Origin: a foreign one
+  // is refused. A client that sends none is not a browser (Node's ws, graphql-ws from a server),
+  // so no other site's page is behind it; it still needs the session cookie.
+  if (origin !== undefined && !options.allowedOrigins().has(origin)) {
+    options.logger.warn({ origin: origin.slice(0, 200) }, 'websocket refused: origin not allowed');
+    return refuse('403 Forbidden');
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+}
+
+/** graphql-ws's onConnect: a live session, under the caps of sockets per session and per user. */
+async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, ctx: SocketContext): Promise<boolean> {
+  const session = await options.sessions.read(ctx.extra.request);
+  if (!session) return false; // graphql-ws closes with 4403 Forbidden
+  const socket = ctx.extra.socket;
+  const full = registry.fullFor(session, options.limits);
+  if (full) {
+    options.logger.warn({ userId: session.userId, cap: full }, 'websocket refused: too many sockets');
+    socket.close(
+      CloseCode.TOO_MANY_SOCKETS,
+      full === 'session' ? 'Too many sockets for this session' : 'Too many sockets for this user',
+    );
+    return false;
+  }
+  ctx.extra.session = session;
+  registry.add(session, socket);
+  // The upgrade request is not needed past this point; do not keep it for the socket's life.
+  (ctx.extra as { request?: unknown }).request = undefined;
+  return true;
+}
+
+/** Reported (what an operator must see) and masked, as over HTTP. */
+function formatAll(options: WebSocketOptions, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  options.reportErrors(options.logger, errors);
+  return errors.map((error) => options.formatError(error.toJSON(), error));
+}
+
+/** Checked after each frame is handed to the socket: a client that does not read is cut. */
+function watchBuffer(options: WebSocketOptions, socket: WebSocket): void {
+  setImmediate(() => {
+    // Once cut, the frames already queued must not report (and log) the cut again.
+    if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
+    options.logger.warn(
+      { buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes },
+      'websocket cut: its client is not reading',
+    );
+    socket.terminate();
+    options.onSlowReaderCut?.();
+  });
+}
