@@ -18,7 +18,7 @@ import type { attachGraphQLWebSocket } from './server/websocket/websocket-server
 import type { GatewayStores } from './stores/create-stores.js';
 import type { UpstreamHttp } from './upstream/upstream-http.js';
 import { createHttpLayer } from './app/http-layer.js';
-import { startPlatform, type PlatformEndpoints, type Sandbox, type SandboxOptions } from './app/platform.js';
+import { chooseUpstream, type UpstreamEndpoints, type Sandbox, type SandboxOptions } from './app/upstream-choice.js';
 import { createState } from './app/state.js';
 import { createUpstreams } from './app/upstreams.js';
 
@@ -182,7 +182,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     undo.push(() => started.shutdown());
     holder.tracing = started;
   }
-  const platform = await startPlatform(config, options.sandbox, logger, clock, undo);
+  const platform = await chooseUpstream(config, options.sandbox, logger, clock, undo);
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
@@ -265,7 +265,7 @@ async function listen(server: Server, config: GatewayConfig): Promise<{ port: nu
 /** Tells the embedded sandbox where this gateway's callbacks and webhook route are, once they are known. */
 function pointSandboxAt(
   config: GatewayConfig,
-  platform: PlatformEndpoints,
+  platform: UpstreamEndpoints,
   publicUrl: string,
   listenUrl: string,
 ): void {

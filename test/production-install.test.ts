@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PLATFORM_SETTINGS, SANDBOX_PACKAGE, startPlatform } from '../src/app/platform.js';
+import { PLATFORM_SETTINGS, SANDBOX_PACKAGE, chooseUpstream } from '../src/app/upstream-choice.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import { track } from './support/leftovers.js';
@@ -12,9 +12,12 @@ import { track } from './support/leftovers.js';
 /** What Node throws for `import()` of a package that is not installed. */
 function notInstalled(): Promise<never> {
   return Promise.reject(
-    Object.assign(new Error(`Cannot find package '${SANDBOX_PACKAGE}' imported from /app/dist/app/platform.js`), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    }),
+    Object.assign(
+      new Error(`Cannot find package '${SANDBOX_PACKAGE}' imported from /app/dist/app/upstream-choice.js`),
+      {
+        code: 'ERR_MODULE_NOT_FOUND',
+      },
+    ),
   );
 }
 
@@ -52,7 +55,7 @@ describe('a production install (no sandbox package)', () => {
   it('refuses to start without platform settings, naming the settings to give', async () => {
     const undo: Array<() => unknown> = [];
     const logger = createLogger({ level: 'silent' });
-    const started = startPlatform(loadConfig({}), undefined, logger, Date.now, undo, notInstalled);
+    const started = chooseUpstream(loadConfig({}), undefined, logger, Date.now, undo, notInstalled);
     await expect(started).rejects.toThrow(
       `no platform is configured and the embedded sandbox is not installed (a production install leaves it out): set ${PLATFORM_SETTINGS.join(', ')}`,
     );
@@ -61,7 +64,7 @@ describe('a production install (no sandbox package)', () => {
 
   it('starts on a live platform without ever loading the sandbox package', async () => {
     let loads = 0;
-    const platform = await startPlatform(
+    const platform = await chooseUpstream(
       loadConfig(LIVE),
       undefined,
       createLogger({ level: 'silent' }),
@@ -77,7 +80,7 @@ describe('a production install (no sandbox package)', () => {
 
   it('does not hide a sandbox package that is installed but broken', async () => {
     const broken = () => Promise.reject(new Error("Cannot find module 'oidc-provider'"));
-    const started = startPlatform(loadConfig({}), undefined, createLogger({ level: 'silent' }), Date.now, [], broken);
+    const started = chooseUpstream(loadConfig({}), undefined, createLogger({ level: 'silent' }), Date.now, [], broken);
     await expect(started).rejects.toThrow("Cannot find module 'oidc-provider'");
   });
 

@@ -62,7 +62,7 @@ describe('request contexts', () => {
     expect(ownAccessors(context)).toEqual([]);
     expect(clone.loaders).toBe(context.loaders);
     expect(clone.loaders.enrichment).toBe(context.loaders.enrichment);
-    expect(clone.platform).toBe(context.platform);
+    expect(clone.userClient).toBe(context.userClient);
   });
 
   it('define no accessors on the per-request objects they hand out', () => {

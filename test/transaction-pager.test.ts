@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor } from '../src/graphql/transactions/transaction-cursor.js';
 import { readTransactions } from '../src/graphql/transactions/transaction-pager.js';
-import type { UserPlatform } from '../src/loaders/user-platform.js';
+import type { UserClient } from '../src/loaders/user-client.js';
 import type { PlatformTransaction } from '../src/upstream/platform-types.js';
 
 const row = (n: number): PlatformTransaction => ({
@@ -22,7 +22,7 @@ describe('readTransactions', () => {
     };
     const platform = {
       listTransactions: (_filter: unknown, cursor: string | null) => Promise.resolve(pages[cursor ?? 'first']!),
-    } as unknown as UserPlatform;
+    } as unknown as UserClient;
     const filter = {};
     const slice = await readTransactions(platform, filter, 3, { upstreamCursor: null, offset: 0 });
 

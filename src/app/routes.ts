@@ -14,7 +14,7 @@ import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '../lib/logger.js';
-import type { PlatformEndpoints } from './platform.js';
+import type { UpstreamEndpoints } from './upstream-choice.js';
 import type { GatewayState } from './state.js';
 import type { Upstreams } from './upstreams.js';
 import { registerWebhookReceiver } from './webhook-receiver.js';
@@ -22,7 +22,7 @@ import { registerWebhookReceiver } from './webhook-receiver.js';
 /** What the routes are built from (and, with more, the HTTP layer: http-layer.ts). */
 export interface RouteDependencies {
   config: GatewayConfig;
-  platform: PlatformEndpoints;
+  platform: UpstreamEndpoints;
   upstreams: Upstreams;
   state: GatewayState;
   metrics: GatewayMetrics;

@@ -8,7 +8,7 @@ import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createCoreClient, type CoreClient } from '../upstream/core-client.js';
 import { createEnrichmentClient } from '../upstream/enrichment-client.js';
 import { createUpstreamHttp, type UpstreamHttp } from '../upstream/upstream-http.js';
-import type { PlatformEndpoints } from './platform.js';
+import type { UpstreamEndpoints } from './upstream-choice.js';
 
 const MAX_CORE_RESPONSE_BYTES = 4 * 1024 * 1024;
 const MAX_ENRICHMENT_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -27,7 +27,7 @@ export interface Upstreams {
 /** Step 2: the upstream clients, each with its deadlines, caps, breakers and metrics. */
 export function createUpstreams(
   config: GatewayConfig,
-  platform: PlatformEndpoints,
+  platform: UpstreamEndpoints,
   metrics: GatewayMetrics,
   logger: Logger,
   clock: Clock,

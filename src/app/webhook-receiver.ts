@@ -10,7 +10,7 @@ import type { UpstreamHttp } from '../upstream/upstream-http.js';
 import { SigningKeyCache } from '../webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { registerWebhookRoute } from '../webhooks/webhook-route.js';
-import type { PlatformEndpoints } from './platform.js';
+import type { UpstreamEndpoints } from './upstream-choice.js';
 import type { GatewayState } from './state.js';
 
 /**
@@ -21,7 +21,7 @@ export function registerWebhookReceiver(
   router: Router<ScopedRouteRequest>,
   deps: {
     config: GatewayConfig;
-    platform: PlatformEndpoints;
+    platform: UpstreamEndpoints;
     keysHttp: UpstreamHttp;
     state: GatewayState;
     metrics: GatewayMetrics;

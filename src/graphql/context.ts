@@ -2,7 +2,7 @@ import type { AppKind } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
-import type { UserPlatform } from '../loaders/user-platform.js';
+import type { UserClient } from '../loaders/user-client.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { CreationKeys } from '../payments/idempotency-keys.js';
 
@@ -44,7 +44,7 @@ export interface GatewayContext {
   /** Where webhook events arrive; subscriptions read only their own user's channel. */
   pubsub: PubSub;
   /** Core API calls that are not reads worth batching (mutations, verification, paging). */
-  platform: UserPlatform;
+  userClient: UserClient;
   session: {
     /** Ends every session of this user and deletes what the gateway holds for them. */
     end(): Promise<void>;

@@ -4,7 +4,7 @@ import type { PlatformAccount, PlatformPayment, PlatformTransfer, PlatformUser }
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
 import type { RequestActivity } from './request-activity.js';
-import type { UserPlatform } from './user-platform.js';
+import type { UserClient } from './user-client.js';
 
 /** Long-lived dependencies from which each request's loaders are built. */
 export interface LoaderDependencies {
@@ -52,7 +52,7 @@ class LazyRequestLoaders implements RequestLoaders {
   constructor(
     private readonly deps: LoaderDependencies,
     /** The user's platform access, bound only when a loader first calls it (enrichment never does). */
-    private readonly platform: () => UserPlatform,
+    private readonly userClient: () => UserClient,
     private readonly activity: RequestActivity,
     /** Sent upstream as `x-request-id` with the searches this request opens. */
     private readonly requestId: string | undefined,
@@ -72,38 +72,38 @@ class LazyRequestLoaders implements RequestLoaders {
 
   get me(): RequestLoaders['me'] {
     return (this.built.me ??= new DataLoader(async (keys) => {
-      const me = await this.platform().getMe();
+      const me = await this.userClient().getMe();
       return keys.map(() => me);
     }));
   }
 
   get accounts(): RequestLoaders['accounts'] {
     return (this.built.accounts ??= new DataLoader(async (keys) => {
-      const accounts = await this.platform().listAccounts();
+      const accounts = await this.userClient().listAccounts();
       return keys.map(() => accounts);
     }));
   }
 
   get account(): RequestLoaders['account'] {
-    return (this.built.account ??= oneReadEach((id) => this.platform().getAccount(id)));
+    return (this.built.account ??= oneReadEach((id) => this.userClient().getAccount(id)));
   }
 
   get payment(): RequestLoaders['payment'] {
-    return (this.built.payment ??= oneReadEach((id) => this.platform().getPayment(id)));
+    return (this.built.payment ??= oneReadEach((id) => this.userClient().getPayment(id)));
   }
 
   get transfer(): RequestLoaders['transfer'] {
-    return (this.built.transfer ??= oneReadEach((id) => this.platform().getTransfer(id)));
+    return (this.built.transfer ??= oneReadEach((id) => this.userClient().getTransfer(id)));
   }
 }
 
 export function createRequestLoaders(
   deps: LoaderDependencies,
-  platform: () => UserPlatform,
+  userClient: () => UserClient,
   activity: RequestActivity,
   requestId?: string,
 ): RequestLoaders {
-  return new LazyRequestLoaders(deps, platform, activity, requestId);
+  return new LazyRequestLoaders(deps, userClient, activity, requestId);
 }
 
 /**

@@ -11,7 +11,7 @@ export class AccessResolver {
     description: 'Revokes the app\u2019s access to one account (`DELETE /v1/accounts/{id}`).',
   })
   async revokeAccount(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<AccountRevocation> {
-    await context.platform.revokeAccount(id);
+    await context.userClient.revokeAccount(id);
     context.logger.info({ userId: context.user.id, accountId: id }, 'account access revoked by the user');
     return { accountId: id };
   }
@@ -26,7 +26,7 @@ export class AccessResolver {
     // sessions holding it, and the other sessions' tokens must have been found before that.
     const others = await context.session.revokeOtherTokens();
     try {
-      await context.platform.revokeToken();
+      await context.userClient.revokeToken();
     } catch (error) {
       // Already dead on the platform's side: the outcome the user asked for. Anything else is a
       // real failure, reported as such, and the session stays so the user can try again.
@@ -55,7 +55,7 @@ export class AccessResolver {
     @Ctx() context: GatewayContext,
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
   ): Promise<RefreshRequest> {
-    await context.platform.refresh(accountId ?? undefined);
+    await context.userClient.refresh(accountId ?? undefined);
     return { accountId: accountId ?? undefined, requestedAt: new Date() };
   }
 }

@@ -66,10 +66,10 @@ export async function deleteAccount(context: GatewayContext): Promise<DeletionOu
   let webhooksRemoved = 0;
   let tokenAlreadyDead = false;
   try {
-    const hooks = await withRetries(() => context.platform.listWebhooks());
+    const hooks = await withRetries(() => context.userClient.listWebhooks());
     for (const hook of hooks) {
       try {
-        await withRetries(() => context.platform.deleteWebhook(hook._id));
+        await withRetries(() => context.userClient.deleteWebhook(hook._id));
         webhooksRemoved += 1;
       } catch (error) {
         if (error instanceof AccessRevokedError) throw error;
@@ -88,7 +88,7 @@ export async function deleteAccount(context: GatewayContext): Promise<DeletionOu
   let accessEnded = tokenAlreadyDead;
   if (!tokenAlreadyDead) {
     try {
-      await withRetries(() => context.platform.revokeToken());
+      await withRetries(() => context.userClient.revokeToken());
       accessEnded = true;
     } catch (error) {
       // Already dead at the platform: the outcome wanted.

@@ -69,12 +69,12 @@ export class PaymentResolver {
     @Arg('start', () => GraphQLISODateTime, { nullable: true }) start?: Date | null,
     @Arg('end', () => GraphQLISODateTime, { nullable: true }) end?: Date | null,
   ): Promise<Payment[]> {
-    return (await context.platform.listPayments(range(start, end))).map(toPayment);
+    return (await context.userClient.listPayments(range(start, end))).map(toPayment);
   }
 
   @Query(() => Payment, { nullable: true, description: 'One payment by id; null when there is none.' })
   async payment(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<Payment | null> {
-    const payment = await context.platform.getPayment(id);
+    const payment = await context.userClient.getPayment(id);
     return payment ? toPayment(payment) : null;
   }
 
@@ -86,12 +86,12 @@ export class PaymentResolver {
     @Arg('start', () => GraphQLISODateTime, { nullable: true }) start?: Date | null,
     @Arg('end', () => GraphQLISODateTime, { nullable: true }) end?: Date | null,
   ): Promise<Transfer[]> {
-    return (await context.platform.listTransfers(range(start, end))).map(toTransfer);
+    return (await context.userClient.listTransfers(range(start, end))).map(toTransfer);
   }
 
   @Query(() => Transfer, { nullable: true, description: 'One transfer by id; null when there is none.' })
   async transfer(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<Transfer | null> {
-    const transfer = await context.platform.getTransfer(id);
+    const transfer = await context.userClient.getTransfer(id);
     return transfer ? toTransfer(transfer) : null;
   }
 
@@ -114,8 +114,8 @@ export class PaymentResolver {
       request,
       problems,
       idempotencyKey,
-      (key) => context.platform.createPayment(request, key),
-      async (id) => (await context.platform.getPayment(id)) ?? undefined,
+      (key) => context.userClient.createPayment(request, key),
+      async (id) => (await context.userClient.getPayment(id)) ?? undefined,
     );
     return { payment: toPayment(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }
@@ -127,11 +127,11 @@ export class PaymentResolver {
   })
   async cancelPayment(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<Payment> {
     try {
-      await context.platform.cancelPayment(id);
+      await context.userClient.cancelPayment(id);
     } catch (error) {
       throw cancelFailure(error);
     }
-    const payment = await context.platform.getPayment(id);
+    const payment = await context.userClient.getPayment(id);
     if (!payment) throw gatewayError(ErrorCode.NOT_FOUND, 'No such payment.');
     return toPayment(payment);
   }
@@ -155,8 +155,8 @@ export class PaymentResolver {
       request,
       problems,
       idempotencyKey,
-      (key) => context.platform.createTransfer(request, key),
-      async (id) => (await context.platform.getTransfer(id)) ?? undefined,
+      (key) => context.userClient.createTransfer(request, key),
+      async (id) => (await context.userClient.getTransfer(id)) ?? undefined,
     );
     return { transfer: toTransfer(created.item), idempotencyKey: created.idempotencyKey, replayed: created.replayed };
   }

@@ -112,7 +112,7 @@ export class EventResolver {
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
   ): Promise<TransactionEvent> {
     const newIds = stringList(event, 'new_transaction_ids');
-    const rows = newIds.length > 0 ? await context.platform.getTransactionsByIds(newIds) : [];
+    const rows = newIds.length > 0 ? await context.userClient.getTransactionsByIds(newIds) : [];
     const count = event.payload.new_transactions;
     return {
       code: event.code,

@@ -1,4 +1,4 @@
-import type { UserPlatform } from '../../loaders/user-platform.js';
+import type { UserClient } from '../../loaders/user-client.js';
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { PlatformTransaction } from '../../upstream/platform-types.js';
 import { cursorEncoder, type TransactionPosition } from './transaction-cursor.js';
@@ -35,7 +35,7 @@ class PagedRow {
  * cursor points just after it, so paging resumes with no duplicate and no gap.
  */
 export async function readTransactions(
-  platform: UserPlatform,
+  platform: UserClient,
   filter: TransactionFilter,
   first: number,
   start: TransactionPosition,

@@ -75,7 +75,7 @@ export class TransactionResolver {
         argumentName: 'after',
       });
 
-    const slice = await readTransactions(context.platform, filter, first, position);
+    const slice = await readTransactions(context.userClient, filter, first, position);
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
     const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
     return {
@@ -92,7 +92,7 @@ export class TransactionResolver {
     @Ctx() context: GatewayContext,
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
   ): Promise<PendingTransaction[]> {
-    const rows = await context.platform.listPendingTransactions(accountId ?? undefined);
+    const rows = await context.userClient.listPendingTransactions(accountId ?? undefined);
     return rows.map(toPendingTransaction);
   }
 

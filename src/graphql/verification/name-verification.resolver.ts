@@ -38,7 +38,7 @@ export class NameVerificationResolver {
     if (problems.length > 0)
       throw gatewayError(ErrorCode.BAD_USER_INPUT, `Invalid name: ${problems.join('; ')}.`, { argumentName: 'input' });
 
-    const result = await context.platform.verifyName(
+    const result = await context.userClient.verifyName(
       {
         family_name: familyName,
         ...(input.givenName?.trim() ? { given_name: input.givenName.trim() } : {}),

@@ -1,12 +1,12 @@
 import type { GatewayContext } from '../../graphql/context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RequestLoaders } from '../../loaders/request-loaders.js';
-import type { UserPlatform } from '../../loaders/user-platform.js';
+import type { UserClient } from '../../loaders/user-client.js';
 
 /** What a request's context builds only when first asked for. */
 export interface LazyParts {
   loaders(): RequestLoaders;
-  platform(): UserPlatform;
+  userClient(): UserClient;
   creationKeys(): GatewayContext['creationKeys'];
   logger(): Logger;
 }
@@ -35,8 +35,8 @@ export class LazyContext {
   get loaders(): RequestLoaders {
     return this[LAZY].loaders();
   }
-  get platform(): UserPlatform {
-    return this[LAZY].platform();
+  get userClient(): UserClient {
+    return this[LAZY].userClient();
   }
   get creationKeys(): GatewayContext['creationKeys'] {
     return this[LAZY].creationKeys();
@@ -47,7 +47,7 @@ export class LazyContext {
 }
 
 /**
- * `context` with other loaders in front; everything else (the user's platform access, built on
+ * `context` with other loaders in front; everything else (the user client, built on
  * first use) is the same, and shared with `context`, not copied. A copy as Apollo makes one (same
  * prototype), for the reasons given on LazyContext.
  */

@@ -8,7 +8,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { RequestScope } from '../../lib/request-scope.js';
 import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../../loaders/request-loaders.js';
 import { RequestActivity } from '../../loaders/request-activity.js';
-import { bindUserPlatform, type UserPlatform } from '../../loaders/user-platform.js';
+import { bindUserClient, type UserClient } from '../../loaders/user-client.js';
 import type { UserCallLimiter } from '../../loaders/user-call-limiter.js';
 import type { CoreClient } from '../../upstream/core-client.js';
 import type { CreationKeyStore } from '../../payments/creation-keys.js';
@@ -33,7 +33,7 @@ export interface RequestContextDependencies extends SessionAccessDependencies {
   creationKeys: { store: CreationKeyStore; windowMs: number; once: CreationOnce };
 }
 
-/** What a request's platform access reports to: its session state, upstream client, activity and logger. */
+/** What a request's user client reports to: its session state, upstream client, activity and logger. */
 interface RequestParts {
   state: { ended: boolean };
   requestCore: () => CoreClient;
@@ -42,13 +42,13 @@ interface RequestParts {
 }
 
 /** The user's platform access through this request's core client, within the user's share of calls. */
-function bindPlatform(
+function bindClient(
   deps: RequestContextDependencies,
   session: Session,
   token: string,
   { state, requestCore, activity, logger }: RequestParts,
-): UserPlatform {
-  return bindUserPlatform(
+): UserClient {
+  return bindUserClient(
     requestCore(),
     token,
     async () => {
@@ -99,7 +99,7 @@ async function revokeOtherTokens(
 }
 
 /**
- * Builds each request's GraphQL context: loaders and platform access bound to the session's user.
+ * Builds each request's GraphQL context: loaders and the user client bound to the session's user.
  * `scope` is the HTTP request being served (none for a subscription event): its id goes on the
  * context's log lines and upstream calls.
  */
@@ -115,24 +115,24 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       state.ended = true;
       await deps.eraser.forget(session.userId);
     };
-    let platform: UserPlatform | undefined;
+    let userClient: UserClient | undefined;
     const access = accessState(session, origin);
     const logger = () => scope?.log ?? deps.logger;
     // Every core call this request makes carries its id; tagged on first use only.
     let core: CoreClient | undefined;
     const requestCore = () => (core ??= scope ? deps.core.forRequest(scope.requestId) : deps.core);
-    // Built on first use: a request that enriches never needs the user's platform access, and a
+    // Built on first use: a request that enriches never needs the user client, and a
     // subscription's own context only opens the event stream.
     const lazyParts: LazyParts = {
       loaders: () =>
-        (loaders ??= createRequestLoaders(deps.loaders, () => context.platform, activity, scope?.requestId)),
-      platform: () => {
+        (loaders ??= createRequestLoaders(deps.loaders, () => context.userClient, activity, scope?.requestId)),
+      userClient: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
         if (session.accessToken === undefined)
           throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', {
             connectUrl: access.links.connectUrl,
           });
-        return (platform ??= bindPlatform(deps, session, session.accessToken, {
+        return (userClient ??= bindClient(deps, session, session.accessToken, {
           state,
           requestCore,
           activity,

@@ -77,7 +77,7 @@ export async function prepareOperation(
     operationName: payload.operationName ?? undefined,
   };
   // A query or mutation executes once, as over HTTP: a full context of its own (its own
-  // loaders, platform access and budgets), built from the same blocks as an HTTP request's.
+  // loaders, user client and budgets), built from the same blocks as an HTTP request's.
   const type = getOperationAST(prepared.document, payload.operationName)?.operation;
   if (type !== 'subscription') {
     const contextValue = deps.createContext(session);

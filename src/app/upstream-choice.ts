@@ -48,7 +48,7 @@ async function loadSandbox(load: () => Promise<SandboxModule>): Promise<SandboxM
 }
 
 /** Where the platform is and the app's credentials for it: the live one, or the embedded sandbox. */
-export interface PlatformEndpoints {
+export interface UpstreamEndpoints {
   /** Started here when an upstream URL was left unset; stopped by the caller's undo list. */
   sandbox: Sandbox | undefined;
   core: { baseUrl: string; appToken: string; appSecret: string; authorizeUrl: string };
@@ -62,14 +62,14 @@ export interface PlatformEndpoints {
  * identity provider signs app users in when OIDC_ISSUER is unset (sandbox only: the settings refuse
  * a live platform without OIDC_ISSUER).
  */
-export async function startPlatform(
+export async function chooseUpstream(
   config: GatewayConfig,
   sandboxOptions: Partial<Omit<SandboxOptions, 'logger' | 'headerPrefix'>> | undefined,
   logger: Logger,
   clock: Clock,
   undo: Array<() => unknown>,
   load: () => Promise<SandboxModule> = loadSandboxPackage,
-): Promise<PlatformEndpoints> {
+): Promise<UpstreamEndpoints> {
   const needsSandbox = config.core.baseUrl === undefined || config.enrichment.baseUrl === undefined;
   const sandbox = needsSandbox
     ? (await loadSandbox(load)).createSandbox({

@@ -6,7 +6,7 @@ import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../ups
  * The core API for one signed-in user: the token is bound here and never handed to resolvers.
  * Subscribing to webhooks is the connection's business, not a request's.
  */
-export type UserPlatform = Omit<BoundUserCalls, 'subscribeWebhook'>;
+export type UserClient = Omit<BoundUserCalls, 'subscribeWebhook'>;
 
 function isForbidden(error: unknown): boolean {
   return error instanceof UpstreamError && error.kind === 'http' && error.status === 403;
@@ -19,12 +19,12 @@ function isForbidden(error: unknown): boolean {
  * gateway asks `GET /me` with the same token to tell the two apart. Every call goes through
  * `limit`, the user's share of upstream concurrency.
  */
-export function bindUserPlatform(
+export function bindUserClient(
   core: CoreClient,
   token: string,
   onAccessRevoked: () => Promise<void>,
   limit: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
-): UserPlatform {
+): UserClient {
   let revocation: Promise<void> | undefined;
   const revoked = async (): Promise<never> => {
     revocation ??= onAccessRevoked();
@@ -48,7 +48,7 @@ export function bindUserPlatform(
     (Object.keys(userCalls) as UserCallName[])
       .filter((name) => name !== 'subscribeWebhook' && name !== 'refresh')
       .map((name) => [name, guarded(name)]),
-  ) as Omit<UserPlatform, 'refresh'>;
+  ) as Omit<UserClient, 'refresh'>;
   return {
     ...platform,
     async refresh(id?: string) {
