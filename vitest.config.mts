@@ -14,6 +14,9 @@ export default defineConfig({
     setupFiles: ['test/support/leftovers.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // Vitest's default is one worker fewer than the cores: a single worker on two cores. The tests
+    // mostly wait on servers and sockets, so three workers share two cores well.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
