@@ -5,10 +5,14 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY common/package.json ./common/
 COPY sandbox/package.json ./sandbox/
+COPY examples/web/package.json ./examples/web/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY common/tsconfig.json common/tsconfig.build.json ./common/
+COPY common/src ./common/src
 COPY sandbox/tsconfig.json sandbox/tsconfig.build.json ./sandbox/
 COPY sandbox/src ./sandbox/src
 RUN npm run build
@@ -18,8 +22,14 @@ FROM node:20-bookworm-slim AS sandbox
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY common/package.json ./common/
 COPY sandbox/package.json ./sandbox/
-RUN npm ci --omit=dev --workspace=@open-finance-gateway/sandbox --no-audit --no-fund && npm cache clean --force
+# At the root the sandbox is a devDependency, so that production installs leave it out. Here it is
+# the product: the manifest names it alone, and npm keeps the lockfile's versions.
+RUN npm pkg delete dependencies devDependencies \
+ && npm pkg set "dependencies[@open-finance-gateway/sandbox]=file:sandbox" \
+ && npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/common/dist ./common/dist
 COPY --from=build /app/sandbox/dist ./sandbox/dist
 WORKDIR /app/sandbox
 USER node
@@ -31,10 +41,12 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000
 WORKDIR /app
-# Only the root package: npm would otherwise install the sandbox workspace (and its OpenID
-# provider) even with --omit=dev. Without it, the gateway needs a live platform's settings.
+# A plain production install: the gateway's dependencies and the common package it shares with the
+# sandbox. The sandbox (a devDependency) and the example app's build tools are left out.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --workspaces=false --include-workspace-root --no-audit --no-fund && npm cache clean --force
+COPY common/package.json ./common/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/common/dist ./common/dist
 COPY --from=build /app/dist ./dist
 # The image's unprivileged user: nothing runs as root.
 USER node

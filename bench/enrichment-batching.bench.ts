@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { MERCHANTS, createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import WebSocket from 'ws';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,

@@ -12,6 +12,14 @@ const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as 
   >;
 };
 
+/** A stage without its comment lines. */
+function commandsOf(stage: string): string {
+  return stage
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n');
+}
+
 describe('the container recipe (no Docker engine here: linted and checked as text)', () => {
   it('lints clean, is multi-stage, installs production dependencies only, runs as non-root and checks readiness', () => {
     expect(validate(dockerfile).map((diagnostic) => diagnostic.message)).toEqual([]);
@@ -19,9 +27,10 @@ describe('the container recipe (no Docker engine here: linted and checked as tex
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const runtime = stages.at(-1)!;
     expect(runtime).toMatch(/^node:20\b/); // the engines this project promises
-    // Only the root package: a plain `npm ci --omit=dev` installs every workspace, the sandbox too.
-    expect(runtime).toMatch(/npm ci --omit=dev --workspaces=false --include-workspace-root/);
-    expect(runtime).not.toMatch(/COPY[^\n]*sandbox/);
+    // A plain production install (test/production-install.test.ts checks what it installs).
+    expect(runtime).toMatch(/^RUN npm ci --omit=dev --no-audit --no-fund /m);
+    expect(commandsOf(runtime)).not.toMatch(/sandbox|examples/);
+    expect(runtime).toMatch(/COPY --from=build \/app\/common\/dist/);
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/HEALTHCHECK[\s\S]*\/readyz/);
     expect(runtime).toMatch(/CMD \["node", "dist\/main\.js"\]/);
@@ -31,8 +40,12 @@ describe('the container recipe (no Docker engine here: linted and checked as tex
     const stages = dockerfile.split(/^FROM /m).slice(1);
     const sandbox = stages.find((stage) => /^\S+ AS sandbox$/m.test(stage));
     expect(sandbox).toBeDefined();
-    expect(sandbox).toMatch(/npm ci --omit=dev --workspace=@open-finance-gateway\/sandbox/);
+    // The sandbox alone as the manifest's dependency, installed on the root's lockfile.
+    expect(sandbox).toMatch(/npm pkg delete dependencies devDependencies/);
+    expect(sandbox).toMatch(/npm pkg set "dependencies\[@open-finance-gateway\/sandbox\]=file:sandbox"/);
+    expect(sandbox).toMatch(/npm install --omit=dev/);
     expect(sandbox).toMatch(/COPY --from=build \/app\/sandbox\/dist/);
+    expect(sandbox).toMatch(/COPY --from=build \/app\/common\/dist/);
     expect(sandbox).toMatch(/^USER node$/m);
     expect(sandbox).toMatch(/CMD \["node", "dist\/main\.js"\]/);
     // `docker build .` (compose's gateways) must build the gateway: its stage comes last.

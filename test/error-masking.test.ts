@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { GraphQLError, getIntrospectionQuery } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { formatError, reportExecutionError } from '../src/graphql/format-error.js';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
 import { Browser } from './support/browser.js';
 import { signIn, startGateway } from './support/gateway.js';

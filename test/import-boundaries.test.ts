@@ -9,22 +9,22 @@ import { describe, expect, it } from 'vitest';
  * webhooks and subscriptions meet only at the pubsub. The platform sandbox is a package of its
  * own (sandbox/): the gateway reaches it through one seam (app/upstream-choice.ts, a dynamic import a
  * production install without the package survives), and the sandbox imports nothing of the gateway.
+ * What both need (the platform's webhook table, small node:http helpers, the logger) is the third
+ * package, common/, which imports neither.
  */
 const ALLOWED: Record<string, string[]> = {
   lib: [],
-  // The platform contract's webhook event table, shared by the receiver and the subscriptions.
-  contract: [],
   config: ['lib'],
-  upstream: ['lib', 'config', 'contract'],
-  loaders: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
-  pubsub: ['lib', 'contract'],
-  webhooks: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
+  upstream: ['lib', 'config'],
+  loaders: ['lib', 'config', 'upstream', 'pubsub'],
+  pubsub: ['lib'],
+  webhooks: ['lib', 'config', 'upstream', 'pubsub'],
   payments: ['lib'],
   readiness: ['lib', 'config'],
-  graphql: ['lib', 'config', 'contract', 'upstream', 'loaders', 'pubsub', 'payments'],
-  auth: ['lib', 'config', 'contract', 'upstream', 'pubsub'],
-  stores: ['lib', 'config', 'contract', 'auth', 'webhooks', 'pubsub', 'payments'],
-  server: ['lib', 'config', 'contract', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
+  graphql: ['lib', 'config', 'upstream', 'loaders', 'pubsub', 'payments'],
+  auth: ['lib', 'config', 'upstream', 'pubsub'],
+  stores: ['lib', 'config', 'auth', 'webhooks', 'pubsub', 'payments'],
+  server: ['lib', 'config', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
   // The composition root (app.ts and its steps in app/) and main.ts may import any area.
 };
 
@@ -54,6 +54,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';
+const COMMON_PACKAGE = '@open-finance-gateway/common';
 /** The one gateway module that may name the sandbox package. */
 const SEAM = 'app/upstream-choice.ts';
 
@@ -137,6 +138,44 @@ describe('import boundaries', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('keeps the common package free of both: it imports neither the gateway nor the sandbox', () => {
+    const violations = sourceFiles(join('common', 'src')).flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) =>
+          specifier.startsWith('.')
+            ? relative(join('common', 'src'), normalize(join(dirname(file), specifier))).startsWith('..')
+            : specifier.startsWith('open-finance-gateway') || specifier.startsWith('@open-finance-gateway/'),
+        )
+        .map((specifier) => `${relative('common', file)} imports ${specifier}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps one copy of each source file: nothing in the sandbox repeats a file of the gateway or of common', () => {
+    // What both packages need belongs in common/; a copy would drift (the webhook table once did).
+    const body = (file: string) =>
+      readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$|^import .*$/gm, '')
+        .replace(/\s+/g, ' ')
+        .trim();
+    const owners = new Map<string, string>();
+    for (const file of [...sourceFiles('src'), ...sourceFiles(join('common', 'src'))]) owners.set(body(file), file);
+    const copies = sourceFiles(join('sandbox', 'src'))
+      .filter((file) => body(file).length > 200 && owners.has(body(file)))
+      .map((file) => `${file} repeats ${owners.get(body(file))}`);
+    expect(copies).toEqual([]);
+  });
+
+  it('reaches the common package by its name only, from both packages', () => {
+    const reachesIn = [...sourceFiles('src'), ...sourceFiles(join('sandbox', 'src'))].flatMap((file) =>
+      specifiersOf(file)
+        .filter((specifier) => /(^|\/)common\/(src|dist)\//.test(specifier))
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(reachesIn).toEqual([]);
+    expect(specifiersOf(join('src', 'app', 'routes.ts')).some((s) => s.startsWith(`${COMMON_PACKAGE}/`))).toBe(true);
   });
 
   it('would notice a violation (the checker itself works)', () => {

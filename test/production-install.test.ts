@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_SETTINGS, SANDBOX_PACKAGE, chooseUpstream } from '../src/app/upstream-choice.js';
 import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { track } from './support/leftovers.js';
 
 /** What Node throws for `import()` of a package that is not installed. */
@@ -35,21 +35,95 @@ const LIVE = {
   OIDC_CLIENT_SECRET: 'production_trial_oidc_secret',
 };
 
-/**
- * A copy of the built gateway whose node_modules has everything but the sandbox package (and its
- * OpenID provider): what `npm ci --omit=dev --workspaces=false --include-workspace-root` installs.
- */
-function installWithoutSandbox(): string {
+function scratchDir(): string {
   const root = mkdtempSync(join(tmpdir(), 'gateway-production-'));
   track(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
+/**
+ * A copy of the built gateway whose node_modules has everything but the sandbox package (and its
+ * OpenID provider), as a production install has (the next test checks what that installs).
+ */
+function installWithoutSandbox(): string {
+  const root = scratchDir();
   cpSync('dist', join(root, 'dist'), { recursive: true });
-  mkdirSync(join(root, 'node_modules'));
+  mkdirSync(join(root, 'node_modules', '@open-finance-gateway'), { recursive: true });
+  symlinkSync(resolve('common'), join(root, 'node_modules', '@open-finance-gateway', 'common'));
   for (const name of readdirSync('node_modules')) {
     if (name === '@open-finance-gateway' || name === 'oidc-provider' || name === '.bin') continue;
     symlinkSync(resolve('node_modules', name), join(root, 'node_modules', name));
   }
   return root;
 }
+
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+}
+const lockfile = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, LockEntry> };
+
+/**
+ * What npm would add (`name version`, one a package) with these arguments, in a scratch copy of
+ * the manifests and the lockfile: a dry run, so nothing is downloaded or written.
+ */
+async function dryRunInstall(args: string[], prepare: (root: string) => Promise<void> = async () => {}) {
+  const root = scratchDir();
+  for (const file of ['package.json', 'package-lock.json', 'common/package.json', 'sandbox/package.json']) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    cpSync(file, join(root, file));
+  }
+  await prepare(root);
+  const { stdout } = await run('npm', [...args, '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], root);
+  return [...stdout.matchAll(/^add (\S+) (\S+)$/gm)].map(([, name, version]) => ({ name: name!, version: version! }));
+}
+
+async function run(command: string, args: string[], cwd: string): Promise<{ stdout: string }> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`);
+  return { stdout };
+}
+
+describe('what a production install holds', () => {
+  it('a plain `npm ci --omit=dev` adds production packages only: no sandbox, no OpenID provider, no example app tooling', async () => {
+    const added = await dryRunInstall(['ci', '--omit=dev']);
+    const names = added.map((entry) => entry.name);
+    expect(names).toContain('@open-finance-gateway/common');
+    expect(names).toContain('@apollo/server');
+    expect(names).not.toContain('@open-finance-gateway/sandbox');
+    expect(names).not.toContain('oidc-provider');
+    // Each package added is one the lockfile holds outside the development tree.
+    const devOnly = added.filter(
+      ({ name, version }) =>
+        !Object.entries(lockfile.packages).some(
+          ([path, entry]) => path.endsWith(`node_modules/${name}`) && entry.version === version && !entry.dev,
+        ) && name !== '@open-finance-gateway/common',
+    );
+    expect(devOnly).toEqual([]);
+  }, 60_000);
+
+  it("the sandbox image's install (Dockerfile, target sandbox) adds the sandbox and its own dependencies, none of the gateway's", async () => {
+    const added = await dryRunInstall(['install', '--omit=dev'], async (root) => {
+      await run('npm', ['pkg', 'delete', 'dependencies', 'devDependencies'], root);
+      await run('npm', ['pkg', 'set', 'dependencies[@open-finance-gateway/sandbox]=file:sandbox'], root);
+    });
+    const names = added.map((entry) => entry.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['@open-finance-gateway/sandbox', '@open-finance-gateway/common', 'oidc-provider']),
+    );
+    expect(names).not.toContain('@apollo/server');
+    expect(names).not.toContain('vite');
+    // On the root's lockfile: the OpenID provider at the version development uses.
+    expect(added.find((entry) => entry.name === 'oidc-provider')?.version).toBe(
+      lockfile.packages['node_modules/oidc-provider']?.version,
+    );
+  }, 60_000);
+});
 
 describe('a production install (no sandbox package)', () => {
   it('refuses to start without platform settings, naming the settings to give', async () => {

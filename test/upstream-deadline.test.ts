@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createUpstreamHttp, type UpstreamHttp } from '../src/upstream/upstream-http.js';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
-import { WEBHOOK_EVENTS, WEBHOOK_TYPES, isKnownWebhook } from '../src/contract/webhook-events.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
+import { WEBHOOK_EVENTS, WEBHOOK_TYPES, isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 
 describe('the webhook event registry', () => {

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Router } from '../src/lib/http/router.js';
-import { createLogger } from '../src/lib/logger.js';
+import { Router } from '@open-finance-gateway/common/http/router';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { RequestScope, type ScopedRouteRequest } from '../src/lib/request-scope.js';
 import { createMemoryPubSub } from '../src/pubsub/memory-pubsub.js';
 import { SigningKeys } from '@open-finance-gateway/sandbox';

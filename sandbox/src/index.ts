@@ -8,4 +8,3 @@ export type { SandboxIdentity } from './identity/identity-provider.js';
 export { SigningKeys } from './webhooks/signing-keys.js';
 export { MERCHANTS } from './data/merchants.js';
 export { sandboxId } from './data/sandbox-ids.js';
-export { WEBHOOK_EVENTS, WEBHOOK_TYPES } from './webhooks/webhook-events.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createLogger } from './lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from './sandbox.js';
 
 /**
@@ -18,7 +18,7 @@ function seeded(seed: string, purpose: string, length: number): string {
 async function main(): Promise<void> {
   const env = process.env;
   const seed = env.SANDBOX_SEED ?? 'open-finance-sandbox';
-  const logger = createLogger({ level: env.LOG_LEVEL ?? 'info' });
+  const logger = createLogger({ level: env.LOG_LEVEL ?? 'info', service: 'platform-sandbox' });
   const redirectUris = (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback')
     .split(',')
     .map((uri) => uri.trim());

@@ -1,5 +1,5 @@
-import type { Clock } from './lib/clock.js';
-import type { Logger } from './lib/logger.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { DemoWorld } from './data/demo-world.js';
 import type { SandboxIdentity } from './identity/identity-provider.js';
 import type { EnrichmentFault, RecordedRequest, SandboxCredentials, ServiceFault } from './sandbox-state.js';

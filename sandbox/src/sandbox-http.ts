@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { Logger } from './lib/logger.js';
-import { BodyTooLargeError, mediaType, readRawBody } from './lib/http/read-body.js';
-import { sendJson } from './lib/http/respond.js';
-import { Router, type RouteRequest } from './lib/http/router.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
+import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
+import { Router, type RouteRequest } from '@open-finance-gateway/common/http/router';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SandboxState, ServiceFault } from './sandbox-state.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Clock } from './lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { SandboxAccount, SandboxParty, SandboxPendingTransaction, SandboxTransaction } from './core/core-model.js';
 
 export interface SandboxCredentials {

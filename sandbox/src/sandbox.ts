@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock } from './lib/clock.js';
-import { randomToken } from './lib/ids.js';
-import { Router } from './lib/http/router.js';
+import { systemClock } from '@open-finance-gateway/common/clock';
+import { randomToken } from '@open-finance-gateway/common/ids';
+import { Router } from '@open-finance-gateway/common/http/router';
 import { registerOAuthRoutes } from './core/oauth-routes.js';
 import { registerUserRoutes } from './core/user-routes.js';
 import { buildCategories } from './data/categories.js';

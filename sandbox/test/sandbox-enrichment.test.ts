@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { PERSONAL_FINANCE_GROUPS } from '../src/data/categories.js';
 import { MERCHANTS } from '../src/data/merchants.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';

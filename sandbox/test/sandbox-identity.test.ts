@@ -1,6 +1,6 @@
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { pinProblem, passwordProblem } from '../src/identity/credential-rules.js';
 import { hotp, totp } from '../src/identity/totp.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from '../src/sandbox.js';
 import { SandboxState } from '../src/sandbox-state.js';
 import { track } from './support/leftovers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_EVENTS, WEBHOOK_TYPES } from '../src/webhooks/webhook-events.js';
+import { WEBHOOK_EVENTS, WEBHOOK_TYPES } from '@open-finance-gateway/common/webhook-events';
 import { sdkAgainstSandbox, signedIn, webhookReceiver, type SdkSetup } from './support/sdk.js';
 
 /** Subscribes the user to every webhook type through the SDK, as an app would. */

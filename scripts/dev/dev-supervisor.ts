@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { StdioOptions } from 'node:child_process';
-import pino from 'pino';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import { devRedis, loadDevSecrets, type DevRedis } from './dev-state.js';
 import { createGatewayProcess, type RunningGateway } from './gateway-process.js';
@@ -125,7 +125,7 @@ export async function createDevSupervisor(options: DevSupervisorOptions): Promis
 async function startDevSandbox(env: NodeJS.ProcessEnv, publicUrl: string, port: number): Promise<Sandbox> {
   const secret = (length: number) => randomBytes(length).toString('base64url');
   const sandbox = createSandbox({
-    logger: pino({ level: env.SANDBOX_LOG_LEVEL ?? 'warn' }),
+    logger: createLogger({ level: env.SANDBOX_LOG_LEVEL ?? 'warn', service: 'platform-sandbox' }),
     headerPrefix: env.PLATFORM_HEADER_PREFIX ?? 'X-Service',
     host: env.SANDBOX_HOST ?? '127.0.0.1',
     corePort: Number(env.SANDBOX_CORE_PORT ?? 4010),

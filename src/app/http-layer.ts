@@ -6,7 +6,7 @@ import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules, type OperationRules } from '../graphql/operation-rules.js';
 import { loadTrustedDocuments, type TrustedDocuments } from '../graphql/trusted-documents.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
-import { Router } from '../lib/http/router.js';
+import { Router } from '@open-finance-gateway/common/http/router';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
 import { createApolloServer } from '../server/graphql-http/apollo.js';

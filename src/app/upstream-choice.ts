@@ -1,13 +1,13 @@
 import type { GatewayConfig } from '../config/config.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 // The one place the gateway meets the sandbox package: its types here, the package itself only
 // through the dynamic import below (a production install leaves it out).
 import type { Sandbox, SandboxOptions } from '@open-finance-gateway/sandbox';
 
 export type { Sandbox, SandboxOptions };
 
-/** The sandbox package's name, as installed in development (an npm workspace) and absent in production. */
+/** The sandbox package's name, as installed in development (a devDependency) and absent in production. */
 export const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';
 
 /** What a gateway without a platform must be given: the settings that point it at a live one. */

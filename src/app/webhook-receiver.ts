@@ -1,9 +1,9 @@
 import type { GatewayConfig } from '../config/config.js';
-import type { Clock } from '../lib/clock.js';
-import type { Router } from '../lib/http/router.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Router } from '@open-finance-gateway/common/http/router';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createSigningKeyClient } from '../upstream/signing-key-client.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';

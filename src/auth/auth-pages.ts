@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage } from '../lib/http/respond.js';
+import { escapeHtml, htmlPage } from '@open-finance-gateway/common/http/respond';
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1d2433}';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 
 /**
  * An app user's bank connection: the platform token granted by their consent, held for the app

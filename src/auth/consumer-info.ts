@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { escapeHtml, htmlPage } from '../lib/http/respond.js';
+import { escapeHtml, htmlPage } from '@open-finance-gateway/common/http/respond';
 
 export interface ConsumerInfoSettings {
   appName: string;

@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { SessionRecord, SessionStore } from './session-store.js';
 
 /** Sessions in process memory: lost on restart, not shared between instances. */

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { randomToken, sha256Hex } from '../lib/ids.js';
+import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 
 export interface PendingSignIn {
   /** Digest of the browser-binding cookie that was set when this state was issued. */

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../lib/ids.js';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 
 /**
  * What the gateway holds for a signed-in browser. The user access token lives here and only here:

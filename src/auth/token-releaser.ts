@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 
 export type UserDataDeleter = (userId: string) => Promise<void>;
 

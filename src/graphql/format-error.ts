@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 import { UserCallsExhaustedError } from '../loaders/user-call-limiter.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from './logger.js';
-import type { RouteRequest } from './http/router.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
+import type { RouteRequest } from '@open-finance-gateway/common/http/router';
 
 /**
  * The request being served: its id and the logger whose every line carries it. It is handed

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { PlatformEnrichmentResult } from '../upstream/platform-types.js';
 
 /**

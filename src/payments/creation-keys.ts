@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 
 /** Who holds an idempotency key: a creation still in flight (a short lease), or its result. */
 export type CreationRecord = { state: 'in-progress'; input: string } | { state: 'done'; input: string; itemId: string };

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../lib/clock.js';
-import { randomToken } from '../lib/ids.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { randomToken } from '@open-finance-gateway/common/ids';
 
 /**
  * Which store a delivery ends in: a user's event log, or the dead letters. A claim and its "done"

@@ -1,4 +1,4 @@
-import { coalescingOf } from '../contract/webhook-events.js';
+import { coalescingOf } from '@open-finance-gateway/common/webhook-events';
 import type { LoggedEvent } from './pubsub.js';
 
 /** Compares two cursors of the form `<ms>-<seq>` (Redis Stream ids; the memory log uses the same). */

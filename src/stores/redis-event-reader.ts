@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { LoggedEvent, UserEvent } from '../pubsub/pubsub.js';
 import { FanOut } from '../pubsub/fan-out.js';
 import { compareCursors } from '../pubsub/subscriber-queue.js';

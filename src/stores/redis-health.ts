@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { RedisClient } from './redis-client.js';
 
 /** Why the shared store cannot take work: it answers too slowly (a stall), or not at all. */

@@ -4,7 +4,7 @@ import {
   type OAuthStateStore,
   type PendingSignIn,
 } from '../auth/oauth-state-store.js';
-import { randomToken, sha256Hex } from '../lib/ids.js';
+import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 import { storeCall, type RedisClient } from './redis-client.js';
 
 /** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */

@@ -1,6 +1,6 @@
 import { userTag } from '../auth/session-store.js';
-import type { Clock } from '../lib/clock.js';
-import type { Logger } from '../lib/logger.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import {
   CursorExpiredError,
   type EventSubscription,

@@ -6,7 +6,7 @@ import {
   handleWhen,
   type CircuitBreakerPolicy,
 } from 'cockatiel';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { UpstreamError } from './upstream-error.js';
 
 export interface CircuitBreakerSettings {

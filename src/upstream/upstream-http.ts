@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { routeTemplate } from '../lib/route-template.js';
 import { inClientSpan } from '../lib/tracing.js';

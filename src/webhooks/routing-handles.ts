@@ -1,4 +1,4 @@
-import { randomToken } from '../lib/ids.js';
+import { randomToken } from '@open-finance-gateway/common/ids';
 
 /**
  * The `state` the gateway gives the platform when subscribing a user to webhooks: an opaque,

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from '../lib/clock.js';
-import { TokenBucket } from '../lib/token-bucket.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { TokenBucket } from '@open-finance-gateway/common/token-bucket';
 import { KeyRefusedByPlatformError } from '../upstream/signing-key-client.js';
 
 /** Why no key is available for an id. `retryable` refusals are answered 503, the rest 401. */

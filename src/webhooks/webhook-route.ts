@@ -1,9 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../lib/clock.js';
-import { sha256Hex } from '../lib/ids.js';
-import { BodyTooLargeError, BodyTimeoutError, mediaType, readRawBody } from '../lib/http/read-body.js';
-import { sendError, sendJson } from '../lib/http/respond.js';
-import type { Router } from '../lib/http/router.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
+import {
+  BodyTooLargeError,
+  BodyTimeoutError,
+  mediaType,
+  readRawBody,
+} from '@open-finance-gateway/common/http/read-body';
+import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
+import type { Router } from '@open-finance-gateway/common/http/router';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryScope } from '../pubsub/delivery-marks.js';

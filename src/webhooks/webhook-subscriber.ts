@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { CoreClient } from '../upstream/core-client.js';
 import type { RoutingHandleStore } from './routing-handles.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { userTag } from '../../src/auth/session-store.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisHealthProbe } from '../../src/stores/redis-health.js';
 import { track } from '../support/leftovers.js';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import type { LoggedEvent } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';

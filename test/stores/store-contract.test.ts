@@ -6,8 +6,8 @@ import { createMemorySessionStore } from '../../src/auth/memory-session-store.js
 import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
 import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createLogger } from '../../src/lib/logger.js';
-import { sha256Hex } from '../../src/lib/ids.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisConnections } from '../../src/stores/redis-connections.js';
 import { createRedisDeadLetters } from '../../src/stores/redis-dead-letters.js';

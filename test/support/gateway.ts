@@ -5,7 +5,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';

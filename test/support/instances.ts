@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import type { ParentEventMessage } from '../../src/lib/parent-events.js';
 import { recordLogLine, recordSecrets } from './audit.js';

@@ -1,4 +1,4 @@
-import { htmlPage } from '../lib/http/respond.js';
+import { htmlPage } from '@open-finance-gateway/common/http/respond';
 
 /** The console's page: a shell; `/console/app.js` renders the world into it from `/console/state`. */
 export function consolePage(): string {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { sendHtml, sendJson } from '../lib/http/respond.js';
+import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState, ServiceFault } from '../sandbox-state.js';
 import type { Sandbox } from '../sandbox-api.js';

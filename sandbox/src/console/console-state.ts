@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS } from '../webhooks/webhook-events.js';
+import { WEBHOOK_EVENTS } from '@open-finance-gateway/common/webhook-events';
 import type { SandboxState } from '../sandbox-state.js';
 import type { Sandbox } from '../sandbox-api.js';
 

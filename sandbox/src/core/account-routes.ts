@@ -1,4 +1,4 @@
-import { sendJson } from '../lib/http/respond.js';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { SandboxAccount } from './core-model.js';

@@ -1,4 +1,4 @@
-import { sendJson } from '../lib/http/respond.js';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import type { SandboxConnection } from '../data/connections.js';
 import type { SandboxCategory } from '../data/categories.js';
 import { sandboxId } from '../data/sandbox-ids.js';

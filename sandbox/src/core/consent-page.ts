@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage } from '../lib/http/respond.js';
+import { escapeHtml, htmlPage } from '@open-finance-gateway/common/http/respond';
 import type { SandboxUser } from '../sandbox-state.js';
 
 /** The sandbox's hosted connection flow: pick a demo user and consent with one click. */

@@ -1,4 +1,4 @@
-import { sendJson } from '../lib/http/respond.js';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../lib/clock.js';
-import { sendJson } from '../lib/http/respond.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { platformError, type SandboxRequest } from '../sandbox-http.js';
 
 const DAY_MS = 24 * 3_600_000;

@@ -1,5 +1,5 @@
-import { sendJson } from '../lib/http/respond.js';
-import { TokenBucket } from '../lib/token-bucket.js';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
+import { TokenBucket } from '@open-finance-gateway/common/token-bucket';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { PaymentControls } from '../webhooks/payment-controls.js';

@@ -1,4 +1,4 @@
-import { sendJsonText } from '../lib/http/respond.js';
+import { sendJsonText } from '@open-finance-gateway/common/http/respond';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { MerchantMatcher, SearchQuery, SearchResult } from './merchant-matcher.js';

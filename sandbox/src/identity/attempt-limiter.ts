@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
 
 const WINDOW_MS = 60_000;
 

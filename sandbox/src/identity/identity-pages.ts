@@ -1,4 +1,4 @@
-import { escapeHtml, htmlPage } from '../lib/http/respond.js';
+import { escapeHtml, htmlPage } from '@open-finance-gateway/common/http/respond';
 import type { OutboxMessage } from './outbox.js';
 import type { IdentityUser } from './identity-users.js';
 

@@ -3,12 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
-import type { Clock } from '../lib/clock.js';
-import { readRawBody } from '../lib/http/read-body.js';
-import { redirect, sendHtml, sendJson } from '../lib/http/respond.js';
-import { randomToken } from '../lib/ids.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { readRawBody } from '@open-finance-gateway/common/http/read-body';
+import { redirect, sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
+import { randomToken } from '@open-finance-gateway/common/ids';
 import { loadRsaKey } from '../lib/key-file.js';
-import type { Logger } from '../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { AttemptLimiter } from './attempt-limiter.js';
 import { IdentityUsers, secretMatches, type IdentityUser } from './identity-users.js';
 import { loginPage, messagePage, outboxPage, secondFactorPage, signupPage } from './identity-pages.js';

@@ -4,7 +4,7 @@ import { sandboxId } from '../data/sandbox-ids.js';
 import type { SandboxAccount, SandboxTransaction } from '../core/core-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
-import type { WebhookCode } from './webhook-events.js';
+import type { WebhookCode } from '@open-finance-gateway/common/webhook-events';
 
 /**
  * Changes that happen at the platform outside the app, each announced with the webhook the live

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { AkahuClient } from 'akahu';
 import { expect } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from '../../src/sandbox.js';
 import { Browser } from './browser.js';
 import { track } from './leftovers.js';

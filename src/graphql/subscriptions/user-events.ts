@@ -2,7 +2,7 @@ import { parseInstant } from '../../lib/instant.js';
 import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
 import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
 import { ErrorCode, gatewayError } from '../errors.js';
-import type { WebhookType } from '../../contract/webhook-events.js';
+import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
 import type { EventStreamContext } from '../context.js';
 
 /**

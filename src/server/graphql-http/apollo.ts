@@ -4,7 +4,7 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
-import type { Logger } from '../../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { GatewayContext } from '../../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../../graphql/format-error.js';
 import type { OperationRules } from '../../graphql/operation-rules.js';

@@ -3,8 +3,8 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayContext } from '../../graphql/context.js';
 import { ErrorCode } from '../../graphql/errors.js';
-import { BodyTooLargeError, mediaType, readRawBody } from '../../lib/http/read-body.js';
-import { sendJson } from '../../lib/http/respond.js';
+import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import type { RequestScope } from '../../lib/request-scope.js';
 import type { DocumentRequest, TrustedDocuments } from '../../graphql/trusted-documents.js';
 

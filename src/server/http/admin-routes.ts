@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../../lib/ids.js';
-import { sendError, sendJson } from '../../lib/http/respond.js';
-import type { Router } from '../../lib/http/router.js';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
+import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
+import type { Router } from '@open-finance-gateway/common/http/router';
 import type { ScopedRouteRequest } from '../../lib/request-scope.js';
 import type { DeadLetterStore } from '../../webhooks/dead-letters.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../../lib/http/respond.js';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 
 /** Request headers a frontend's GraphQL client may send (Apollo Client, urql, graphql-ws' HTTP peers). */
 const ALLOWED_HEADERS =

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '../../lib/logger.js';
-import { sendJson } from '../../lib/http/respond.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { dispatch, routeLabel, type DispatchOptions } from './request-dispatch.js';
 import { RequestScope, requestIdFor } from '../../lib/request-scope.js';
 import { inServerSpan } from '../../lib/tracing.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redirect, sendError, sendJson } from '../../lib/http/respond.js';
-import type { Router } from '../../lib/http/router.js';
+import { redirect, sendError, sendJson } from '@open-finance-gateway/common/http/respond';
+import type { Router } from '@open-finance-gateway/common/http/router';
 import type { RequestScope, ScopedRouteRequest } from '../../lib/request-scope.js';
 import { wantsHtml } from '../graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';

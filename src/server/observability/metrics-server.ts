@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
-import { sendError } from '../../lib/http/respond.js';
+import { sendError } from '@open-finance-gateway/common/http/respond';
 
 /**
  * `GET /metrics` on a port of its own (METRICS_PORT), for a scraper on the private network: no

@@ -4,7 +4,7 @@ import type { AppKind } from '../../config/config.js';
 import type { ConnectionStore } from '../../auth/connection-store.js';
 import type { GatewayContext } from '../../graphql/context.js';
 import { ErrorCode, gatewayError } from '../../graphql/errors.js';
-import type { Logger } from '../../lib/logger.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { RequestScope } from '../../lib/request-scope.js';
 import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../../loaders/request-loaders.js';
 import { RequestActivity } from '../../loaders/request-activity.js';

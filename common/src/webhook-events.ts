@@ -1,8 +1,9 @@
 /**
- * The platform's webhook table (the specification's "Webhooks" section), as the sandbox sends it.
- * The gateway keeps its own copy (src/contract/webhook-events.ts), as any client of the platform
- * would; the gateway's test suite checks the two tables agree, so adding a webhook type means an
- * entry in both (the sandbox's delivery engine and controls, and the gateway's receiver).
+ * The platform's webhook table (the specification's "Webhooks" section), in one place for both
+ * packages: the sandbox sends what it lists, and the gateway's receiver, subscriber and
+ * subscription resolvers accept what it lists. Adding a webhook type is one entry here plus its
+ * payload type below; the compiler then points at every place in either package that must handle
+ * it (see docs/contributing/add-a-webhook-type.md).
  */
 export const WEBHOOK_EVENTS = {
   TOKEN: { codes: ['DELETE'], coalesce: 'never' },

@@ -24,6 +24,8 @@ const REDACTED_PATHS = [
 
 export interface LoggerOptions {
   level: string;
+  /** The `service` field of every line: which program wrote it. @default 'open-finance-gateway' */
+  service?: string;
   /** Where log lines go; stdout when omitted. Tests pass a capture stream. */
   destination?: DestinationStream;
 }
@@ -33,7 +35,7 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      base: { service: 'open-finance-gateway' },
+      base: { service: options.service ?? 'open-finance-gateway' },
     },
     options.destination,
   );
