@@ -7,15 +7,19 @@ import { suiteRedis } from './test-redis.js';
 /**
  * A fresh audit directory for every full run, so the audit only judges this run's traffic; a
  * build of this checkout, because tests that start gateway processes run what operators run:
- * `node dist/main.js`, which starts the sandbox package from its build (sandbox/dist), so that is
- * built first; and the Redis the suite shares (a private one when none runs), handed to the test
+ * `node dist/main.js`, which loads the common package and starts the sandbox package from their
+ * builds (common/dist, sandbox/dist), so those are built first; and the Redis the suite shares (a private one when none runs), handed to the test
  * workers as TEST_REDIS_URL. Returns the teardown.
  */
 export default async function setup(): Promise<() => Promise<void>> {
   rmSync(AUDIT_DIR, { recursive: true, force: true });
   const tsc = join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', join('sandbox', 'tsconfig.build.json')], { stdio: 'inherit' });
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  for (const project of [
+    join('common', 'tsconfig.build.json'),
+    join('sandbox', 'tsconfig.build.json'),
+    'tsconfig.build.json',
+  ])
+    execFileSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
   const redis = await suiteRedis();
   process.env.TEST_REDIS_URL = redis.url;
   return () => redis.stop();
