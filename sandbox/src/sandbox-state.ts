@@ -114,6 +114,32 @@ export class SandboxState {
   private readonly recordedSizes: number[] = [];
   private recordedBytes = 0;
 
+  /** The first request (already recorded, or still to come) that matches. */
+  nextRequest(match: (request: RecordedRequest) => boolean): Promise<RecordedRequest> {
+    const seen = this.requests.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const listener = (request: RecordedRequest) => {
+        if (!match(request)) return;
+        this.requestListeners.delete(listener);
+        resolve(request);
+      };
+      this.requestListeners.add(listener);
+    });
+  }
+
+  /** The recorded requests that match every field given. */
+  recorded(filter: Partial<Pick<RecordedRequest, 'service' | 'method' | 'path'>>): RecordedRequest[] {
+    // An empty answer would make "no call was made" assertions pass vacuously.
+    if (!this.recordRequests) throw new Error('this sandbox keeps no request log: create it with recordRequests: true');
+    return this.requests.filter(
+      (r) =>
+        (filter.service === undefined || r.service === filter.service) &&
+        (filter.method === undefined || r.method === filter.method) &&
+        (filter.path === undefined || r.path === filter.path),
+    );
+  }
+
   record(request: RecordedRequest, bodyBytes: number): void {
     for (const listener of this.requestListeners) listener(request);
     if (!this.recordRequests) return;

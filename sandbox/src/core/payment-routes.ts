@@ -31,17 +31,15 @@ function dateRange(request: SandboxRequest, now: number): Checked<{ start: numbe
 
 /**
  * Payments and transfers as the live platform serves them: list, read, create (validated, with
- * idempotency keys and the per-user quota), cancel; `POST /v1/transactions/ids` for webhooks.
+ * idempotency keys and the per-user quota), cancel.
  */
 export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
-  const idempotency = new IdempotencyBook(state.clock);
-  const quotas = new Map<string, TokenBucket>();
-  const withinQuota = (userId: string): boolean => {
-    let bucket = quotas.get(userId);
-    if (!bucket) quotas.set(userId, (bucket = new TokenBucket(POSTS_PER_USER_PER_MINUTE, 60_000, state.clock)));
-    return bucket.take();
-  };
+  registerReads(router, state, controls);
+  registerCreations(router, state, controls);
+  registerCancel(router, state, controls);
+}
 
+function registerReads(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
   const list =
     <T extends { sandboxUserId: string; created_at: string }>(items: Iterable<T>) =>
     (request: SandboxRequest) => {
@@ -73,7 +71,16 @@ export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState
     if (!transfer || transfer.sandboxUserId !== auth.user._id) return platformError(request, 404, 'Not found');
     sendJson(request.res, 200, { success: true, item: strip(transfer) });
   });
+}
 
+function registerCreations(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
+  const idempotency = new IdempotencyBook(state.clock);
+  const quotas = new Map<string, TokenBucket>();
+  const withinQuota = (userId: string): boolean => {
+    let bucket = quotas.get(userId);
+    if (!bucket) quotas.set(userId, (bucket = new TokenBucket(POSTS_PER_USER_PER_MINUTE, 60_000, state.clock)));
+    return bucket.take();
+  };
   /** Auth, the shared quota, then the idempotency book around the creation itself. */
   const creation =
     (create: (userId: string, body: unknown) => { status: number; body: unknown }) => (request: SandboxRequest) => {
@@ -126,7 +133,9 @@ export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState
       };
     }),
   );
+}
 
+function registerCancel(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
   // The specification's path, and the one the SDK calls.
   const cancel = (request: SandboxRequest) => {
     const auth = authenticateUser(request, state);
@@ -139,26 +148,4 @@ export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState
   };
   router.on('PUT', '/v1/payments/:id/cancel', cancel);
   router.on('PUT', '/v1/payments/:id', cancel);
-
-  // Designed for TRANSACTION webhooks: fetch the new rows by id.
-  router.on('POST', '/v1/transactions/ids', (request) => {
-    const auth = authenticateUser(request, state);
-    if (!auth) return;
-    let ids: unknown;
-    try {
-      ids = JSON.parse(request.rawBody.toString('utf8'));
-    } catch {
-      ids = undefined;
-    }
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
-      return platformError(request, 400, 'Body must be a JSON array of transaction ids');
-    const wanted = new Set(ids as string[]);
-    const visible = new Set(state.visibleAccounts(auth.user._id).map((account) => account._id));
-    sendJson(request.res, 200, {
-      success: true,
-      items: state.transactions.filter(
-        (t) => wanted.has(t._id) && t._user === auth.user._id && visible.has(t._account),
-      ),
-    });
-  });
 }

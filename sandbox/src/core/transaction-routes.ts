@@ -90,4 +90,26 @@ export function registerTransactionRoutes(router: SandboxRouter, state: SandboxS
     const account = auth && visibleAccount(request, state, auth.user._id, request.params.id!);
     if (account) listPending(request, state, auth.user._id, account._id);
   });
+
+  // Designed for TRANSACTION webhooks: fetch the new rows by id.
+  router.on('POST', '/v1/transactions/ids', (request) => {
+    const auth = authenticateUser(request, state);
+    if (!auth) return;
+    let ids: unknown;
+    try {
+      ids = JSON.parse(request.rawBody.toString('utf8'));
+    } catch {
+      ids = undefined;
+    }
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+      return platformError(request, 400, 'Body must be a JSON array of transaction ids');
+    const wanted = new Set(ids as string[]);
+    const visible = new Set(state.visibleAccounts(auth.user._id).map((account) => account._id));
+    sendJson(request.res, 200, {
+      success: true,
+      items: state.transactions.filter(
+        (t) => wanted.has(t._id) && t._user === auth.user._id && visible.has(t._account),
+      ),
+    });
+  });
 }

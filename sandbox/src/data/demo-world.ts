@@ -207,119 +207,144 @@ function typeFor(merchant: MerchantDefinition): string {
 export function buildDemoWorld(now: number, connections: SandboxConnection[]): DemoWorld {
   const world: DemoWorld = { users: [], accounts: [], transactions: [], pending: [], parties: [] };
   const connectionByName = new Map(connections.map((connection) => [connection.name, connection]));
-  const iso = (time: number) => new Date(time).toISOString();
-
-  USERS.forEach((spec, userIndex) => {
-    const random = seededRandom(1_000 + userIndex);
-    const userId = sandboxId('user', spec.key);
-    world.users.push({ _id: userId, ...spec.user });
-    for (const [bank, value] of Object.entries(spec.parties))
-      world.parties.push({ userId, connectionId: connectionByName.get(bank)!._id, value });
-
-    const accounts = spec.accounts.map(({ key, bank, ...account }) => {
-      const connection = connectionByName.get(bank)!;
-      const created: SandboxAccount = {
-        ...account,
-        _id: sandboxId('acc', `${spec.key}:${key}`),
-        _authorisation: sandboxId('authorisation', `${spec.key}:${bank}`),
-        connection,
-        refreshed: { balance: iso(now - 3_600_000), transactions: iso(now - 3_600_000), meta: iso(now - DAY) },
-        sandboxUserId: userId,
-      };
-      world.accounts.push(created);
-      return created;
-    });
-    const byKey = new Map(spec.accounts.map((account, index) => [account.key, accounts[index]!]));
-    const spendAccounts = accounts.filter((account) => account.type === 'CHECKING' || account.type === 'CREDITCARD');
-    const primary = accounts[0]!;
-    let sequence = 0;
-
-    const add = (
-      account: SandboxAccount,
-      date: number,
-      description: string,
-      amount: number,
-      type: string,
-      meta: SandboxTransaction['meta'] = {},
-    ) => {
-      sequence += 1;
-      world.transactions.push({
-        _id: sandboxId('trans', `${spec.key}:${sequence}`),
-        hash: sandboxId('hash', `${spec.key}:${sequence}`),
-        _account: account._id,
-        _connection: account.connection._id,
-        _user: userId,
-        created_at: iso(Math.min(now, date + 3_600_000)),
-        updated_at: iso(Math.min(now, date + 3_600_000)),
-        date: iso(date),
-        description,
-        amount,
-        type,
-        meta,
-      });
-    };
-
-    for (let day = HISTORY_DAYS; day >= 1; day -= 1) {
-      const dayStart = Math.floor((now - day * DAY) / DAY) * DAY;
-      const count = Math.floor(spec.spendPerDay + random());
-      for (let i = 0; i < count; i += 1) {
-        const merchant = pick(random, SPENDING);
-        const account = merchant.global
-          ? (spendAccounts.find((a) => a.type === 'CREDITCARD') ?? primary)
-          : pick(random, spendAccounts);
-        const amount = -amountFor(merchant, random);
-        const meta = account.type === 'CREDITCARD' ? { card_suffix: '1234' } : { card_suffix: '4321' };
-        add(
-          account,
-          dayStart + Math.floor((7 + random() * 14) * 3_600_000),
-          merchant.sample,
-          amount,
-          typeFor(merchant),
-          meta,
-        );
-      }
-      if (day % 14 === 0)
-        add(primary, dayStart + 2 * 3_600_000, spec.salary.description, spec.salary.amount, 'DIRECT CREDIT', {
-          particulars: 'SALARY',
-          reference: `PAY${day}`,
-        });
-      if (day % 30 === 0) {
-        for (const savings of accounts.filter((a) => a.type === 'SAVINGS' && a.status === 'ACTIVE'))
-          add(savings, dayStart + 3_600_000, 'INTEREST CREDIT', Math.round(random() * 4_000) / 100, 'INTEREST');
-        const kiwisaver = byKey.get('kiwisaver');
-        if (kiwisaver) add(kiwisaver, dayStart + 3_600_000, 'KIWISAVER CONTRIBUTION', 262.5, 'DIRECT CREDIT');
-      }
-      if (day % 7 === 3) {
-        const joint = byKey.get('joint');
-        if (joint)
-          add(joint, dayStart + 9 * 3_600_000, 'BARFOOT & THOMPSON RENT', -650, 'PAYMENT', {
-            reference: 'FLAT 2B',
-            other_account: '12-3011-0044556-00',
-          });
-      }
-    }
-
-    for (const account of spendAccounts.filter((a) => a.status === 'ACTIVE')) {
-      for (let i = 0; i < 3; i += 1) {
-        const merchant = pick(random, SPENDING);
-        const date = now - Math.floor(random() * 2 * DAY);
-        world.pending.push({
-          _account: account._id,
-          _connection: account.connection._id,
-          _user: userId,
-          updated_at: iso(date),
-          date: iso(date),
-          description: merchant.sample,
-          amount: -amountFor(merchant, random),
-          type: typeFor(merchant),
-          meta: {},
-        });
-      }
-    }
-  });
-
+  USERS.forEach((spec, userIndex) => new DemoUser(world, spec, userIndex, now, connectionByName).build());
   world.transactions.sort(compareTransactions);
   return world;
+}
+
+const iso = (time: number) => new Date(time).toISOString();
+
+/** One demo user's part of the world: their parties, accounts, 90 days of history and pending rows. */
+class DemoUser {
+  private readonly random: () => number;
+  private readonly userId: string;
+  private accounts: SandboxAccount[] = [];
+  private sequence = 0;
+
+  constructor(
+    private readonly world: DemoWorld,
+    private readonly spec: UserSpec,
+    userIndex: number,
+    private readonly now: number,
+    private readonly connectionByName: Map<string, SandboxConnection>,
+  ) {
+    this.random = seededRandom(1_000 + userIndex);
+    this.userId = sandboxId('user', spec.key);
+  }
+
+  build(): void {
+    const { world, spec, userId } = this;
+    world.users.push({ _id: userId, ...spec.user });
+    for (const [bank, value] of Object.entries(spec.parties))
+      world.parties.push({ userId, connectionId: this.connectionByName.get(bank)!._id, value });
+    this.accounts = spec.accounts.map(({ key, bank, ...account }) => this.addAccount(key, bank, account));
+    for (let day = HISTORY_DAYS; day >= 1; day -= 1) this.addDay(day);
+    for (const account of this.spendAccounts().filter((a) => a.status === 'ACTIVE')) this.addPending(account);
+  }
+
+  private addAccount(key: string, bank: string, account: Omit<AccountSpec, 'key' | 'bank'>): SandboxAccount {
+    const { spec, now } = this;
+    const created: SandboxAccount = {
+      ...account,
+      _id: sandboxId('acc', `${spec.key}:${key}`),
+      _authorisation: sandboxId('authorisation', `${spec.key}:${bank}`),
+      connection: this.connectionByName.get(bank)!,
+      refreshed: { balance: iso(now - 3_600_000), transactions: iso(now - 3_600_000), meta: iso(now - DAY) },
+      sandboxUserId: this.userId,
+    };
+    this.world.accounts.push(created);
+    return created;
+  }
+
+  private spendAccounts(): SandboxAccount[] {
+    return this.accounts.filter((account) => account.type === 'CHECKING' || account.type === 'CREDITCARD');
+  }
+
+  private byKey(key: string): SandboxAccount | undefined {
+    const index = this.spec.accounts.findIndex((account) => account.key === key);
+    return index < 0 ? undefined : this.accounts[index];
+  }
+
+  /** One day of the history `day` days ago: card spending, and salary, interest, savings and rent on their days. */
+  private addDay(day: number): void {
+    const { random, spec } = this;
+    const primary = this.accounts[0]!;
+    const spendAccounts = this.spendAccounts();
+    const dayStart = Math.floor((this.now - day * DAY) / DAY) * DAY;
+    const count = Math.floor(spec.spendPerDay + random());
+    for (let i = 0; i < count; i += 1) {
+      const merchant = pick(random, SPENDING);
+      const account = merchant.global
+        ? (spendAccounts.find((a) => a.type === 'CREDITCARD') ?? primary)
+        : pick(random, spendAccounts);
+      const amount = -amountFor(merchant, random);
+      const meta = account.type === 'CREDITCARD' ? { card_suffix: '1234' } : { card_suffix: '4321' };
+      const at = dayStart + Math.floor((7 + random() * 14) * 3_600_000);
+      this.add(account, at, merchant.sample, amount, typeFor(merchant), meta);
+    }
+    if (day % 14 === 0)
+      this.add(primary, dayStart + 2 * 3_600_000, spec.salary.description, spec.salary.amount, 'DIRECT CREDIT', {
+        particulars: 'SALARY',
+        reference: `PAY${day}`,
+      });
+    if (day % 30 === 0) {
+      for (const savings of this.accounts.filter((a) => a.type === 'SAVINGS' && a.status === 'ACTIVE'))
+        this.add(savings, dayStart + 3_600_000, 'INTEREST CREDIT', Math.round(random() * 4_000) / 100, 'INTEREST');
+      const kiwisaver = this.byKey('kiwisaver');
+      if (kiwisaver) this.add(kiwisaver, dayStart + 3_600_000, 'KIWISAVER CONTRIBUTION', 262.5, 'DIRECT CREDIT');
+    }
+    const joint = day % 7 === 3 ? this.byKey('joint') : undefined;
+    if (joint)
+      this.add(joint, dayStart + 9 * 3_600_000, 'BARFOOT & THOMPSON RENT', -650, 'PAYMENT', {
+        reference: 'FLAT 2B',
+        other_account: '12-3011-0044556-00',
+      });
+  }
+
+  private add(
+    account: SandboxAccount,
+    date: number,
+    description: string,
+    amount: number,
+    type: string,
+    meta: SandboxTransaction['meta'] = {},
+  ): void {
+    this.sequence += 1;
+    const { spec, now } = this;
+    this.world.transactions.push({
+      _id: sandboxId('trans', `${spec.key}:${this.sequence}`),
+      hash: sandboxId('hash', `${spec.key}:${this.sequence}`),
+      _account: account._id,
+      _connection: account.connection._id,
+      _user: this.userId,
+      created_at: iso(Math.min(now, date + 3_600_000)),
+      updated_at: iso(Math.min(now, date + 3_600_000)),
+      date: iso(date),
+      description,
+      amount,
+      type,
+      meta,
+    });
+  }
+
+  /** Three card transactions not yet settled, from the last two days. */
+  private addPending(account: SandboxAccount): void {
+    for (let i = 0; i < 3; i += 1) {
+      const merchant = pick(this.random, SPENDING);
+      const date = this.now - Math.floor(this.random() * 2 * DAY);
+      this.world.pending.push({
+        _account: account._id,
+        _connection: account.connection._id,
+        _user: this.userId,
+        updated_at: iso(date),
+        date: iso(date),
+        description: merchant.sample,
+        amount: -amountFor(merchant, this.random),
+        type: typeFor(merchant),
+        meta: {},
+      });
+    }
+  }
 }
 
 /** Newest first, then by id: the stable order the transaction cursor walks. */

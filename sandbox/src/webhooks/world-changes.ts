@@ -4,14 +4,15 @@ import { sandboxId } from '../data/sandbox-ids.js';
 import type { SandboxAccount, SandboxTransaction } from '../core/core-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
+import type { WebhookSubscription } from './subscription-routes.js';
 import type { WebhookCode } from '@open-finance-gateway/common/webhook-events';
 
 /**
  * Changes that happen at the platform outside the app, each announced with the webhook the live
  * platform sends for it: a newly connected account (ACCOUNT CREATE, then TRANSACTION
  * INITIAL_UPDATE with its history), an account removed at the platform (ACCOUNT DELETE), a
- * transaction the bank withdrew (TRANSACTION DELETE), and changes to the user's income streams
- * (INCOME, beta).
+ * transaction the bank withdrew (TRANSACTION DELETE), a finished refresh (a new transaction,
+ * balance updates), and changes to the user's income streams (INCOME, beta).
  */
 export class WorldChanges {
   private sequence = 0;
@@ -19,7 +20,40 @@ export class WorldChanges {
   constructor(
     private readonly state: SandboxState,
     private readonly engine: DeliveryEngine,
+    private readonly subscriptions: readonly WebhookSubscription[],
   ) {}
+
+  /** The bank connection behind an account broke (INACTIVE) or was mended (ACTIVE). */
+  setAccountStatus(accountId: string, status: 'ACTIVE' | 'INACTIVE'): boolean {
+    const account = this.state.accounts.get(accountId);
+    if (!account) return false;
+    const changed = account.status !== status;
+    account.status = status;
+    if (changed)
+      this.engine.emit(account.sandboxUserId, 'ACCOUNT', 'UPDATE', { item_id: accountId, updated_fields: ['status'] });
+    return true;
+  }
+
+  /**
+   * The user revoked the app outside it: every token of theirs dies (TOKEN DELETE each), and as the
+   * app lost the user, the platform cancels their other webhooks. Returns how many tokens died.
+   */
+  revokeApp(userId: string): number {
+    let revoked = 0;
+    for (const [token, record] of this.state.tokens) {
+      if (record.userId !== userId || record.revoked) continue;
+      record.revoked = true;
+      revoked += 1;
+      this.engine.emit(userId, 'TOKEN', 'DELETE', { item_id: token });
+    }
+    if (revoked === 0) return 0;
+    for (const hook of this.subscriptions) {
+      if (hook.userId !== userId || hook.type === 'TOKEN' || hook.cancelled) continue;
+      this.engine.emit(userId, hook.type, 'WEBHOOK_CANCELLED');
+      hook.cancelled = true;
+    }
+    return revoked;
+  }
 
   /** The user connects another account at their first bank: it is shared with the app and has a few weeks of history. */
   connectAccount(userId: string, name = 'Bills account'): { account: SandboxAccount; transactionIds: string[] } {
@@ -74,6 +108,44 @@ export class WorldChanges {
       new_transaction_ids: transactionIds,
     });
     return { account, transactionIds };
+  }
+
+  /**
+   * What a finished refresh produces on the platform: a new transaction on each everyday or credit
+   * card account, and a balance update on every refreshed account.
+   */
+  refreshed(userId: string, accounts: SandboxAccount[]): void {
+    for (const account of accounts) {
+      if (account.type === 'CHECKING' || account.type === 'CREDITCARD') this.addRefreshTransaction(userId, account);
+      this.engine.emit(userId, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['balance', 'refreshed'] });
+    }
+  }
+
+  private addRefreshTransaction(userId: string, account: SandboxAccount): void {
+    const merchant = MERCHANTS[this.state.transactions.length % MERCHANTS.length]!;
+    const now = new Date(this.state.clock()).toISOString();
+    const seed = `refresh:${account._id}:${this.state.transactions.length}:${now}`;
+    const transaction: SandboxTransaction = {
+      _id: sandboxId('trans', seed),
+      _account: account._id,
+      _connection: account.connection._id,
+      _user: userId,
+      created_at: now,
+      updated_at: now,
+      date: now,
+      hash: sandboxId('hash', seed),
+      description: merchant.sample,
+      amount: -12.5,
+      type: 'EFTPOS',
+      meta: {},
+    };
+    this.state.transactions.push(transaction);
+    this.state.transactions.sort(compareTransactions);
+    this.engine.emit(userId, 'TRANSACTION', 'DEFAULT_UPDATE', {
+      item_id: account._id,
+      new_transactions: 1,
+      new_transaction_ids: [transaction._id],
+    });
   }
 
   /** The user removes the account at the platform: gone for the app too. */
