@@ -27,8 +27,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/audit/**', ...ALONE],
           // Each worker keeps its modules from one file to the next: importing the gateway, Apollo
-          // and the sandbox afresh for every file cost about 90 of the suite's 300 CPU seconds
-          // (docs/performance.md). Tests share no module state; what they start, they stop (track).
+          // and the sandbox afresh for every file cost about 90 s summed and a third of the wall
+          // time (docs/performance.md). Tests keep no state at module level; what they start,
+          // they stop (track).
           isolate: false,
         },
       },
