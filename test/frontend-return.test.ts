@@ -60,7 +60,10 @@ describe('a frontend on another origin in ALLOWED_ORIGINS', () => {
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe(`${app}/accounts`);
 
-    const other = `http://localhost:${await freePort()}/`;
+    // A port just freed can be handed out again at once: never the allowed frontend's own.
+    let other = app;
+    while (other === app) other = `http://localhost:${await freePort()}`;
+    other += '/';
     const refused = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!, returnTo(other));
     expect(refused.status).toBe(303);
     expect(refused.headers.get('location')).toBe('/graphql');

@@ -31,6 +31,10 @@ describe('sandbox webhook delivery', () => {
     const { userId } = await signedInUser(gateway);
     const payment = gateway.sandbox.payments.createPayment(userId, { amount: 42 });
     await republishedFor(gateway, 'PAYMENT', 'UPDATE');
+    // The gateway publishes before its 200 reaches the sandbox, which logs the event SENT only then.
+    await gateway.sandbox.deliveries.waitFor(
+      (record) => record.payload.item_id === payment._id && record.status === 'SENT',
+    );
     const events = await appEvents(gateway, 'SENT');
     expect(events.map((event) => event.payload)).toEqual([
       expect.objectContaining({
