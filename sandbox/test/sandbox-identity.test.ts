@@ -4,7 +4,7 @@ import { createLogger } from '@open-finance-gateway/common/logger';
 import { pinProblem, passwordProblem } from '../src/identity/credential-rules.js';
 import { hotp, totp } from '../src/identity/totp.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
-import { Browser } from './support/browser.js';
+import { Browser } from '../src/testing/index.js';
 import { track } from './support/leftovers.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/auth/oidc/callback';

@@ -1,73 +1,11 @@
+import { Browser as PageBrowser, type BrowserResponse } from '@open-finance-gateway/sandbox/testing';
 import { recordTraffic } from './audit.js';
 
-export interface BrowserResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The response's Location resolved against its URL, when it redirects. */
-  location?: string;
-}
+export type { BrowserResponse };
 
-/**
- * A minimal browser: a cookie jar per host, no automatic redirects (tests look at each hop), and
- * every response recorded for the secret-leak audit.
- */
-export class Browser {
-  private readonly jar = new Map<string, Map<string, string>>();
-  /** Where requests for a host really go (a load balancer in front of several instances). */
-  private route: ((url: URL) => URL) | undefined;
-
-  /** Sends later requests through `route` (cookies stay keyed by the host the browser sees). */
-  routeThrough(route: ((url: URL) => URL) | undefined): this {
-    this.route = route;
-    return this;
-  }
-
-  async request(url: string, init: RequestInit = {}): Promise<BrowserResponse> {
-    const target = new URL(url);
-    const headers = new Headers(init.headers);
-    const cookies = this.jar.get(target.host);
-    if (cookies && cookies.size > 0)
-      headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(this.route ? this.route(target) : target, { ...init, headers, redirect: 'manual' });
-    this.storeCookies(target.host, response.headers.getSetCookie());
-    const text = await response.text();
-    const rawHeaders: Record<string, string | string[]> = {};
-    response.headers.forEach((value, name) => (rawHeaders[name] = value));
-    rawHeaders['set-cookie'] = response.headers.getSetCookie();
-    recordTraffic({ url: target.href, status: response.status, headers: rawHeaders, body: text });
-    const location = response.headers.get('location');
-    return {
-      status: response.status,
-      headers: response.headers,
-      text,
-      location: location ? new URL(location, target).href : undefined,
-    };
-  }
-
-  cookie(host: string, name: string): string | undefined {
-    return this.jar.get(host)?.get(name);
-  }
-
-  setCookie(host: string, name: string, value: string): void {
-    this.cookiesFor(host).set(name, value);
-  }
-
-  private cookiesFor(host: string): Map<string, string> {
-    let cookies = this.jar.get(host);
-    if (!cookies) this.jar.set(host, (cookies = new Map()));
-    return cookies;
-  }
-
-  private storeCookies(host: string, setCookies: string[]): void {
-    for (const header of setCookies) {
-      const [pair, ...attributes] = header.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*max-age=0\s*$/i.test(attribute));
-      if (expired || value === '') this.cookiesFor(host).delete(name);
-      else this.cookiesFor(host).set(name, value);
-    }
+/** The sandbox package's test browser, every response recorded for the secret-leak audit. */
+export class Browser extends PageBrowser {
+  constructor() {
+    super({ onResponse: recordTraffic });
   }
 }

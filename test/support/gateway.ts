@@ -9,9 +9,11 @@ import { createLogger } from '@open-finance-gateway/common/logger';
 import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
+import { approveConsent, signInAtProvider } from '@open-finance-gateway/sandbox/testing';
 import { EventRecorder } from './event-recorder.js';
-import { signInAtProvider } from './identity.js';
 import { track } from './leftovers.js';
+
+export { approveConsent };
 
 export interface TestGateway {
   app: GatewayApp;
@@ -104,26 +106,6 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
     events: (name) => recorder.all(name),
     waitForEvent,
   };
-}
-
-/**
- * On the sandbox's consent page that `authorizeUrl` opens, picks a demo user and allows (or
- * cancels); returns the platform's redirect back to the gateway.
- */
-export async function approveConsent(
-  browser: Browser,
-  authorizeUrl: string,
-  options: { userIndex?: number; decision?: 'allow' | 'deny' } = {},
-): Promise<URL> {
-  const authorize = new URL(authorizeUrl);
-  const page = await browser.request(authorize.href);
-  const users = [...page.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('user', users[(options.userIndex ?? 0) % users.length]!);
-  form.set('decision', options.decision ?? 'allow');
-  const answer = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-  if (answer.status !== 302 || !answer.location) throw new Error(`consent answered ${answer.status}`);
-  return new URL(answer.location);
 }
 
 /** The sandbox provider's demo users with a second factor, by test user index (authenticator, SMS, PIN + SMS). */

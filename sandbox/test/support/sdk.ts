@@ -4,7 +4,7 @@ import { AkahuClient } from 'akahu';
 import { expect } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from '../../src/sandbox.js';
-import { Browser } from './browser.js';
+import { approveConsent, Browser } from '../../src/testing/index.js';
 import { track } from './leftovers.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -78,21 +78,4 @@ export async function webhookReceiver(status: number | ((body: string) => number
   await once(server, 'listening');
   track(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, received };
-}
-
-/** The sandbox's consent page as a browser answers it: picks a demo user and allows (or denies). */
-export async function approveConsent(
-  browser: Browser,
-  authorizeUrl: string,
-  options: { userIndex?: number; decision?: 'allow' | 'deny' } = {},
-): Promise<URL> {
-  const authorize = new URL(authorizeUrl);
-  const page = await browser.request(authorize.href);
-  const users = [...page.text.matchAll(/name="user" value="([^"]+)"/g)].map((match) => match[1]!);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('user', users[(options.userIndex ?? 0) % users.length]!);
-  form.set('decision', options.decision ?? 'allow');
-  const answer = await browser.request(`${authorize.origin}/oauth/authorize`, { method: 'POST', body: form });
-  if (answer.status !== 302 || !answer.location) throw new Error(`consent answered ${answer.status}`);
-  return new URL(answer.location);
 }

@@ -6,13 +6,28 @@ export interface BrowserResponse {
   location?: string;
 }
 
+/** Every response a browser received, as `onResponse` is told of it (a secret-leak audit, say). */
+export interface ObservedResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
+export interface BrowserOptions {
+  onResponse?: (response: ObservedResponse) => void;
+}
+
 /**
- * A minimal browser: a cookie jar per host, and no automatic redirects (tests look at each hop).
+ * A minimal browser for tests that walk the sandbox's pages (and an app's around them): a cookie
+ * jar per host, no automatic redirects (a test looks at each hop).
  */
 export class Browser {
   private readonly jar = new Map<string, Map<string, string>>();
   /** Where requests for a host really go (a load balancer in front of several instances). */
   private route: ((url: URL) => URL) | undefined;
+
+  constructor(private readonly options: BrowserOptions = {}) {}
 
   /** Sends later requests through `route` (cookies stay keyed by the host the browser sees). */
   routeThrough(route: ((url: URL) => URL) | undefined): this {
@@ -29,6 +44,7 @@ export class Browser {
     const response = await fetch(this.route ? this.route(target) : target, { ...init, headers, redirect: 'manual' });
     this.storeCookies(target.host, response.headers.getSetCookie());
     const text = await response.text();
+    this.options.onResponse?.({ url: target.href, status: response.status, headers: rawHeaders(response), body: text });
     const location = response.headers.get('location');
     return {
       status: response.status,
@@ -63,4 +79,12 @@ export class Browser {
       else this.cookiesFor(host).set(name, value);
     }
   }
+}
+
+/** Every header as received, `set-cookie` as its list. */
+function rawHeaders(response: Response): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  headers['set-cookie'] = response.headers.getSetCookie();
+  return headers;
 }
