@@ -15,7 +15,7 @@ import { createMemoryDeliveryMarks } from '../pubsub/delivery-marks.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
-import { createRedisClient, type RedisClient } from './redis-client.js';
+import { connectRedis, createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisConnections } from './redis-connections.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
@@ -145,7 +145,7 @@ async function createRedisStores(
   // Subscribe mode takes a connection of its own: session endings and event announcements.
   const subscriber = client('subscriber');
   try {
-    await Promise.all([redis.connect(), subscriber.connect()]);
+    await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
     return await redisStoresOn(redis, subscriber, deps, settings, connectionOptions);
   } catch (error) {
     for (const client of [redis, subscriber]) client.disconnect();

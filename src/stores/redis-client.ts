@@ -92,6 +92,28 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   return client;
 }
 
+/**
+ * Connects, resolving at the first 'ready'. A Cluster whose ready check fails (CLUSTER INFO says
+ * `cluster_state:fail`, as mid-failover, or does not answer within the command timeout under load)
+ * reconnects by itself and becomes ready later, but the promise its `connect()` returned then never
+ * settles: a gateway starting at such a moment waited on it for good. A failure `connect()`
+ * reports (no node answers) still fails the start.
+ */
+export function connectRedis(client: {
+  connect(): Promise<void>;
+  once(event: 'ready', listener: () => void): unknown;
+  off(event: 'ready', listener: () => void): unknown;
+}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ready = () => resolve();
+    client.once('ready', ready);
+    client.connect().then(resolve, (error: unknown) => {
+      client.off('ready', ready);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    });
+  });
+}
+
 /** Runs a store operation, turning any Redis failure into StoreUnavailableError. */
 export async function storeCall<T>(operation: () => Promise<T>): Promise<T> {
   try {

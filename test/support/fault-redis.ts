@@ -14,13 +14,13 @@ const run = promisify(execFile);
  * (frozen with SIGSTOP, restarted on its port) and a Cluster whose primaries have replicas (one
  * primary killed so its replica takes over). Never the shared Redis.
  */
-interface Server {
+export interface Server {
   port: number;
   process: ChildProcess;
   exited: Promise<unknown>;
 }
 
-async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
+export async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,7 +36,7 @@ async function spawnServer(port: number, args: string[], ready: RegExp): Promise
   return { port, process: child, exited };
 }
 
-async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (server.process.exitCode !== null || server.process.signalCode !== null) return;
   server.process.kill('SIGCONT'); // a frozen server cannot act on SIGTERM
   server.process.kill(signal);
@@ -83,7 +83,7 @@ export interface ReplicatedCluster {
   stop(): Promise<void>;
 }
 
-async function clusterInfo(port: number, command: string[]): Promise<string> {
+export async function clusterInfo(port: number, command: string[]): Promise<string> {
   const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
   try {
     await probe.connect();
@@ -93,7 +93,7 @@ async function clusterInfo(port: number, command: string[]): Promise<string> {
   }
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
