@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { freePort } from './instances.js';
 
 const run = promisify(execFile);
@@ -38,7 +39,8 @@ export async function spawnServer(port: number, args: string[], ready: RegExp): 
 
 export async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (server.process.exitCode !== null || server.process.signalCode !== null) return;
-  server.process.kill('SIGCONT'); // a frozen server cannot act on SIGTERM
+  // A frozen server cannot act on SIGTERM; SIGKILL needs no SIGCONT, which would let it run a moment.
+  if (signal !== 'SIGKILL') server.process.kill('SIGCONT');
   server.process.kill(signal);
   await server.exited;
 }
@@ -78,8 +80,13 @@ export async function startFaultyRedis(): Promise<FaultyRedis> {
 
 export interface ReplicatedCluster {
   env: Record<string, string>;
+  connection: RedisConnectionSettings;
   /** Kills one primary (SIGKILL) and resolves once its replica is a primary and the cluster is ok. */
   failOverOnePrimary(): Promise<void>;
+  /** SIGSTOP of the node on `port`, resolved once it is stopped: it keeps its sockets and answers nothing. */
+  freeze(port: number): Promise<void>;
+  /** SIGKILLs the node on `port` (frozen or not) and resolves once the others call it failed and the cluster is ok. */
+  killNode(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -153,24 +160,37 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
       'three replicas in sync',
       45_000,
     );
+    const killNode = async (port: number) => {
+      const victim = servers.find((server) => server.port === port)!;
+      await kill(victim);
+      const survivor = servers.find((server) => server !== victim && server.process.exitCode === null)!;
+      await until(
+        async () =>
+          (await clusterInfo(survivor.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok') &&
+          (await clusterInfo(survivor.port, ['CLUSTER', 'NODES']))
+            .split('\n')
+            .some((line) => line.includes(`:${port}@`) && line.includes('fail')),
+        'the cluster to be ok without the killed node',
+      );
+    };
+    const urls = addresses.map((address) => `redis://${address}`).join(',');
+    const connection = parseRedisUrls(urls, 'cluster', undefined, undefined);
+    if (typeof connection === 'string') throw new Error(connection);
     return {
-      env: { REDIS_MODE: 'cluster', REDIS_URL: addresses.map((address) => `redis://${address}`).join(',') },
+      env: { REDIS_MODE: 'cluster', REDIS_URL: urls },
+      connection,
       async failOverOnePrimary() {
         const nodes = (await clusterInfo(servers[0]!.port, ['CLUSTER', 'NODES'])).split('\n');
         const primary = nodes.find((line) => line.includes('master') && !line.includes('fail'))!;
-        const port = Number(/:(\d+)@/.exec(primary)![1]);
-        const victim = servers.find((server) => server.port === port)!;
-        await kill(victim);
-        const survivor = servers.find((server) => server !== victim && server.process.exitCode === null)!;
-        await until(
-          async () =>
-            (await clusterInfo(survivor.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok') &&
-            (await clusterInfo(survivor.port, ['CLUSTER', 'NODES']))
-              .split('\n')
-              .some((line) => line.includes(`:${port}@`) && line.includes('fail')),
-          'the replica to take over',
-        );
+        await killNode(Number(/:(\d+)@/.exec(primary)![1]));
       },
+      async freeze(port) {
+        const server = servers.find((candidate) => candidate.port === port)!;
+        server.process.kill('SIGSTOP');
+        // The signal is acted on when the process next runs: stopped means state T in /proc.
+        await until(async () => / T /.test(readFileSync(`/proc/${server.process.pid}/stat`, 'utf8')), 'SIGSTOP');
+      },
+      killNode,
       stop,
     };
   } catch (error) {
