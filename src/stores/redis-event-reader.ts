@@ -152,13 +152,17 @@ export class RedisEventReader {
    * Subscribes to every followed channel again, then reads what each stream gained after the last
    * event handed on. Once SUBSCRIBE has answered, every later append is announced here, and what
    * was appended before is in the read; the read joins the user's chain, and an announcement at or
-   * before the last id handed on is skipped, so nothing is handed on twice.
+   * before the last id handed on is skipped, so nothing is handed on twice. A failed SUBSCRIBE (a
+   * node that stalls) does not hold back the read, and both are tried again.
    */
   private recover(why: string): void {
     const channels = [...this.followed.keys()];
     if (channels.length === 0) return;
-    void storeCall(() => this.options.subscriber.subscribe(...channels))
+    const subscribed = storeCall(() => this.options.subscriber.subscribe(...channels));
+    void subscribed
+      .catch(() => undefined)
       .then(() => Promise.all([...this.followed].map(([channel, entry]) => this.catchUpInChain(channel, entry))))
+      .then(() => subscribed)
       .then(
         () => {
           this.retryDelayMs = RETRY_FIRST_MS;

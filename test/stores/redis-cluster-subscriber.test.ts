@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { userTag } from '../../src/auth/session-store.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/lib/logger.js';
-import type { LoggedEvent } from '../../src/pubsub/pubsub.js';
 import { createStores, type GatewayStores } from '../../src/stores/create-stores.js';
+import { ask, nextWithin, paymentEvent } from '../support/cluster-pubsub.js';
 import { startReplicatedCluster, type ReplicatedCluster } from '../support/fault-redis.js';
 import { track } from '../support/leftovers.js';
 import { tokenKeysSetting } from '../support/redis.js';
@@ -14,13 +14,6 @@ const logger = createLogger({ level: 'silent' });
 
 /** Well under the 30 s periodic reconcile: only a catch-up on the move itself meets it. */
 const DELIVERY_BOUND_MS = 5_000;
-
-const event = (id: string) => ({
-  type: 'PAYMENT',
-  code: 'UPDATE',
-  payload: { item_id: id },
-  receivedAt: new Date().toISOString(),
-});
 
 /** One gateway's stores on the cluster, as `createStores` wires them in production. */
 async function storesOn(cluster: ReplicatedCluster, keyPrefix: string): Promise<GatewayStores> {
@@ -39,16 +32,6 @@ async function storesOn(cluster: ReplicatedCluster, keyPrefix: string): Promise<
   });
   track(() => stores.close());
   return stores;
-}
-
-async function ask(port: number, ...command: string[]): Promise<unknown> {
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await probe.connect();
-    return await probe.call(command[0]!, ...command.slice(1));
-  } finally {
-    probe.disconnect();
-  }
 }
 
 /** The port of the node whose connections include a subscriber to `channel` (pub/sub is per node). */
@@ -104,17 +87,6 @@ async function userAwayFrom(ports: number[], port: number, keyPrefix: string): P
   }
 }
 
-async function nextWithin(live: AsyncIterator<LoggedEvent>, ms: number): Promise<LoggedEvent | 'none'> {
-  let timer: NodeJS.Timeout | undefined;
-  const none = new Promise<'none'>((resolve) => (timer = setTimeout(() => resolve('none'), ms)));
-  const next = live.next().then((result) => (result.done ? ('none' as const) : result.value));
-  try {
-    return await Promise.race([next, none]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 describe('the event reader on a Cluster when the node holding its subscriber connection dies', () => {
   it('hands on an event announced while that node was frozen, then killed, without waiting for the reconcile', async () => {
     const cluster = await startReplicatedCluster();
@@ -132,7 +104,7 @@ describe('the event reader on a Cluster when the node holding its subscriber con
     await live.started;
     await probe.return!();
 
-    const first = await writer.pubsub.publish(userId, event('before'));
+    const first = await writer.pubsub.publish(userId, paymentEvent('before'));
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: first });
 
     // Announced while the node is frozen: its subscriber hears nothing, and the node then dies once
@@ -142,13 +114,13 @@ describe('the event reader on a Cluster when the node holding its subscriber con
       `${keyPrefix}{u:${userTag(userId)}}:events:live`,
     );
     await cluster.freeze(node);
-    const missed = await writer.pubsub.publish(userId, event('while frozen'));
+    const missed = await writer.pubsub.publish(userId, paymentEvent('while frozen'));
     await others.heard('while frozen');
     await cluster.killNode(node);
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: missed });
 
     // And live delivery goes on from the node it moved to, each event once, in order.
-    const after = await writer.pubsub.publish(userId, event('after'));
+    const after = await writer.pubsub.publish(userId, paymentEvent('after'));
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: after });
     await live.return!();
   }, 90_000);
