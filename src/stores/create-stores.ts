@@ -15,8 +15,9 @@ import { createMemoryDeliveryMarks } from '../pubsub/delivery-marks.js';
 import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
-import { createRedisClient, type RedisClient } from './redis-client.js';
+import { connectRedis, createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisConnections } from './redis-connections.js';
+import { createRedisSubscriber, type SubscriberConnection } from './redis-subscriber.js';
 import { createRedisPubSub } from './redis-pubsub.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
 import { createReplicaWait } from './redis-replica-wait.js';
@@ -133,19 +134,18 @@ async function createRedisStores(
   connectionOptions: ConnectionOptions,
 ): Promise<GatewayStores> {
   const { connection, commandTimeoutMs } = settings;
-  const client = (role: string) =>
-    createRedisClient({
-      connection,
-      commandTimeoutMs,
-      logger: deps.logger,
-      role,
-      onConnectionChange: (state) => deps.onRedisConnectionChange?.(role, state),
-    });
-  const redis = client('commands');
+  const optionsFor = (role: string) => ({
+    connection,
+    commandTimeoutMs,
+    logger: deps.logger,
+    role,
+    onConnectionChange: (state: 'lost' | 'restored') => deps.onRedisConnectionChange?.(role, state),
+  });
+  const redis = createRedisClient(optionsFor('commands'));
   // Subscribe mode takes a connection of its own: session endings and event announcements.
-  const subscriber = client('subscriber');
+  const subscriber = createRedisSubscriber({ ...optionsFor('subscriber'), commands: redis });
   try {
-    await Promise.all([redis.connect(), subscriber.connect()]);
+    await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
     return await redisStoresOn(redis, subscriber, deps, settings, connectionOptions);
   } catch (error) {
     for (const client of [redis, subscriber]) client.disconnect();
@@ -157,7 +157,7 @@ async function createRedisStores(
 
 async function redisStoresOn(
   redis: RedisClient,
-  subscriber: RedisClient,
+  subscriber: SubscriberConnection,
   { config, clock, logger, onSessionExpired }: StoreDependencies,
   { connection, keyPrefix, commandTimeoutMs, tokenKeys, waitReplicas }: RedisSettings,
   connectionOptions: ConnectionOptions,

@@ -14,34 +14,48 @@ export interface RedisClientOptions {
   role: string;
   /** Told when an established connection is lost or comes back (not on the first connect). */
   onConnectionChange?: (state: 'lost' | 'restored') => void;
+  /** Subscribe again after a reconnection (ioredis's default); off where the owners do it. */
+  autoResubscribe?: boolean;
 }
 
 /**
- * An ioredis connection with the defaults a request path needs: every command bounded by
- * `commandTimeoutMs`, no offline queue (while disconnected a command fails at once rather than
- * waiting), one retry per request, and reconnection forever in the background with capped backoff.
- * The same options for a single server, a Sentinel-monitored primary or a Cluster.
+ * What every connection to one server uses: every command bounded by `commandTimeoutMs`, no
+ * offline queue (while disconnected a command fails at once rather than waiting), one retry per
+ * request, the deployment's credentials and TLS.
  */
-export function createRedisClient(options: RedisClientOptions): RedisClient {
+export function nodeOptions(options: RedisClientOptions): RedisOptions {
   const { connection } = options;
-  const retryStrategy = (attempt: number) => Math.min(100 * 2 ** attempt, 2_000);
-  const common: RedisOptions = {
+  return {
     lazyConnect: true,
     commandTimeout: options.commandTimeoutMs,
     connectTimeout: Math.max(options.commandTimeoutMs, 2_000),
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    autoResubscribe: options.autoResubscribe ?? true,
     connectionName: `ofg-${options.role}`,
     username: connection.username,
     password: connection.password,
     tls: connection.tls ? {} : undefined,
   };
+}
+
+/** The wait before reconnecting, by attempt: capped backoff. */
+export const retryDelayMs = (attempt: number) => Math.min(100 * 2 ** attempt, 2_000);
+
+/**
+ * An ioredis connection with the defaults a request path needs (`nodeOptions`), reconnecting
+ * forever in the background with capped backoff. The same options for a single server, a
+ * Sentinel-monitored primary or a Cluster.
+ */
+export function createRedisClient(options: RedisClientOptions): RedisClient {
+  const { connection } = options;
+  const common = nodeOptions(options);
   let client: RedisClient;
   if (connection.mode === 'cluster') {
     client = new Cluster(connection.nodes, {
       lazyConnect: true,
       enableOfflineQueue: false,
-      clusterRetryStrategy: retryStrategy,
+      clusterRetryStrategy: retryDelayMs,
       // A moved slot or a failover answers MOVED/TRYAGAIN: follow it within the command budget.
       retryDelayOnFailover: 100,
       retryDelayOnTryAgain: 100,
@@ -55,8 +69,8 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       sentinelPassword: connection.sentinelPassword,
       db: connection.db,
       role: 'master',
-      retryStrategy,
-      sentinelRetryStrategy: retryStrategy,
+      retryStrategy: retryDelayMs,
+      sentinelRetryStrategy: retryDelayMs,
       // After a failover the old primary answers READONLY: reconnect to the new one.
       reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 2 : false),
     });
@@ -66,9 +80,21 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       host: connection.nodes[0]!.host,
       port: connection.nodes[0]!.port,
       db: connection.db,
-      retryStrategy,
+      retryStrategy: retryDelayMs,
     });
   }
+  watchConnection(client, options);
+  return client;
+}
+
+/** What `watchConnection` listens to: any connection's events. */
+interface ConnectionEvents {
+  on(event: 'ready' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Logs (and reports) a connection lost or back, once each, not the first connect; and its errors. */
+export function watchConnection(client: ConnectionEvents, options: RedisClientOptions): void {
   let wasReady = false;
   let connected = false;
   client.on('ready', () => {
@@ -89,7 +115,28 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
   client.on('error', (error: Error) =>
     options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'),
   );
-  return client;
+}
+
+/**
+ * Connects, resolving at the first 'ready'. A Cluster whose ready check fails (CLUSTER INFO says
+ * `cluster_state:fail`, as mid-failover, or does not answer within the command timeout under load)
+ * reconnects by itself and becomes ready later, but the promise its `connect()` returned then never
+ * settles: a gateway starting at such a moment waited on it for good. A failure `connect()`
+ * reports (no node answers) still fails the start.
+ */
+export function connectRedis(client: {
+  connect(): Promise<void>;
+  once(event: 'ready', listener: () => void): unknown;
+  off(event: 'ready', listener: () => void): unknown;
+}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ready = () => resolve();
+    client.once('ready', ready);
+    client.connect().then(resolve, (error: unknown) => {
+      client.off('ready', ready);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    });
+  });
 }
 
 /** Runs a store operation, turning any Redis failure into StoreUnavailableError. */

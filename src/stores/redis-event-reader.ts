@@ -3,12 +3,13 @@ import type { LoggedEvent, UserEvent } from '../pubsub/pubsub.js';
 import { FanOut } from '../pubsub/fan-out.js';
 import { compareCursors } from '../pubsub/subscriber-queue.js';
 import { storeCall, type RedisClient } from './redis-client.js';
+import type { SubscriberConnection } from './redis-subscriber.js';
 
 export interface RedisEventReaderOptions {
   /** Commands (XRANGE, XREVRANGE). */
   redis: RedisClient;
-  /** The instance's pub/sub connection (subscribe mode), shared with the session-endings channel. */
-  subscriber: RedisClient;
+  /** The instance's pub/sub connection, shared with the session-endings channel. */
+  subscriber: SubscriberConnection;
   logger: Logger;
   /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
@@ -36,25 +37,32 @@ function handOn(entry: Followed, event: LoggedEvent): void {
   entry.deliver.publish(event);
 }
 
+/** A failed catch-up is tried again after this, doubled each time up to `RETRY_MAX_MS`. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
 /**
  * The live side of the Redis event log on one instance: one SUBSCRIBE per followed user (not per
  * socket), each announced event handed on with no further read. A gap (an announcement whose
- * previous id is not the last one seen, as after a reconnection) is filled from the stream with
- * XRANGE, so nothing is skipped and the order holds.
+ * previous id is not the last one seen) is filled from the stream with XRANGE, so nothing is
+ * skipped and the order holds. The reader owns its subscriptions: whenever the pub/sub connection
+ * is ready again (reconnected, or on a Cluster moved to another node) it subscribes to every
+ * followed channel and reads what each stream gained meanwhile.
  */
 export class RedisEventReader {
   /** By channel: who follows which user here. */
   private readonly followed = new Map<string, Followed>();
-  private connected = true;
   private readonly reconciler: NodeJS.Timeout;
+  private retry: NodeJS.Timeout | undefined;
+  private retryDelayMs = RETRY_FIRST_MS;
+  private closed = false;
 
   constructor(private readonly options: RedisEventReaderOptions) {
     options.subscriber.on('message', this.onAnnouncement);
-    options.subscriber.on('close', this.onClose);
     options.subscriber.on('ready', this.onReady);
-    // A safety net for losses no event signals (a Cluster moves its subscriber connection to another
-    // node on its own): one XRANGE per followed user, not per socket, per interval.
-    this.reconciler = setInterval(() => this.catchUpAll('periodic'), options.reconcileIntervalMs ?? 30_000);
+    // A safety net for losses no event signals (a node that stalls without closing the connection):
+    // one SUBSCRIBE, and one XRANGE per followed user (not per socket), per interval.
+    this.reconciler = setInterval(() => this.recover('periodic'), options.reconcileIntervalMs ?? 30_000);
     this.reconciler.unref();
   }
 
@@ -83,11 +91,12 @@ export class RedisEventReader {
 
   async close(): Promise<void> {
     const { subscriber } = this.options;
+    this.closed = true;
     clearInterval(this.reconciler);
+    clearTimeout(this.retry);
     const channels = [...this.followed.keys()];
     this.followed.clear();
     subscriber.off('message', this.onAnnouncement);
-    subscriber.off('close', this.onClose);
     subscriber.off('ready', this.onReady);
     if (channels.length > 0) await subscriber.unsubscribe(...channels).catch(() => undefined);
   }
@@ -128,46 +137,65 @@ export class RedisEventReader {
     if (!entry) return;
     const [id, previous] = message.split('\n', 2) as [string, string];
     const payload = message.slice(id.length + previous.length + 2);
-    entry.chain = entry.chain.then(async () => {
-      if (compareCursors(id, entry.lastId) <= 0) return;
-      if (previous === entry.lastId) handOn(entry, { ...(JSON.parse(payload) as UserEvent), cursor: id });
-      else await this.catchUp(entry, id);
-    });
-    entry.chain = entry.chain.catch(this.onGapReadFailed);
+    entry.chain = entry.chain
+      .then(async () => {
+        if (compareCursors(id, entry.lastId) <= 0) return;
+        if (previous === entry.lastId) handOn(entry, { ...(JSON.parse(payload) as UserEvent), cursor: id });
+        else await this.catchUp(entry, id);
+      })
+      .catch((error: unknown) => this.failed(error, 'gap'));
   };
 
-  /** The gap stays open; the next announcement (or reconnection) fills it. */
-  private readonly onGapReadFailed = (error: unknown): void => {
-    this.options.logger.warn(
-      { err: { message: (error as Error).message } },
-      'event reader: could not read missed events; will retry',
-    );
-  };
+  private readonly onReady = (): void => this.recover('reconnected');
 
-  private catchUpAll(why: string): void {
-    for (const entry of this.followed.values()) {
-      entry.chain = entry.chain
-        .then(() => this.catchUp(entry))
-        .catch((error: unknown) =>
-          this.options.logger.warn(
-            { err: { message: (error as Error).message }, why },
-            'event reader: catch-up failed; will retry',
-          ),
-        );
-    }
+  /**
+   * Subscribes to every followed channel again, then reads what each stream gained after the last
+   * event handed on. Once SUBSCRIBE has answered, every later append is announced here, and what
+   * was appended before is in the read; the read joins the user's chain, and an announcement at or
+   * before the last id handed on is skipped, so nothing is handed on twice. A failed SUBSCRIBE (a
+   * node that stalls) does not hold back the read, and both are tried again.
+   */
+  private recover(why: string): void {
+    const channels = [...this.followed.keys()];
+    if (channels.length === 0) return;
+    const subscribed = storeCall(() => this.options.subscriber.subscribe(...channels));
+    void subscribed
+      .catch(() => undefined)
+      .then(() => Promise.all([...this.followed].map(([channel, entry]) => this.catchUpInChain(channel, entry))))
+      .then(() => subscribed)
+      .then(
+        () => {
+          this.retryDelayMs = RETRY_FIRST_MS;
+        },
+        (error: unknown) => this.failed(error, why),
+      );
   }
 
-  private readonly onClose = (): void => {
-    this.connected = false;
-  };
-
-  // Announcements sent while the connection was down are lost: read what each stream gained. The
-  // PING waits until the re-subscriptions ioredis sent on reconnecting are in effect.
-  private readonly onReady = (): void => {
-    if (this.connected) return;
-    this.connected = true;
-    void (this.options.subscriber.ping() as Promise<unknown>)
+  /** A catch-up in the entry's chain (skipped if its start failed); the chain never stays rejected. */
+  private catchUpInChain(channel: string, entry: Followed): Promise<void> {
+    const read = entry.chain
       .catch(() => undefined)
-      .then(() => this.catchUpAll('reconnected'));
-  };
+      .then(() => (this.followed.get(channel) === entry ? this.catchUp(entry) : undefined));
+    entry.chain = read.catch(() => undefined);
+    return read;
+  }
+
+  /**
+   * A read or re-subscription failed (as while a failover is under way): the recovery runs again
+   * soon, rather than at the next announcement (which may not come) or the periodic reconcile.
+   */
+  private failed(error: unknown, why: string): void {
+    this.options.logger.warn(
+      { err: { message: (error as Error).message }, why },
+      'event reader: could not read missed events; will retry',
+    );
+    if (this.retry || this.closed) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      // While the connection is down, its 'ready' starts the recovery.
+      if (this.options.subscriber.status === 'ready') this.recover('retry');
+    }, this.retryDelayMs);
+    this.retry.unref();
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+  }
 }

@@ -1,8 +1,14 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
-import type { RedisClient } from './redis-client.js';
 
 /** Why the shared store cannot take work: it answers too slowly (a stall), or not at all. */
 export type StoreHealth = { ok: true } | { ok: false; reason: 'redis: slow' | 'redis: down' };
+
+/** A connection the probe sends PING on: commands, or the pub/sub connection. */
+interface Probed {
+  readonly status: string;
+  ping(): Promise<unknown>;
+  on(event: 'ready' | 'close', listener: () => void): unknown;
+}
 
 export interface StoreHealthProbe {
   /** A real round trip, bounded by the command timeout; the answer is reused for `cacheMs`. */
@@ -18,7 +24,7 @@ export interface StoreHealthProbe {
  * connection per second at most.
  */
 export function createRedisHealthProbe(options: {
-  clients: RedisClient[];
+  clients: Probed[];
   clock: Clock;
   /** @default 1000 */
   cacheMs?: number;
@@ -32,7 +38,7 @@ export function createRedisHealthProbe(options: {
     client.on('close', () => (last = undefined));
   }
 
-  async function probe(client: RedisClient): Promise<StoreHealth> {
+  async function probe(client: Probed): Promise<StoreHealth> {
     // Not connected: the command would fail at once (no offline queue) anyway.
     if (client.status !== 'ready') return { ok: false, reason: 'redis: down' };
     try {

@@ -13,6 +13,7 @@ import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
 import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 import type { ReplicaWait } from './redis-replica-wait.js';
+import type { SubscriberConnection } from './redis-subscriber.js';
 import { deliveryMarkRedisKey } from './redis-delivery-ledger.js';
 import { defineEventCommands, type EventCommands } from './redis-event-scripts.js';
 import { decodeEntry, RedisEventReader } from './redis-event-reader.js';
@@ -20,8 +21,8 @@ import { decodeEntry, RedisEventReader } from './redis-event-reader.js';
 export interface RedisPubSubOptions {
   /** Commands (the append script, XRANGE, XINFO). */
   redis: RedisClient;
-  /** The instance's pub/sub connection (subscribe mode), shared with the session-endings channel. */
-  subscriber: RedisClient;
+  /** The instance's pub/sub connection, shared with the session-endings channel. */
+  subscriber: SubscriberConnection;
   keyPrefix: string;
   clock: Clock;
   retentionMs: number;

@@ -2,15 +2,17 @@ import type { SessionEndingsBus } from '../auth/session-endings.js';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from './redis-client.js';
+import type { SubscriberConnection } from './redis-subscriber.js';
 
 /**
- * Session endings over Redis pub/sub. A missed message (an instance disconnected at that moment)
- * is not lost for long: each instance re-reads its sockets' sessions at their deadlines and at
- * least every minute, and a gone session closes its sockets then.
+ * Session endings over Redis pub/sub. A missed message (an instance disconnected at that moment,
+ * or not yet subscribed again after a reconnection) is not lost for long: each instance re-reads
+ * its sockets' sessions at their deadlines and at least every minute, and a gone session closes
+ * its sockets then.
  */
 export async function createRedisSessionEndings(options: {
   redis: RedisClient;
-  subscriber: RedisClient;
+  subscriber: SubscriberConnection;
   keyPrefix: string;
   logger: Logger;
 }): Promise<SessionEndingsBus> {
@@ -26,6 +28,17 @@ export async function createRedisSessionEndings(options: {
     } catch (error) {
       options.logger.warn({ err: error }, 'unreadable session-ended message ignored');
     }
+  });
+  // The connection subscribes to nothing again by itself after a reconnection or a move.
+  options.subscriber.on('ready', () => {
+    options.subscriber
+      .subscribe(channel)
+      .catch((error: unknown) =>
+        options.logger.warn(
+          { err: { message: (error as Error).message } },
+          'could not subscribe to session endings again; sockets are rechecked within a minute',
+        ),
+      );
   });
   await options.subscriber.subscribe(channel);
   return {

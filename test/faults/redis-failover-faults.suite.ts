@@ -30,32 +30,23 @@ describe('webhooks through a Redis failover mid-stream', () => {
     expectNoLossNoDuplicate(report);
   }, 120_000);
 
-  // Known defect, not yet fixed: under load, after a Cluster primary dies, live subscribers on the
-  // other instances have gone silent (2 runs in about 7: their instance's cluster subscriber stops
-  // receiving announcements; the 30 s reconcile fills the gap later, past this test's window).
-  // `npm run bench:faults` at scale passed it. Kept runnable (FAULTS_CLUSTER=1) until it is fixed,
-  // so that npm test stays a gate that cannot fail by chance.
-  it.runIf(process.env.FAULTS_CLUSTER === '1')(
-    'loses and duplicates nothing when a Cluster primary dies and its replica takes over',
-    async () => {
-      const cluster = await startReplicatedCluster();
-      track(() => cluster.stop());
-      const deployment = await startFaultDeployment({
-        redis: cluster.env,
-        instances: 3,
-        users: 2,
-        commandTimeoutMs: COMMAND_TIMEOUT_MS,
-      });
-      const [a, b, c] = deployment.instances;
-      const report = await runFaultStream({
-        deployment,
-        receivers: [a!],
-        subscribers: [b!, c!],
-        events: EVENTS,
-        faults: [{ after: EVENTS / 3, inject: () => cluster.failOverOnePrimary() }],
-      });
-      expectNoLossNoDuplicate(report);
-    },
-    120_000,
-  );
+  it('loses and duplicates nothing when a Cluster primary dies and its replica takes over', async () => {
+    const cluster = await startReplicatedCluster();
+    track(() => cluster.stop());
+    const deployment = await startFaultDeployment({
+      redis: cluster.env,
+      instances: 3,
+      users: 2,
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    });
+    const [a, b, c] = deployment.instances;
+    const report = await runFaultStream({
+      deployment,
+      receivers: [a!],
+      subscribers: [b!, c!],
+      events: EVENTS,
+      faults: [{ after: EVENTS / 3, inject: () => cluster.failOverOnePrimary() }],
+    });
+    expectNoLossNoDuplicate(report);
+  }, 120_000);
 });

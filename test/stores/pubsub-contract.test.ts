@@ -10,6 +10,7 @@ import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
+import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
 import { createMemoryDeliveryMarks } from '../../src/pubsub/delivery-marks.js';
 import { track } from '../support/leftovers.js';
@@ -30,7 +31,13 @@ type Pair = [PubSub, PubSub] & { ledger: DeliveryLedger };
 /** One gateway's event log on Redis: its own command and subscriber connections, closed after the test. */
 async function redisPubSub(connection: RedisConnectionSettings, keyPrefix: string) {
   const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
-  const subscriber = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-subscriber' });
+  const subscriber = createRedisSubscriber({
+    connection,
+    commandTimeoutMs: 1_000,
+    logger,
+    role: 'test-subscriber',
+    commands: redis,
+  });
   await Promise.all([redis.connect(), subscriber.connect()]);
   const pubsub = createRedisPubSub({
     redis,
@@ -284,8 +291,9 @@ for (const [kind, connectionOf] of [
         const { pubsub, subscriber, appendSilently } = await setUp();
         const live = pubsub.subscribe('user_drop');
         await settled(pubsub, live, 'user_drop');
-        const reconnected = once(subscriber, 'ready');
-        (subscriber as Redis).stream.destroy();
+        const connection = subscriber as Redis;
+        const reconnected = once(connection, 'ready');
+        connection.stream.destroy();
         const meanwhile = [await appendSilently('user_drop', 1), await appendSilently('user_drop', 2)];
         await reconnected;
         const received = await take(live, 2);

@@ -6,6 +6,7 @@ import type { LoggedEvent } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
 import { createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
+import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 
@@ -13,7 +14,7 @@ const logger = createLogger({ level: 'silent' });
 
 async function redisPubSub(keyPrefix: string) {
   const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
-  const subscriber = createRedisClient({
+  const subscriber = createRedisSubscriber({
     connection: SHARED_REDIS,
     commandTimeoutMs: 1_000,
     logger,

@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { freePort } from './instances.js';
 
 const run = promisify(execFile);
@@ -14,13 +15,13 @@ const run = promisify(execFile);
  * (frozen with SIGSTOP, restarted on its port) and a Cluster whose primaries have replicas (one
  * primary killed so its replica takes over). Never the shared Redis.
  */
-interface Server {
+export interface Server {
   port: number;
   process: ChildProcess;
   exited: Promise<unknown>;
 }
 
-async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
+export async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,9 +37,10 @@ async function spawnServer(port: number, args: string[], ready: RegExp): Promise
   return { port, process: child, exited };
 }
 
-async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (server.process.exitCode !== null || server.process.signalCode !== null) return;
-  server.process.kill('SIGCONT'); // a frozen server cannot act on SIGTERM
+  // A frozen server cannot act on SIGTERM; SIGKILL needs no SIGCONT, which would let it run a moment.
+  if (signal !== 'SIGKILL') server.process.kill('SIGCONT');
   server.process.kill(signal);
   await server.exited;
 }
@@ -78,12 +80,17 @@ export async function startFaultyRedis(): Promise<FaultyRedis> {
 
 export interface ReplicatedCluster {
   env: Record<string, string>;
+  connection: RedisConnectionSettings;
   /** Kills one primary (SIGKILL) and resolves once its replica is a primary and the cluster is ok. */
   failOverOnePrimary(): Promise<void>;
+  /** SIGSTOP of the node on `port`, resolved once it is stopped: it keeps its sockets and answers nothing. */
+  freeze(port: number): Promise<void>;
+  /** SIGKILLs the node on `port` (frozen or not) and resolves once the others call it failed and the cluster is ok. */
+  killNode(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-async function clusterInfo(port: number, command: string[]): Promise<string> {
+export async function clusterInfo(port: number, command: string[]): Promise<string> {
   const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
   try {
     await probe.connect();
@@ -93,7 +100,7 @@ async function clusterInfo(port: number, command: string[]): Promise<string> {
   }
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -121,6 +128,9 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
         '1000',
         '--cluster-replica-validity-factor',
         '0',
+        // A replica's first sync otherwise waits 5 s for more replicas to share one transfer.
+        '--repl-diskless-sync-delay',
+        '0',
       ];
       args.push('--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir);
       servers.push(await spawnServer(port, args, /Ready to accept connections/));
@@ -137,33 +147,50 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
       ).every(Boolean);
     // Six servers forming a cluster on two loaded cores can take a while: setup, not the fault.
     await until(ok, 'cluster_state:ok on every node', 45_000);
-    // Replicas must be in sync before a failover can promote them.
+    // Every replica must hold its primary's data before a fault may strike. CLUSTER NODES calling a
+    // replica "connected" speaks of the cluster bus, not of replication: a replica can be listed so
+    // while its first sync has not even started, and promoting it then (the validity factor of 0
+    // allows it) loses every key of its shard, as acknowledged webhooks dropped for a lost routing
+    // handle once showed.
     await until(
       async () =>
-        (await clusterInfo(servers[0]!.port, ['CLUSTER', 'NODES']))
-          .split('\n')
-          .filter((l) => l.includes('slave') && l.includes('connected')).length === 3,
-      'three connected replicas',
+        (await Promise.all(servers.map(async (server) => clusterInfo(server.port, ['INFO', 'replication']))))
+          .filter((text) => text.includes('role:slave'))
+          .filter((text) => text.includes('master_link_status:up')).length === 3,
+      'three replicas in sync',
       45_000,
     );
+    const killNode = async (port: number) => {
+      const victim = servers.find((server) => server.port === port)!;
+      await kill(victim);
+      const survivor = servers.find((server) => server !== victim && server.process.exitCode === null)!;
+      await until(
+        async () =>
+          (await clusterInfo(survivor.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok') &&
+          (await clusterInfo(survivor.port, ['CLUSTER', 'NODES']))
+            .split('\n')
+            .some((line) => line.includes(`:${port}@`) && line.includes('fail')),
+        'the cluster to be ok without the killed node',
+      );
+    };
+    const urls = addresses.map((address) => `redis://${address}`).join(',');
+    const connection = parseRedisUrls(urls, 'cluster', undefined, undefined);
+    if (typeof connection === 'string') throw new Error(connection);
     return {
-      env: { REDIS_MODE: 'cluster', REDIS_URL: addresses.map((address) => `redis://${address}`).join(',') },
+      env: { REDIS_MODE: 'cluster', REDIS_URL: urls },
+      connection,
       async failOverOnePrimary() {
         const nodes = (await clusterInfo(servers[0]!.port, ['CLUSTER', 'NODES'])).split('\n');
         const primary = nodes.find((line) => line.includes('master') && !line.includes('fail'))!;
-        const port = Number(/:(\d+)@/.exec(primary)![1]);
-        const victim = servers.find((server) => server.port === port)!;
-        await kill(victim);
-        const survivor = servers.find((server) => server !== victim && server.process.exitCode === null)!;
-        await until(
-          async () =>
-            (await clusterInfo(survivor.port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok') &&
-            (await clusterInfo(survivor.port, ['CLUSTER', 'NODES']))
-              .split('\n')
-              .some((line) => line.includes(`:${port}@`) && line.includes('fail')),
-          'the replica to take over',
-        );
+        await killNode(Number(/:(\d+)@/.exec(primary)![1]));
       },
+      async freeze(port) {
+        const server = servers.find((candidate) => candidate.port === port)!;
+        server.process.kill('SIGSTOP');
+        // The signal is acted on when the process next runs: stopped means state T in /proc.
+        await until(async () => / T /.test(readFileSync(`/proc/${server.process.pid}/stat`, 'utf8')), 'SIGSTOP');
+      },
+      killNode,
       stop,
     };
   } catch (error) {
