@@ -187,7 +187,7 @@ async function redisStoresOn(
     connections,
     oauthStates: createRedisOAuthStates(options),
     ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
-    handles: createRedisRoutingHandles(options),
+    handles: createRedisRoutingHandles({ ...options, waitForReplicas }),
     deadLetters: createRedisDeadLetters({ ...options, waitForReplicas }),
     creationKeys: createRedisCreationKeys(options),
     sessionEndings,

@@ -2,14 +2,27 @@ import { userTag } from '../auth/session-store.js';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { execAll, storeCall, type RedisClient } from './redis-client.js';
+import type { ReplicaWait } from './redis-replica-wait.js';
 
 /**
  * Routing handles on Redis: `rh:<handle>` → user id (looked up per webhook), and under the user's
  * hash tag the handle and the set of webhook types the platform cancelled. Created with `SET NX`,
- * so two instances signing the same user in at once agree on one handle.
+ * so two instances signing the same user in at once agree on one handle. A handle is handed out
+ * only once replicas hold both keys (REDIS_WAIT_REPLICAS): a failover that lost them would make
+ * every later webhook of that user unroutable, answered and ignored.
  */
-export function createRedisRoutingHandles(options: { redis: RedisClient; keyPrefix: string }): RoutingHandleStore {
+export function createRedisRoutingHandles(options: {
+  redis: RedisClient;
+  keyPrefix: string;
+  waitForReplicas?: ReplicaWait;
+}): RoutingHandleStore {
   const { redis, keyPrefix } = options;
+  const replicated = async (handle: string, userId: string): Promise<string> => {
+    // The two keys live in different slots (on a Cluster, on different nodes): wait on each.
+    await options.waitForReplicas?.(userHandleKey(userId));
+    await options.waitForReplicas?.(handleKey(handle));
+    return handle;
+  };
   const handleKey = (handle: string) => `${keyPrefix}rh:${handle}`;
   const userHandleKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:rh`;
   const cancelledKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:cancelled`;
@@ -19,13 +32,13 @@ export function createRedisRoutingHandles(options: { redis: RedisClient; keyPref
       const created = await storeCall(() => redis.set(userHandleKey(userId), candidate, 'NX'));
       if (created === 'OK') {
         await storeCall(() => redis.set(handleKey(candidate), userId));
-        return candidate;
+        return replicated(candidate, userId);
       }
       const existing = await storeCall(() => redis.get(userHandleKey(userId)));
       if (existing === null) return this.handleFor(userId); // deleted in between: try again
       // Repair a half-written pair (the process died between the two SETs).
       await storeCall(() => redis.set(handleKey(existing), userId, 'NX'));
-      return existing;
+      return replicated(existing, userId);
     },
     async userFor(handle) {
       return (await storeCall(() => redis.get(handleKey(handle)))) ?? undefined;

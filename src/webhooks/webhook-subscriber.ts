@@ -16,8 +16,10 @@ export interface WebhookSubscriberOptions {
 
 /**
  * Subscribes a freshly signed-in user to each configured webhook type, as the platform asks
- * (right after the token exchange). Each type is retried on its own; a type that still fails is
- * reported (logged at error with the reason) and does not affect the others or the sign-in.
+ * (right after the token exchange). The user's routing handle is retried like each type (a store
+ * that did not answer in time must not leave the user with no live events at all). Each type is
+ * retried on its own; a type that still fails is reported (logged at error with the reason) and
+ * does not affect the others or the sign-in.
  */
 export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
   const attempts = options.attempts ?? 3;
@@ -26,7 +28,16 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
     userId: string,
     accessToken: string,
   ): Promise<{ subscribed: string[]; failed: string[]; alreadySubscribed: string[] }> => {
-    const state = await options.handles.handleFor(userId);
+    const state = await withRetries(() => options.handles.handleFor(userId), attempts, retryDelayMs).catch(
+      (error: unknown) => {
+        options.logger.error(
+          { userId, attempts, reason: error instanceof Error ? error.message : String(error) },
+          'webhook subscription failed: no routing handle, so this user will get no live events',
+        );
+        return undefined;
+      },
+    );
+    if (state === undefined) return { subscribed: [], failed: [...options.types], alreadySubscribed: [] };
     const subscribed: string[] = [];
     const failed: string[] = [];
     // Each sign-in would otherwise add another set at the platform. Where the listing does not
@@ -44,23 +55,15 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
       options.types
         .filter((type) => !present.has(type))
         .map(async (type) => {
-          for (let attempt = 1; attempt <= attempts; attempt += 1) {
-            try {
-              await options.core.subscribeWebhook(accessToken, type, state);
-              subscribed.push(type);
-              return;
-            } catch (error) {
-              const reason = error instanceof Error ? error.message : String(error);
-              if (attempt === attempts) {
-                failed.push(type);
-                options.logger.error(
-                  { userId, webhookType: type, attempts, reason },
-                  'webhook subscription failed: this user will not get these live events',
-                );
-              } else {
-                await delay(retryDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
-              }
-            }
+          try {
+            await withRetries(() => options.core.subscribeWebhook(accessToken, type, state), attempts, retryDelayMs);
+            subscribed.push(type);
+          } catch (error) {
+            failed.push(type);
+            options.logger.error(
+              { userId, webhookType: type, attempts, reason: error instanceof Error ? error.message : String(error) },
+              'webhook subscription failed: this user will not get these live events',
+            );
           }
         }),
     );
@@ -70,4 +73,16 @@ export function createWebhookSubscriber(options: WebhookSubscriberOptions) {
     );
     return { subscribed, failed, alreadySubscribed: [...present] };
   };
+}
+
+/** `work` up to `attempts` times, waiting `firstDelayMs` (doubled each time, with jitter) in between. */
+async function withRetries<T>(work: () => Promise<T>, attempts: number, firstDelayMs: number): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await delay(firstDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+    }
+  }
 }

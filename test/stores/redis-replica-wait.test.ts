@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { StoreUnavailableError } from '../../src/lib/store-unavailable.js';
 import { createReplicaWait } from '../../src/stores/redis-replica-wait.js';
+import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
 import { track } from '../support/leftovers.js';
 import { tokenKeysSetting } from '../support/redis.js';
 import { startStallableRedis } from '../support/stallable-redis.js';
@@ -34,6 +35,27 @@ describe('waiting for replicas before a webhook is acknowledged', () => {
     } finally {
       replica.resume();
     }
+  });
+
+  it('hands out a routing handle only once a replica holds it: a failover cannot make a user unroutable', async () => {
+    const { redis, replica } = await primaryWithReplica();
+    const handles = createRedisRoutingHandles({
+      redis,
+      keyPrefix: 'ofg-wait-handles:',
+      waitForReplicas: createReplicaWait(redis, 1, 400),
+    });
+    const handle = await handles.handleFor('user-a');
+    expect(await handles.userFor(handle)).toBe('user-a');
+
+    replica.pause();
+    try {
+      await expect(handles.handleFor('user-b')).rejects.toBeInstanceOf(StoreUnavailableError);
+      // The user's existing handle too: each hand-out waits until a replica holds the pair.
+      await expect(handles.handleFor('user-a')).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      replica.resume();
+    }
+    expect(await handles.handleFor('user-a')).toBe(handle);
   });
 
   it('does not wait on a primary with no replica at all (as after a failover): nothing could be promoted', async () => {
