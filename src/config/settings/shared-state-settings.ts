@@ -66,9 +66,9 @@ export const SHARED_STATE_SETTINGS = {
       name: 'REDIS_WAIT_REPLICAS',
       type: int(0, 5),
       defaultText: '`1` with `REDIS_MODE=sentinel` or `cluster`, else `0`',
-      usedBy: 'the webhook receiver (the event log and dead letters)',
+      usedBy: 'the webhook receiver (the event log and dead letters) and webhook subscriptions (routing handles)',
       description:
-        'How many replicas must hold a webhook\u2019s event before it is answered 200 (Redis `WAIT`, bounded by half of `REDIS_COMMAND_TIMEOUT_MS`; too few in time answers 503 and the platform retries). A failover promotes a replica: without this, an event the old primary stored but had not copied yet is lost after its 200. `0` does not wait; only with `REDIS_URL`.',
+        'How many replicas must hold a webhook\u2019s event before it is answered 200 (Redis `WAIT`, bounded by half of `REDIS_COMMAND_TIMEOUT_MS`; too few in time answers 503 and the platform retries). A failover promotes a replica: without this, an event the old primary stored but had not copied yet is lost after its 200. A user\u2019s routing handle is handed out under the same rule when they connect a bank. `0` does not wait; only with `REDIS_URL`.',
     }),
     setting({
       name: 'TOKEN_ENCRYPTION_KEYS',
