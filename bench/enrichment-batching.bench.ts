@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { MERCHANTS, createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { createSandbox, MERCHANTS, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { sandboxId, createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { createSandbox, sandboxId, type Sandbox } from '@open-finance-gateway/sandbox';
 import {
   freePort,
   gatewayEnvFor,

@@ -1,5 +1,5 @@
-import { SETTING_GROUPS } from '../src/config/settings.js';
 import type { Setting } from '../src/config/setting-types.js';
+import { SETTING_GROUPS } from '../src/config/settings.js';
 
 /**
  * Renders the settings reference (docs/reference/settings.md) and .env.example from the settings

@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { GatewayConfig } from './config/config.js';
 import { systemClock } from '@open-finance-gateway/common/clock';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
+import { createHttpLayer } from './app/http-layer.js';
+import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
+import { stopApp } from './app/shutdown.js';
+import { createState } from './app/state.js';
+import { chooseUpstream, type Sandbox, type UpstreamEndpoints } from './app/upstream-choice.js';
+import { createUpstreams } from './app/upstreams.js';
+import type { GatewayConfig } from './config/config.js';
 import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
 import { readinessReport } from './readiness/readiness-checks.js';
 import { createMetrics } from './server/observability/metrics.js';
-import { createHttpLayer } from './app/http-layer.js';
-import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
-import { stopApp } from './app/shutdown.js';
-import { chooseUpstream, type UpstreamEndpoints, type Sandbox } from './app/upstream-choice.js';
-import { createState } from './app/state.js';
-import { createUpstreams } from './app/upstreams.js';
 
 export type { AppOptions, StopOptions };
 

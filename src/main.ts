@@ -1,8 +1,8 @@
 import './process-defaults.js';
 import 'reflect-metadata';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createApp } from './app.js';
 import { loadConfigOrExit } from './config/config.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
 import { forwardEventsToParent } from './lib/parent-events.js';
 
 /** Process entry point: validate config once, start, stop cleanly on SIGINT/SIGTERM. */

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { GraphQLError, type GraphQLField, type GraphQLFieldResolver } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { userTag } from '../src/auth/session-store.js';
 import type { AccessState } from '../src/graphql/context.js';
 import { buildGatewaySchema } from '../src/graphql/schema.js';
 import {
@@ -14,8 +15,8 @@ import {
 } from './__generated__/graphql.js';
 import { Browser } from './support/browser.js';
 import {
-  appUserId,
   approveConsent,
+  appUserId,
   execute,
   MFA_DEMO_USERS,
   signIn,
@@ -27,7 +28,6 @@ import {
 import { signInAtProvider } from './support/identity.js';
 import { dumpKeys, REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from './support/redis.js';
 import { socketClient, subscribe } from './support/sockets.js';
-import { userTag } from '../src/auth/session-store.js';
 
 const READER = 'reader@demo.example';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppSignInError, createAppSignIn, DEFAULT_MFA_AMR, mfaStatus } from '../src/auth/app-sign-in.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from '@open-finance-gateway/sandbox';
+import { AppSignInError, createAppSignIn, DEFAULT_MFA_AMR, mfaStatus } from '../src/auth/app-sign-in.js';
 import { Browser } from './support/browser.js';
 import { signInAtProvider } from './support/identity.js';
 import { track } from './support/leftovers.js';

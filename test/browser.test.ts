@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from './support/gateway.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { startGateway, type TestGateway } from './support/gateway.js';
 import { freePort } from './support/instances.js';
 import { track } from './support/leftovers.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validate } from 'dockerfile-utils';
-import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { loadConfig } from '../src/config/config.js';
 
 const dockerfile = readFileSync('Dockerfile', 'utf8');

@@ -1,5 +1,5 @@
-import { buildSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
+import { buildSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument, BankConnectionDocument, ConnectionDocument } from './__generated__/graphql.js';
 import { execute, signIn, startGateway } from './support/gateway.js';

@@ -6,8 +6,8 @@ import {
   TransactionsDocument,
   TwoTransactionPagesDocument,
 } from './__generated__/graphql.js';
-import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 import type { Browser } from './support/browser.js';
+import { execute, signIn, startGateway, type TestGateway } from './support/gateway.js';
 
 function searches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'enrichment', method: 'POST', path: '/v1/search' });

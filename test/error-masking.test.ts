@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
-import { GraphQLError, getIntrospectionQuery } from 'graphql';
+import { getIntrospectionQuery, GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { formatError, reportExecutionError } from '../src/graphql/format-error.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { formatError, reportExecutionError } from '../src/graphql/format-error.js';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
 import { Browser } from './support/browser.js';
 import { signIn, startGateway } from './support/gateway.js';

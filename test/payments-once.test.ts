@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
 import { CreatePaymentDocument, CreateTransferDocument, type CreatePaymentInput } from './__generated__/graphql.js';
 import { execute, startGateway, type TestGateway } from './support/gateway.js';
 import { deploymentEnv } from './support/instances.js';

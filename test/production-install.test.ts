@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PLATFORM_SETTINGS, SANDBOX_PACKAGE, chooseUpstream } from '../src/app/upstream-choice.js';
-import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { chooseUpstream, PLATFORM_SETTINGS, SANDBOX_PACKAGE } from '../src/app/upstream-choice.js';
+import { loadConfig } from '../src/config/config.js';
 import { track } from './support/leftovers.js';
 
 /** What Node throws for `import()` of a package that is not installed. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../src/config/settings.js';
 import { renderEnvExample, renderSettingsReference } from '../scripts/settings-docs-render.js';
+import { SETTINGS } from '../src/config/settings.js';
 
 const tableNames = () => SETTINGS.map((entry) => entry.name).sort();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Browser } from './support/browser.js';
-import { signInAtProvider } from './support/identity.js';
 import { MFA_DEMO_USERS, startConnection, startGateway } from './support/gateway.js';
+import { signInAtProvider } from './support/identity.js';
 import { freePort } from './support/instances.js';
 
 /** A gateway whose PUBLIC_URL says localhost, reached by the browser at 127.0.0.1 (the same process). */

@@ -7,9 +7,9 @@ import {
   MFA_DEMO_USERS,
   signIn,
   signInToApp,
+  startConnection,
   startGateway,
   type TestGateway,
-  startConnection,
 } from './support/gateway.js';
 import { signInAtProvider } from './support/identity.js';
 

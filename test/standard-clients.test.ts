@@ -1,9 +1,9 @@
-import { ApolloClient, CombinedGraphQLErrors, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { ApolloClient, CombinedGraphQLErrors, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
-import { Client as UrqlClient, fetchExchange } from '@urql/core';
+import { fetchExchange, Client as UrqlClient } from '@urql/core';
 import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startGateway, type TestGateway } from './support/gateway.js';
 import { track } from './support/leftovers.js';
 import { wsUrl } from './support/sockets.js';

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { TransactionsDocument } from './__generated__/graphql.js';
 import { execute, startGateway } from './support/gateway.js';
 import { track } from './support/leftovers.js';

@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { track } from './support/leftovers.js';

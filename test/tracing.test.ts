@@ -1,5 +1,5 @@
-import { createServer } from 'node:http';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument } from './__generated__/graphql.js';
 import { execute, startGateway } from './support/gateway.js';

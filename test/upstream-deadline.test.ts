@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createUpstreamHttp, type UpstreamHttp } from '../src/upstream/upstream-http.js';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
+import { createUpstreamHttp, type UpstreamHttp } from '../src/upstream/upstream-http.js';
 
 /**
  * An upstream call has one deadline for the whole exchange: undici's header and body timeouts are

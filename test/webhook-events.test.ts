@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { WEBHOOK_EVENTS, WEBHOOK_TYPES, isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
+import { isKnownWebhook, WEBHOOK_EVENTS, WEBHOOK_TYPES } from '@open-finance-gateway/common/webhook-events';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 
 describe('the webhook event registry', () => {

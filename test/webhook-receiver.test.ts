@@ -1,7 +1,7 @@
 import { constants, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MeDocument } from './__generated__/graphql.js';
 import { SigningKeys } from '@open-finance-gateway/sandbox';
+import { MeDocument } from './__generated__/graphql.js';
 import { approveConsent, execute, signIn, startConnection, startGateway, type TestGateway } from './support/gateway.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
 

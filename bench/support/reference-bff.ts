@@ -4,6 +4,7 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import DataLoader from 'dataloader';
 import {
   Arg,
+  buildSchema,
   Ctx,
   Field,
   FieldResolver,
@@ -14,7 +15,6 @@ import {
   Query,
   Resolver,
   Root,
-  buildSchema,
 } from 'type-graphql';
 import { Agent, request } from 'undici';
 

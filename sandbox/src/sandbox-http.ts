@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import type { Logger } from '@open-finance-gateway/common/logger';
+import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
 import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { Router, type RouteRequest } from '@open-finance-gateway/common/http/router';
-import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { SandboxState, ServiceFault } from './sandbox-state.js';
 
 export interface SandboxRequest extends RouteRequest {

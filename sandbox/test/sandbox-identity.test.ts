@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { pinProblem, passwordProblem } from '../src/identity/credential-rules.js';
+import { passwordProblem, pinProblem } from '../src/identity/credential-rules.js';
 import { hotp, totp } from '../src/identity/totp.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import { Browser } from '../src/testing/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createSandbox } from '../src/sandbox.js';
 import { SandboxState } from '../src/sandbox-state.js';
+import { createSandbox } from '../src/sandbox.js';
 import { track } from './support/leftovers.js';
 
 const credentials = { appToken: 'app_token_x', appSecret: 'secret', enrichmentKey: 'genie_token_x' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { buildCategories } from '../src/data/categories.js';
 import { buildConnections } from '../src/data/connections.js';
 import { createMerchantMatcher } from '../src/enrichment/merchant-matcher.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from '../src/sandbox.js';
 import { track } from './support/leftovers.js';
 

@@ -1,6 +1,6 @@
+import type { StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { StdioOptions } from 'node:child_process';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import { devRedis, loadDevSecrets, type DevRedis } from './dev-state.js';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /**
  * Finding or starting a Redis on this machine: what the test suite and `npm run dev` share. A

@@ -1,9 +1,9 @@
-import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 // The one place the gateway meets the sandbox package: its types here, the package itself only
 // through the dynamic import below (a production install leaves it out).
 import type { Sandbox, SandboxOptions } from '@open-finance-gateway/sandbox';
+import type { GatewayConfig } from '../config/config.js';
 
 export type { Sandbox, SandboxOptions };
 

@@ -1,6 +1,6 @@
-import { configSecrets, type GatewayConfig } from '../config/config.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import { configSecrets, type GatewayConfig } from '../config/config.js';
 import { createEnrichmentBatcher } from '../loaders/enrichment-batcher.js';
 import { createEnrichmentCache } from '../loaders/enrichment-cache.js';
 import type { LoaderDependencies } from '../loaders/request-loaders.js';

@@ -1,17 +1,17 @@
-import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Router } from '@open-finance-gateway/common/http/router';
-import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { GatewayConfig } from '../config/config.js';
+import type { GatewayEvents } from '../lib/gateway-events.js';
+import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createSigningKeyClient } from '../upstream/signing-key-client.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';
 import { SigningKeyCache } from '../webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { registerWebhookRoute } from '../webhooks/webhook-route.js';
-import type { UpstreamEndpoints } from './upstream-choice.js';
 import type { GatewayState } from './state.js';
+import type { UpstreamEndpoints } from './upstream-choice.js';
 
 /**
  * Step 4 (full apps only): the webhook receiver. Verified → deduplicated → routed to its user →

@@ -1,7 +1,7 @@
-import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { redirect } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
+import type { GatewayConfig } from '../config/config.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import {
   AppSignInError,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
-import { randomToken } from '@open-finance-gateway/common/ids';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
+import { randomToken } from '@open-finance-gateway/common/ids';
 import { authErrorPage } from './auth-pages.js';
 import { OAUTH_STATE_TTL_MS, type StateCheck } from './oauth-state-store.js';
 import { safeReturnTo } from './return-to.js';

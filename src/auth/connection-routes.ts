@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayConfig } from '../config/config.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
+import type { GatewayConfig } from '../config/config.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';

@@ -1,14 +1,14 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 import { UserCallsExhaustedError } from '../loaders/user-call-limiter.js';
+import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../upstream/upstream-error.js';
 import {
-  ErrorCode,
-  PUBLIC_CODES,
   accessRevokedError,
+  ErrorCode,
   gatewayError,
+  PUBLIC_CODES,
   refreshForbiddenError,
   upstreamFailureToGraphQLError,
 } from './errors.js';

@@ -9,8 +9,8 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from 'graphql';
-import type { GatewayConfig } from '../config/config.js';
 import { LRUCache } from 'lru-cache';
+import type { GatewayConfig } from '../config/config.js';
 import { documentExpansion, maxAliasesRule, maxDepthRule } from './limits.js';
 
 /** Valid documents kept parsed and validated, by text: at most this many characters in all. */

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
-import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
-import { UserResolver } from './user/user.resolver.js';
+import { gateRootFields } from './access-gate.js';
 import { AccessResolver } from './access/access.resolver.js';
 import { ConnectionResolver } from './access/connection.resolver.js';
-import { EventResolver } from './subscriptions/event.resolver.js';
-import { PaymentResolver } from './payments/payment.resolver.js';
-import { authChecker } from './authorization.js';
-import { gateRootFields } from './access-gate.js';
 import { AccountResolver } from './accounts/account.resolver.js';
+import { authChecker } from './authorization.js';
+import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
+import { PaymentResolver } from './payments/payment.resolver.js';
+import { EventResolver } from './subscriptions/event.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
+import { UserResolver } from './user/user.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
 import { HolderNameSource, PartyNameSource } from './verification/name-verification.types.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@open-finance-gateway/common/logger';
 import type { RouteRequest } from '@open-finance-gateway/common/http/router';
+import type { Logger } from '@open-finance-gateway/common/logger';
 
 /**
  * The request being served: its id and the logger whose every line carries it. It is handed

@@ -1,10 +1,10 @@
 import {
   context,
-  propagation,
-  trace,
   INVALID_SPAN_CONTEXT,
+  propagation,
   SpanKind,
   SpanStatusCode,
+  trace,
   type Context,
   type Span,
 } from '@opentelemetry/api';

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { PlatformAccount, PlatformPayment, PlatformTransfer, PlatformUser } from '../upstream/platform-types.js';
+import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
 import type { RequestActivity } from './request-activity.js';

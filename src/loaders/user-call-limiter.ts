@@ -1,4 +1,4 @@
-import { BulkheadRejectedError, bulkhead, type BulkheadPolicy } from 'cockatiel';
+import { bulkhead, BulkheadRejectedError, type BulkheadPolicy } from 'cockatiel';
 
 /** One user has more upstream calls waiting than the limiter queues. */
 export class UserCallsExhaustedError extends Error {

@@ -1,7 +1,7 @@
-import { FanOut } from './fan-out.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from './delivery-marks.js';
+import { FanOut } from './fan-out.js';
 import {
   CursorExpiredError,
   type EventSubscription,

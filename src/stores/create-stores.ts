@@ -1,32 +1,32 @@
-import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
-import { createRedisCreationKeys } from './redis-creation-keys.js';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { createMemoryConnectionStore, type ConnectionRecord, type ConnectionStore } from '../auth/connection-store.js';
+import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
-import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import type { SessionRecord, SessionStore } from '../auth/session-store.js';
 import { createTokenCipher } from '../auth/token-cipher.js';
 import type { GatewayConfig } from '../config/config.js';
-import type { Clock } from '@open-finance-gateway/common/clock';
-import type { Logger } from '@open-finance-gateway/common/logger';
-import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger, deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
 import { createMemoryDeliveryMarks } from '../pubsub/delivery-marks.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
 import type { PubSub } from '../pubsub/pubsub.js';
+import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
+import { createMemoryDeliveryLedger, deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { connectRedis, createRedisClient, type RedisClient } from './redis-client.js';
 import { createRedisConnections } from './redis-connections.js';
-import { createRedisSubscriber, type SubscriberConnection } from './redis-subscriber.js';
-import { createRedisPubSub } from './redis-pubsub.js';
+import { createRedisCreationKeys } from './redis-creation-keys.js';
 import { createRedisDeadLetters } from './redis-dead-letters.js';
-import { createReplicaWait } from './redis-replica-wait.js';
 import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
 import { createRedisHealthProbe, type StoreHealth } from './redis-health.js';
 import { createRedisOAuthStates } from './redis-oauth-states.js';
+import { createRedisPubSub } from './redis-pubsub.js';
+import { createReplicaWait } from './redis-replica-wait.js';
 import { createRedisRoutingHandles } from './redis-routing-handles.js';
 import { createRedisSessionEndings } from './redis-session-endings.js';
 import { createRedisSessionStore } from './redis-session-store.js';
+import { createRedisSubscriber, type SubscriberConnection } from './redis-subscriber.js';
 
 /** Everything the gateway keeps between requests, in one place: memory for one instance, or Redis. */
 export interface GatewayStores {

@@ -1,6 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisConnectionSettings } from '../config/redis-settings.js';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { RedisConnectionSettings } from '../config/redis-settings.js';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
 
 /** A connection to any topology: the stores use only what standalone, Sentinel and Cluster share. */

@@ -1,3 +1,4 @@
+import type { Logger } from '@open-finance-gateway/common/logger';
 import {
   startSweeper,
   type ConnectionRecord,
@@ -6,7 +7,6 @@ import {
 } from '../auth/connection-store.js';
 import { userTag } from '../auth/session-store.js';
 import type { TokenCipher } from '../auth/token-cipher.js';
-import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from './redis-client.js';
 
 interface StoredConnection {

@@ -1,6 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { LoggedEvent, UserEvent } from '../pubsub/pubsub.js';
 import { FanOut } from '../pubsub/fan-out.js';
+import type { LoggedEvent, UserEvent } from '../pubsub/pubsub.js';
 import { compareCursors } from '../pubsub/subscriber-queue.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 import type { SubscriberConnection } from './redis-subscriber.js';

@@ -1,10 +1,10 @@
+import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 import {
   checkPending,
   OAUTH_STATE_TTL_MS,
   type OAuthStateStore,
   type PendingSignIn,
 } from '../auth/oauth-state-store.js';
-import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 import { storeCall, type RedisClient } from './redis-client.js';
 
 /** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */

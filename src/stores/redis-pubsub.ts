@@ -1,6 +1,7 @@
-import { userTag } from '../auth/session-store.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import { userTag } from '../auth/session-store.js';
+import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import {
   CursorExpiredError,
   type EventSubscription,
@@ -10,13 +11,12 @@ import {
 } from '../pubsub/pubsub.js';
 import { replayingSubscription } from '../pubsub/replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
-import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
 import { storeCall, type RedisClient } from './redis-client.js';
+import { deliveryMarkRedisKey } from './redis-delivery-ledger.js';
+import { decodeEntry, RedisEventReader } from './redis-event-reader.js';
+import { defineEventCommands, type EventCommands } from './redis-event-scripts.js';
 import type { ReplicaWait } from './redis-replica-wait.js';
 import type { SubscriberConnection } from './redis-subscriber.js';
-import { deliveryMarkRedisKey } from './redis-delivery-ledger.js';
-import { defineEventCommands, type EventCommands } from './redis-event-scripts.js';
-import { decodeEntry, RedisEventReader } from './redis-event-reader.js';
 
 export interface RedisPubSubOptions {
   /** Commands (the append script, XRANGE, XINFO). */

@@ -1,5 +1,5 @@
-import { userTag } from '../auth/session-store.js';
 import { randomToken } from '@open-finance-gateway/common/ids';
+import { userTag } from '../auth/session-store.js';
 import type { RoutingHandleStore } from '../webhooks/routing-handles.js';
 import { execAll, storeCall, type RedisClient } from './redis-client.js';
 import type { ReplicaWait } from './redis-replica-wait.js';

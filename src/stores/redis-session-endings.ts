@@ -1,6 +1,6 @@
-import type { SessionEndingsBus } from '../auth/session-endings.js';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { SessionEndingsBus } from '../auth/session-endings.js';
 import { storeCall, type RedisClient } from './redis-client.js';
 import type { SubscriberConnection } from './redis-subscriber.js';
 

@@ -1,5 +1,4 @@
 import { Cluster } from 'ioredis';
-import { ClusterSubscriber, type NodeAddress } from './redis-cluster-subscriber.js';
 import {
   createRedisClient,
   nodeOptions,
@@ -8,6 +7,7 @@ import {
   type RedisClient,
   type RedisClientOptions,
 } from './redis-client.js';
+import { ClusterSubscriber, type NodeAddress } from './redis-cluster-subscriber.js';
 
 /**
  * An instance's pub/sub connection, as the event reader, the session endings and the readiness

@@ -1,8 +1,8 @@
 import {
   BrokenCircuitError,
+  circuitBreaker,
   CircuitState,
   ConsecutiveBreaker,
-  circuitBreaker,
   handleWhen,
   type CircuitBreakerPolicy,
 } from 'cockatiel';

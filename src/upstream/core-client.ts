@@ -1,8 +1,8 @@
+import { ensureOk, type UserScope } from './core-envelopes.js';
+import { userCalls, type TokenFirstCalls, type UserCallName } from './core-user-calls.js';
 import type { PlatformTokenGrant } from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
 import type { UpstreamHttp, UpstreamRequest } from './upstream-http.js';
-import { ensureOk, type UserScope } from './core-envelopes.js';
-import { userCalls, type TokenFirstCalls, type UserCallName } from './core-user-calls.js';
 
 export type { DateRange, TransactionFilter } from './core-user-calls.js';
 

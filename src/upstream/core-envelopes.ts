@@ -1,5 +1,5 @@
-import type { PlatformCreation } from './platform-types.js';
 import { isPaymentLike } from './platform-type-guards.js';
+import type { PlatformCreation } from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
 import { httpStatusError, type UpstreamRequest, type UpstreamResponse } from './upstream-http.js';
 

@@ -1,15 +1,15 @@
+import { badResponse, create, ensureOk, getItem, getItems, getOptionalItem, type UserScope } from './core-envelopes.js';
+import { isAccount, isPaymentLike, isPending, isTransaction, isWebhook } from './platform-type-guards.js';
 import type {
   PlatformNameInput,
   PlatformNameVerification,
   PlatformPayment,
   PlatformPaymentRequest,
+  PlatformTransactionPage,
   PlatformTransfer,
   PlatformTransferRequest,
-  PlatformTransactionPage,
   PlatformUser,
 } from './platform-types.js';
-import { isAccount, isPaymentLike, isPending, isTransaction, isWebhook } from './platform-type-guards.js';
-import { badResponse, create, ensureOk, getItem, getItems, getOptionalItem, type UserScope } from './core-envelopes.js';
 
 export interface DateRange {
   start?: string;

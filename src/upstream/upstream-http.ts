@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { routeTemplate } from '../lib/route-template.js';
-import { inClientSpan } from '../lib/tracing.js';
 import { scrubErrorBody } from '../lib/scrub.js';
+import { inClientSpan } from '../lib/tracing.js';
+import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { UpstreamError } from './upstream-error.js';
 import { classifyTransportError, credentialsIn, parseJson, readCapped, wireRequest } from './upstream-transport.js';
 

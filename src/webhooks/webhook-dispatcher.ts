@@ -1,6 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { currentTraceparent } from '../lib/tracing.js';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
+import { currentTraceparent } from '../lib/tracing.js';
 import type { PubSub, UserEvent } from '../pubsub/pubsub.js';
 import type { RoutingHandleStore } from './routing-handles.js';
 

@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '@open-finance-gateway/common/clock';
-import { sha256Hex } from '@open-finance-gateway/common/ids';
 import {
-  BodyTooLargeError,
   BodyTimeoutError,
+  BodyTooLargeError,
   mediaType,
   readRawBody,
 } from '@open-finance-gateway/common/http/read-body';
 import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryScope } from '../pubsub/delivery-marks.js';
+import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';

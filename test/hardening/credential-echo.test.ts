@@ -3,13 +3,13 @@ import { EnrichDocument, RefreshDocument } from '../__generated__/graphql.js';
 import { Browser } from '../support/browser.js';
 import {
   approveConsent,
-  MFA_DEMO_USERS,
-  signInToApp,
   execute,
+  MFA_DEMO_USERS,
   signIn,
+  signInToApp,
+  startConnection,
   startGateway,
   type TestGateway,
-  startConnection,
 } from '../support/gateway.js';
 
 /** Every credential in play, as the audit phase also checks across the whole suite. */

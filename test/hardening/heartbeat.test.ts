@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startGateway } from '../support/gateway.js';
 import { track } from '../support/leftovers.js';
 import { openRaw } from '../support/raw-socket.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import type { Browser } from '../support/browser.js';
+import { signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import { socketClient } from '../support/sockets.js';
 
 async function post(gateway: TestGateway, browser: Browser, body: unknown) {

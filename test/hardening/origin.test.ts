@@ -1,8 +1,8 @@
 import { print } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { MeDocument, RefreshDocument } from '../__generated__/graphql.js';
-import { execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import type { Browser } from '../support/browser.js';
+import { execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
 
 function refreshes(gateway: TestGateway) {
   return gateway.sandbox

@@ -4,9 +4,9 @@ import {
   approveConsent,
   MFA_DEMO_USERS,
   signInToApp,
+  startConnection,
   startGateway,
   type TestGateway,
-  startConnection,
 } from '../support/gateway.js';
 
 /** One signed-in app user per gateway: each form then runs the connection flow, which ends where returnTo says. */

@@ -1,5 +1,5 @@
-import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { signIn, startGateway } from '../support/gateway.js';
 import { track } from '../support/leftovers.js';
 import { socketClient, subscribe, wsUrl } from '../support/sockets.js';

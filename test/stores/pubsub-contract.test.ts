@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { userTag } from '../../src/auth/session-store.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
+import { createMemoryDeliveryMarks } from '../../src/pubsub/delivery-marks.js';
 import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
 import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
 import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
@@ -12,10 +13,9 @@ import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledge
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
 import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
-import { createMemoryDeliveryMarks } from '../../src/pubsub/delivery-marks.js';
 import { track } from '../support/leftovers.js';
-import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 import { ownTopologies } from '../support/redis-topologies.js';
+import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const RETENTION_MS = 3_600_000;

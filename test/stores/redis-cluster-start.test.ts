@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { loadConfig } from '../../src/config/config.js';
 import { createStores, type GatewayStores } from '../../src/stores/create-stores.js';
 import { clusterInfo, until } from '../support/fault-redis.js';
 import { track } from '../support/leftovers.js';

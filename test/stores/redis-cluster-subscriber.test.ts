@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { userTag } from '../../src/auth/session-store.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
 import { createStores, type GatewayStores } from '../../src/stores/create-stores.js';
 import { ask, nextWithin, paymentEvent } from '../support/cluster-pubsub.js';
 import { startReplicatedCluster, type ReplicatedCluster } from '../support/fault-redis.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import { StoreUnavailableError } from '../../src/lib/store-unavailable.js';
 import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
 import { createRedisConnections } from '../../src/stores/redis-connections.js';

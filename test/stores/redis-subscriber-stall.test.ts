@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { connectRedis, createRedisClient } from '../../src/stores/redis-client.js';
 import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
 import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { print } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { expect } from 'vitest';
+import WebSocket from 'ws';
 import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { MeDocument } from '../__generated__/graphql.js';
 import { recordTraffic } from './audit.js';

@@ -1,15 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
-import { print } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { createLogger } from '@open-finance-gateway/common/logger';
+import type { Sandbox } from '@open-finance-gateway/sandbox';
+import { approveConsent, signInAtProvider } from '@open-finance-gateway/sandbox/testing';
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
-import { createLogger } from '@open-finance-gateway/common/logger';
-import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { recordLogLine, recordSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
-import { approveConsent, signInAtProvider } from '@open-finance-gateway/sandbox/testing';
 import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
 

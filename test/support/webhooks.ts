@@ -1,5 +1,5 @@
-import { recordTraffic } from './audit.js';
 import { MeDocument } from '../__generated__/graphql.js';
+import { recordTraffic } from './audit.js';
 import type { Browser } from './browser.js';
 import { appUserId, execute, signIn, type TestGateway } from './gateway.js';
 

@@ -3,8 +3,8 @@ import { useCallback, useState } from 'react';
 import { SessionDocument } from './__generated__/graphql';
 import { ErrorMessage, Loading } from './components/query-state';
 import { isSignedOut } from './lib/errors';
-import { SignedInShell } from './screens/signed-in-shell';
 import { SignInScreen } from './screens/sign-in-screen';
+import { SignedInShell } from './screens/signed-in-shell';
 
 interface AppProps {
   gatewayUrl: string;

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
+import type { Sandbox } from '../sandbox-api.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState, ServiceFault } from '../sandbox-state.js';
-import type { Sandbox } from '../sandbox-api.js';
 import { CONSOLE_SCRIPT, consolePage } from './console-page.js';
 import { consoleSnapshot } from './console-state.js';
 

@@ -1,6 +1,6 @@
 import { WEBHOOK_EVENTS } from '@open-finance-gateway/common/webhook-events';
-import type { SandboxState } from '../sandbox-state.js';
 import type { Sandbox } from '../sandbox-api.js';
+import type { SandboxState } from '../sandbox-state.js';
 
 const RECENT_TRANSACTIONS = 8;
 const RECENT_DELIVERIES = 60;

@@ -1,6 +1,6 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
-import type { SandboxConnection } from '../data/connections.js';
 import type { SandboxCategory } from '../data/categories.js';
+import type { SandboxConnection } from '../data/connections.js';
 import { sandboxId } from '../data/sandbox-ids.js';
 import { platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';

@@ -1,5 +1,5 @@
-import { randomToken } from '@open-finance-gateway/common/ids';
 import { redirect, sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
+import { randomToken } from '@open-finance-gateway/common/ids';
 import { parseBody, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { consentPage, errorPage } from './consent-page.js';

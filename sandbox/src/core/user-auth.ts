@@ -1,5 +1,4 @@
-import type { SandboxRequest } from '../sandbox-http.js';
-import { platformError } from '../sandbox-http.js';
+import { platformError, type SandboxRequest } from '../sandbox-http.js';
 import type { SandboxState, SandboxUser } from '../sandbox-state.js';
 import { appIdProblem } from './app-id-header.js';
 

@@ -1,8 +1,8 @@
 import { sendJsonText } from '@open-finance-gateway/common/http/respond';
+import { appIdOf } from '../core/app-id-header.js';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { MerchantMatcher, SearchQuery, SearchResult } from './merchant-matcher.js';
-import { appIdOf } from '../core/app-id-header.js';
 
 /** The live service is reported to take up to 1000 queries per call; the sandbox enforces that. */
 export const SANDBOX_MAX_QUERIES_PER_SEARCH = 1000;

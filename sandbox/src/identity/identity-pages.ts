@@ -1,6 +1,6 @@
 import { escapeHtml, htmlPage } from '@open-finance-gateway/common/http/respond';
-import type { OutboxMessage } from './outbox.js';
 import type { IdentityUser } from './identity-users.js';
+import type { OutboxMessage } from './outbox.js';
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
 label{display:block;margin:.6rem 0 .2rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Provider from 'oidc-provider';
+import type { AdapterPayload } from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type Provider from 'oidc-provider';
-import type { AdapterPayload } from 'oidc-provider';
 import { messagePage, outboxPage, signupPage } from './identity-pages.js';
 import { IdentityUsers } from './identity-users.js';
 import type { ModelStore } from './oidc-adapter.js';

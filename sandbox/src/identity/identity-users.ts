@@ -1,7 +1,7 @@
-import { scryptSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { sandboxId } from '../data/sandbox-ids.js';
-import { base32Encode } from './totp.js';
 import { passwordProblem, pinProblem } from './credential-rules.js';
+import { base32Encode } from './totp.js';
 
 /** How an app user proves who they are: a knowledge factor, then (except `password`) a second one. */
 export type SignInMethod = 'password+totp' | 'password+sms' | 'pin+sms' | 'password';

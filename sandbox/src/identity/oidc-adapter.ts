@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import { loadRsaKey } from '../lib/key-file.js';
 
 export type ModelStore = Map<string, { payload: AdapterPayload; expiresAt?: number }>;

@@ -1,7 +1,7 @@
-import type { Clock } from '@open-finance-gateway/common/clock';
-import { randomToken } from '@open-finance-gateway/common/ids';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { randomToken } from '@open-finance-gateway/common/ids';
 import { messagePage } from './identity-pages.js';
 import type { IdentityUsers } from './identity-users.js';
 import { SandboxAdapter, signingJwk, type ModelStore } from './oidc-adapter.js';

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { readRawBody } from '@open-finance-gateway/common/http/read-body';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
-import type Provider from 'oidc-provider';
 import { AttemptLimiter } from './attempt-limiter.js';
 import { loginPage, messagePage, secondFactorPage } from './identity-pages.js';
 import { secretMatches, type IdentityUser, type IdentityUsers } from './identity-users.js';

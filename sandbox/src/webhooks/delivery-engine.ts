@@ -1,9 +1,9 @@
-import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
+import type { WebhookCode, WebhookPayloads, WebhookType } from '@open-finance-gateway/common/webhook-events';
 import { sandboxId } from '../data/sandbox-ids.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { WebhookSubscription } from './subscription-routes.js';
-import type { WebhookCode, WebhookPayloads, WebhookType } from '@open-finance-gateway/common/webhook-events';
 
 export interface WebhookEventRecord {
   _id: string;

@@ -1,6 +1,6 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
-import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { Sandbox } from '../sandbox-api.js';
+import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 
 /**
  * Sandbox-only controls to watch webhooks in a demo: rotate the signing key, run a payment or a

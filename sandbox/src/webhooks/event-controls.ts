@@ -1,5 +1,5 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
-import { WEBHOOK_EVENTS, isKnownWebhook, type WebhookCode } from '@open-finance-gateway/common/webhook-events';
+import { isKnownWebhook, WEBHOOK_EVENTS, type WebhookCode } from '@open-finance-gateway/common/webhook-events';
 import { sandboxId } from '../data/sandbox-ids.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';

@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { sandboxId } from '../data/sandbox-ids.js';
 import {
   CANCELLABLE_STATUSES,
   FINAL_STATUSES,
@@ -7,6 +6,7 @@ import {
   type SandboxPayment,
   type SandboxTransfer,
 } from '../core/payment-model.js';
+import { sandboxId } from '../data/sandbox-ids.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 

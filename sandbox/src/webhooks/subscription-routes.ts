@@ -1,9 +1,9 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
+import { isWebhookType, type WebhookType } from '@open-finance-gateway/common/webhook-events';
 import { authenticateUser } from '../core/user-auth.js';
 import { sandboxId } from '../data/sandbox-ids.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
-import { isWebhookType, type WebhookType } from '@open-finance-gateway/common/webhook-events';
 
 export interface WebhookSubscription {
   _id: string;

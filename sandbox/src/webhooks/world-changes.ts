@@ -1,11 +1,11 @@
+import type { WebhookCode } from '@open-finance-gateway/common/webhook-events';
+import type { SandboxAccount, SandboxTransaction } from '../core/core-model.js';
 import { compareTransactions } from '../data/demo-world.js';
 import { MERCHANTS } from '../data/merchants.js';
 import { sandboxId } from '../data/sandbox-ids.js';
-import type { SandboxAccount, SandboxTransaction } from '../core/core-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { WebhookSubscription } from './subscription-routes.js';
-import type { WebhookCode } from '@open-finance-gateway/common/webhook-events';
 
 /**
  * Changes that happen at the platform outside the app, each announced with the webhook the live

@@ -1,5 +1,5 @@
-import { createServer } from 'node:http';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { AkahuClient } from 'akahu';
 import { expect } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';

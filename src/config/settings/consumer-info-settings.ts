@@ -1,4 +1,4 @@
-import { setting, text, url, pastDate, type SettingGroup } from '../setting-types.js';
+import { pastDate, setting, text, url, type SettingGroup } from '../setting-types.js';
 import { DEFAULT_APP_NAME } from './setting-forms.js';
 
 export const CONSUMER_INFO_SETTINGS = {

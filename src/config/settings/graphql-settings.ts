@@ -1,4 +1,4 @@
-import { text, setting, bool, int, type SettingGroup } from '../setting-types.js';
+import { bool, int, setting, text, type SettingGroup } from '../setting-types.js';
 
 export const GRAPHQL_SETTINGS = {
   title: 'GraphQL',

@@ -1,4 +1,4 @@
-import { setting, int, text, url, type SettingGroup } from '../setting-types.js';
+import { int, setting, text, url, type SettingGroup } from '../setting-types.js';
 import { LONG_CREDENTIAL } from './setting-forms.js';
 
 export const OBSERVABILITY_SETTINGS = {

@@ -1,4 +1,4 @@
-import { setting, int, type SettingGroup } from '../setting-types.js';
+import { int, setting, type SettingGroup } from '../setting-types.js';
 
 export const PAYMENT_SETTINGS = {
   title: 'Payments',

@@ -1,4 +1,4 @@
-import { setting, url, text, oneOf, int, type SettingGroup } from '../setting-types.js';
+import { int, oneOf, setting, text, url, type SettingGroup } from '../setting-types.js';
 import { CREDENTIAL, ENRICHMENT_KEY_FORM } from './setting-forms.js';
 
 export const PLATFORM_SETTINGS = {

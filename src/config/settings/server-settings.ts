@@ -1,4 +1,4 @@
-import { setting, int, text, url, list, oneOf, bool, type SettingGroup } from '../setting-types.js';
+import { bool, int, list, oneOf, setting, text, url, type SettingGroup } from '../setting-types.js';
 import { parseOrigins } from './setting-forms.js';
 
 export const SERVER_SETTINGS = {

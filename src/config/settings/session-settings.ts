@@ -1,5 +1,5 @@
-import { setting, text, int, url, oneOf, list, type SettingGroup } from '../setting-types.js';
-import { LONG_CREDENTIAL, CREDENTIAL, parseAmrList, DEFAULT_MFA_AMR } from './setting-forms.js';
+import { int, list, oneOf, setting, text, url, type SettingGroup } from '../setting-types.js';
+import { CREDENTIAL, DEFAULT_MFA_AMR, LONG_CREDENTIAL, parseAmrList } from './setting-forms.js';
 
 export const SESSION_SETTINGS = {
   title: 'Sessions and sign-in',

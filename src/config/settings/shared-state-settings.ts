@@ -1,4 +1,4 @@
-import { setting, text, oneOf, int, list, type SettingGroup } from '../setting-types.js';
+import { int, list, oneOf, setting, text, type SettingGroup } from '../setting-types.js';
 import { parseTokenKeys } from './setting-forms.js';
 
 export const SHARED_STATE_SETTINGS = {

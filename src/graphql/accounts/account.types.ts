@@ -1,4 +1,4 @@
-import { Field, Float, ID, ObjectType, registerEnumType, GraphQLISODateTime } from 'type-graphql';
+import { Field, Float, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum AccountStatus {
   ACTIVE = 'ACTIVE',

@@ -1,4 +1,4 @@
-import { gatewayError, ErrorCode } from '../errors.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 import type { EnrichmentQueryInput } from './enrichment.input.js';
 
 export const MAX_DESCRIPTION_LENGTH = 1000;

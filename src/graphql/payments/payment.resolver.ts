@@ -1,10 +1,9 @@
 import { Arg, Authorized, Ctx, GraphQLISODateTime, ID, Mutation, Query, Resolver } from 'type-graphql';
-import { Permission } from '../authorization.js';
 import type { PlatformCreation } from '../../upstream/platform-types.js';
+import { Permission } from '../authorization.js';
 import type { GatewayContext } from '../context.js';
-import { toPayment, toTransfer } from './payment.mapper.js';
-import { CreatePaymentInput, CreateTransferInput } from './payment.inputs.js';
-import { Payment, PaymentCreation, Transfer, TransferCreation } from './payment.types.js';
+import { ErrorCode, gatewayError } from '../errors.js';
+import { cancelFailure, creationFailure } from './creation-errors.js';
 import {
   checkIdempotencyKey,
   invalidInputError,
@@ -12,8 +11,9 @@ import {
   transferRequestOf,
   type InputProblem,
 } from './payment-validation.js';
-import { cancelFailure, creationFailure } from './creation-errors.js';
-import { ErrorCode, gatewayError } from '../errors.js';
+import { CreatePaymentInput, CreateTransferInput } from './payment.inputs.js';
+import { toPayment, toTransfer } from './payment.mapper.js';
+import { Payment, PaymentCreation, Transfer, TransferCreation } from './payment.types.js';
 
 const IDEMPOTENCY_KEY_DESCRIPTION =
   'Your key for this creation (1-200 printable characters). The same key replays the first result; with another input it is IDEMPOTENCY_CONFLICT. Omitted: the gateway derives one, so the same input again within PAYMENT_DEDUPE_WINDOW_SECONDS replays instead of paying twice.';

@@ -2,8 +2,8 @@ import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { LoggedEvent } from '../../pubsub/pubsub.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
-import { toTransaction } from '../transactions/transaction.mapper.js';
 import { toPayment, toTransfer } from '../payments/payment.mapper.js';
+import { toTransaction } from '../transactions/transaction.mapper.js';
 import {
   AccessRevokedEvent,
   AccountEvent,

@@ -1,9 +1,9 @@
+import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
 import { parseInstant } from '../../lib/instant.js';
 import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
 import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
-import { ErrorCode, gatewayError } from '../errors.js';
-import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
 import type { EventStreamContext } from '../context.js';
+import { ErrorCode, gatewayError } from '../errors.js';
 
 /**
  * The signed-in user's events of one webhook type, optionally narrowed. Always the user's own

@@ -5,8 +5,8 @@ import { toEnrichmentResult } from '../enrichment/enrichment.mapper.js';
 import { EnrichmentResult } from '../enrichment/enrichment.types.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { decodeCursor } from './transaction-cursor.js';
-import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
 import { readTransactions } from './transaction-pager.js';
+import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
 import { PendingTransaction, Transaction, TransactionConnection } from './transaction.types.js';
 
 export const MAX_TRANSACTIONS_PER_PAGE = 100;

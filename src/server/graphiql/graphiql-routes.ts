@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { signInPage } from '../../auth/auth-pages.js';
-import type { SessionManager } from '../../auth/session-manager.js';
 import { sendError, sendHtml } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
+import { signInPage } from '../../auth/auth-pages.js';
+import type { SessionManager } from '../../auth/session-manager.js';
 import type { ScopedRouteRequest } from '../../lib/request-scope.js';
 import { createGraphiqlAssets } from './graphiql-assets.js';
 import { GRAPHIQL_CSP, graphiqlPage } from './graphiql-page.js';

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
+import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
+import { sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayContext } from '../../graphql/context.js';
 import { ErrorCode } from '../../graphql/errors.js';
-import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
-import { sendJson } from '@open-finance-gateway/common/http/respond';
-import type { RequestScope } from '../../lib/request-scope.js';
 import type { DocumentRequest, TrustedDocuments } from '../../graphql/trusted-documents.js';
+import type { RequestScope } from '../../lib/request-scope.js';
 
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '@open-finance-gateway/common/ids';
 import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 import type { ScopedRouteRequest } from '../../lib/request-scope.js';
 import type { DeadLetterStore } from '../../webhooks/dead-letters.js';
 

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from '@open-finance-gateway/common/logger';
 import { sendJson } from '@open-finance-gateway/common/http/respond';
-import { dispatch, routeLabel, type DispatchOptions } from './request-dispatch.js';
-import { RequestScope, requestIdFor } from '../../lib/request-scope.js';
-import { inServerSpan } from '../../lib/tracing.js';
+import type { Logger } from '@open-finance-gateway/common/logger';
+import { requestIdFor, RequestScope } from '../../lib/request-scope.js';
 import { StoreUnavailableError } from '../../lib/store-unavailable.js';
+import { inServerSpan } from '../../lib/tracing.js';
+import { dispatch, routeLabel, type DispatchOptions } from './request-dispatch.js';
 
 export interface GatewayHttpServerOptions extends DispatchOptions {
   logger: Logger;

@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { sendError } from '@open-finance-gateway/common/http/respond';
 
 /**

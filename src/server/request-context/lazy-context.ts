@@ -1,5 +1,5 @@
-import type { GatewayContext } from '../../graphql/context.js';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { GatewayContext } from '../../graphql/context.js';
 import type { RequestLoaders } from '../../loaders/request-loaders.js';
 import type { UserClient } from '../../loaders/user-client.js';
 

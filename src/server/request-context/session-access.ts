@@ -1,9 +1,9 @@
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import { mfaStatus } from '../../auth/app-sign-in.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayConfig } from '../../config/config.js';
 import type { AccessState, EventStreamContext } from '../../graphql/context.js';
-import type { Clock } from '@open-finance-gateway/common/clock';
-import type { Logger } from '@open-finance-gateway/common/logger';
 import type { PubSub } from '../../pubsub/pubsub.js';
 
 /** What a session's access and liveness are read from. */

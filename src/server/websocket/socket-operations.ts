@@ -1,4 +1,4 @@
-import { GraphQLError, getOperationAST, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { getOperationAST, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { Context, SubscribePayload } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import type { Session, SessionManager } from '../../auth/session-manager.js';

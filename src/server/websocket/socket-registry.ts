@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
-import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { Session, SessionManager } from '../../auth/session-manager.js';
 import { CloseCode } from './close-codes.js';
 
 export interface WebSocketLimits {

@@ -3,19 +3,19 @@ import type { Duplex } from 'node:stream';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Clock } from '@open-finance-gateway/common/clock';
+import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
 import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
-import type { Clock } from '@open-finance-gateway/common/clock';
-import type { Logger } from '@open-finance-gateway/common/logger';
-import { CloseCode } from './close-codes.js';
 import { operationOutcome } from '../observability/operation-telemetry.js';
-import { subscribePerEvent } from './per-event-execution.js';
-import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
+import { CloseCode } from './close-codes.js';
 import { startHeartbeat } from './heartbeat.js';
-import { createSharedExecutions } from './shared-executions.js';
+import { subscribePerEvent } from './per-event-execution.js';
 import { createSharedEventReads } from './shared-event-reads.js';
+import { createSharedExecutions } from './shared-executions.js';
+import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
 import { createSocketRegistry, type SocketRegistry, type WebSocketLimits } from './socket-registry.js';
 
 export interface WebSocketOptions {
