@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { startFaultDeployment } from '../support/fault-deployment.js';
 import { startFaultyRedis } from '../support/fault-redis.js';
-import { runFaultStream } from '../support/fault-run.js';
+import { FAULT_COMMAND_TIMEOUT_MS as COMMAND_TIMEOUT_MS, runOneFault } from '../support/fault-run.js';
 import { startInstance } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 import { tokenKeysSetting } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { expectNoLossNoDuplicate } from './fault-expectations.js';
-
-const COMMAND_TIMEOUT_MS = 300;
-const EVENTS = 60;
 
 /** Polls /readyz until it answers `status`; resolves with the milliseconds that took (or Infinity past `limitMs`). */
 async function readinessBecomes(url: string, status: number, limitMs: number): Promise<number> {
@@ -29,32 +25,17 @@ describe('webhooks and readiness when the network to Redis misbehaves', () => {
     track(() => redis.stop());
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
     track(() => proxy.close());
-    const deployment = await startFaultDeployment({
-      redis: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
-      instances: 3,
-      users: 2,
-      commandTimeoutMs: COMMAND_TIMEOUT_MS,
-    });
-    const [a, b, c] = deployment.instances;
-    const report = await runFaultStream({
-      deployment,
-      receivers: [a!],
-      subscribers: [b!, c!],
-      events: EVENTS,
-      faults: [
-        {
-          after: EVENTS / 3,
-          inject: async () => {
-            // Round trips just over the command timeout, then every connection cut twice.
-            proxy.setLatency(COMMAND_TIMEOUT_MS / 2 + 20);
-            await new Promise((resolve) => setTimeout(resolve, 2 * COMMAND_TIMEOUT_MS));
-            proxy.cutAll();
-            proxy.setLatency(0);
-            await new Promise((resolve) => setTimeout(resolve, COMMAND_TIMEOUT_MS));
-            proxy.cutAll();
-          },
-        },
-      ],
+    const report = await runOneFault({
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}` },
+      inject: async () => {
+        // Round trips just over the command timeout, then every connection cut twice.
+        proxy.setLatency(COMMAND_TIMEOUT_MS / 2 + 20);
+        await new Promise((resolve) => setTimeout(resolve, 2 * COMMAND_TIMEOUT_MS));
+        proxy.cutAll();
+        proxy.setLatency(0);
+        await new Promise((resolve) => setTimeout(resolve, COMMAND_TIMEOUT_MS));
+        proxy.cutAll();
+      },
     });
     expect(report.refusedAttempts).toBeGreaterThan(0); // the fault did reach the webhook path
     expectNoLossNoDuplicate(report);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FaultDeployment, FaultUser } from './fault-deployment.js';
+import { startFaultDeployment, type FaultDeployment, type FaultUser } from './fault-deployment.js';
 import { subscribePayments, type FaultSubscriber } from './fault-subscriber.js';
 import type { Instance } from './instances.js';
 import { createPlatformStandIn, type Delivery, type PlatformStandIn } from './platform-stand-in.js';
@@ -57,6 +57,35 @@ export function paymentWebhook(user: FaultUser, id: string): string {
     item_id: id,
     status: 'SENT',
     nonce,
+  });
+}
+
+/** The suite's command timeout and stream length: a fault lasts a few command timeouts. */
+export const FAULT_COMMAND_TIMEOUT_MS = 300;
+const FAULT_EVENTS = 60;
+
+/**
+ * The suite's one shape: three gateway instances and two users on the Redis of `env`, webhooks to
+ * A (and B when `receiversAB`), live subscribers on B and C, and `inject` a third of the way in.
+ */
+export async function runOneFault(options: {
+  env: Record<string, string>;
+  inject: (deployment: FaultDeployment) => Promise<void>;
+  receiversAB?: boolean;
+}): Promise<FaultReport> {
+  const deployment = await startFaultDeployment({
+    redis: options.env,
+    instances: 3,
+    users: 2,
+    commandTimeoutMs: FAULT_COMMAND_TIMEOUT_MS,
+  });
+  const [a, b, c] = deployment.instances;
+  return runFaultStream({
+    deployment,
+    receivers: options.receiversAB ? [a!, b!] : [a!],
+    subscribers: [b!, c!],
+    events: FAULT_EVENTS,
+    faults: [{ after: FAULT_EVENTS / 3, inject: () => options.inject(deployment) }],
   });
 }
 
