@@ -38,7 +38,11 @@ export interface CoreRouteParts {
  */
 export function registerCoreRoutes(router: SandboxRouter, parts: CoreRouteParts): () => void {
   const { state, sandbox } = parts;
-  registerOAuthRoutes(router, state, { codeTtlMs: parts.codeTtlMs });
+  registerOAuthRoutes(router, state, {
+    codeTtlMs: parts.codeTtlMs,
+    appUserEmails: () => new Map(sandbox.identity.users.demoUsers().map((user) => [user.name, user.email])),
+    onConsentAgain: (userId) => sandbox.changes.reconnected(userId),
+  });
   registerUserRoutes(router, state);
   registerAccountRoutes(router, state);
   registerTransactionRoutes(router, state);

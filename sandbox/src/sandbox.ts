@@ -12,6 +12,7 @@ import { createMerchantMatcher } from './enrichment/merchant-matcher.js';
 import { registerSearchRoutes } from './enrichment/search-routes.js';
 import { createSandboxIdentity } from './identity/identity-provider.js';
 import { base32Encode } from './identity/totp.js';
+import { registerLogoRoutes } from './logos/logo-routes.js';
 import { LOAD_USER_PASSWORD, type Sandbox, type SandboxOptions } from './sandbox-api.js';
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
 import { registerCoreRoutes } from './sandbox-routes.js';
@@ -128,6 +129,7 @@ class PlatformSandbox implements Sandbox {
     this.seedWorld(connections);
     const matcher = createMerchantMatcher(categories, this.enrichmentUrl, new Set(connections.map((c) => c._id)));
     registerSearchRoutes(enrichment, this.state, matcher);
+    registerLogoRoutes(enrichment, connections);
 
     const core = new Router<SandboxRequest>();
     this.closeConsole = registerCoreRoutes(core, {

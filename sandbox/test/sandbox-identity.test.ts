@@ -99,6 +99,22 @@ describe('the sandbox identity provider', () => {
     }
   });
 
+  it('shows a demo user the authenticator code of the moment on the code page, with the seconds it has left', async () => {
+    let now = Date.UTC(2026, 0, 1, 9, 0, 10); // 20 s left in its 30 s step
+    const setup = await identityProvider(() => now);
+    const aroha = setup.sandbox.identity.users.byEmail('aroha@demo.example')!;
+    const flow = await startSignIn(setup);
+    const first = await submit(flow, '/login', { email: aroha.email, secret: aroha.demoSecret! });
+    const page = await flow.browser.request(first.location!);
+    const shown = /data-totp-now>(\d{6})</.exec(page.text)?.[1];
+    expect(shown).toBe(totp(aroha.totpSecret!, now));
+    expect(/data-seconds-left>(\d+)</.exec(page.text)?.[1]).toBe('20');
+    expect(page.text).not.toContain('the sign-in page lists');
+    now += 25_000; // the next step: the code shown is still taken
+    const claims = await tokensAfter(setup, flow, await submit(flow, '/verify', { code: shown! }));
+    expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+  });
+
   it('signs in with a password alone only as single-factor (amr pwd), and refuses wrong secrets and codes', async () => {
     const setup = await identityProvider();
     const flow = await startSignIn(setup);

@@ -2,12 +2,20 @@ import { redirect, sendHtml, sendJson } from '@open-finance-gateway/common/http/
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { parseBody, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
-import { consentPage, errorPage } from './consent-page.js';
+import { consentPage, errorPage, type ConsentChoice } from './consent-page.js';
 
 const SCOPES = new Set(['ENDURING_CONSENT', 'ONEOFF']);
 
 export interface OAuthOptions {
   codeTtlMs: number;
+  /** The demo app users' sign-in e-mails by name, so the consent page can say which customer is whose. */
+  appUserEmails: () => Map<string, string>;
+  /**
+   * A user who already gave this app access consented again: a reconnection, after which (as on
+   * the live platform) the accounts it had lost access to (INACTIVE) are ACTIVE again. A first
+   * consent changes nothing, so the demo world's INACTIVE account stays so until someone reconnects.
+   */
+  onConsentAgain: (userId: string) => void;
 }
 
 /**
@@ -18,7 +26,12 @@ export function registerOAuthRoutes(router: SandboxRouter, state: SandboxState, 
   const authorizePage = ({ url, res }: SandboxRequest) => {
     const problem = validateClient(url.searchParams, state);
     if (problem) return sendHtml(res, 400, errorPage(problem));
-    sendHtml(res, 200, consentPage(url.searchParams, [...state.users.values()]));
+    const emails = options.appUserEmails();
+    const choices: ConsentChoice[] = [...state.users.values()].map((user) => ({
+      user,
+      appUserEmail: emails.get(user.preferred_name),
+    }));
+    sendHtml(res, 200, consentPage(url.searchParams, choices));
   };
   router.on('GET', '/oauth/authorize', authorizePage);
   // The live platform serves it at its OAuth origin's root (the SDK's default path is empty).
@@ -52,6 +65,8 @@ export function registerOAuthRoutes(router: SandboxRouter, state: SandboxState, 
       used: false,
     });
     back.searchParams.set('code', code);
+    const again = [...state.tokens.values()].some((token) => token.userId === user._id && !token.revoked);
+    if (again) options.onConsentAgain(user._id);
     redirect(request.res, back.href);
   });
 

@@ -1,3 +1,4 @@
+import { logoFileOf } from '../logos/logo-files.js';
 import { sandboxId } from './sandbox-ids.js';
 
 export interface SandboxConnection {
@@ -26,7 +27,7 @@ export function buildConnections(logoBaseUrl: string): SandboxConnection[] {
   return BANKS.map((name, index) => ({
     _id: sandboxId('conn', name),
     name,
-    logo: `${logoBaseUrl}/logos/connections/${name.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}.png`,
+    logo: `${logoBaseUrl}/logos/connections/${logoFileOf(name)}`,
     connection_type: index < 5 ? 'official' : 'classic',
     // The sandbox's app migrates no one, so every bank takes new connections.
     new_connections_enabled: true,

@@ -1,6 +1,7 @@
 import type { SandboxCategory } from '../data/categories.js';
 import { CATEGORY_KEYWORDS, MERCHANTS, type MerchantDefinition } from '../data/merchants.js';
 import { sandboxId } from '../data/sandbox-ids.js';
+import { PLACEHOLDER_LOGO_FILE } from '../logos/logo-files.js';
 
 export interface SearchQuery {
   description: string;
@@ -101,7 +102,7 @@ export function createMerchantMatcher(
       const payload = {
         _id: merchant.id,
         name: definition.name,
-        logo: `${logoBaseUrl}/logos/merchants/${definition.noLogo ? 'default' : definition.slug}.png`,
+        logo: `${logoBaseUrl}/logos/merchants/${definition.noLogo ? PLACEHOLDER_LOGO_FILE : `${definition.slug}.png`}`,
         ...(definition.website ? { website: definition.website } : {}),
       };
       return [merchant, payload] as const;

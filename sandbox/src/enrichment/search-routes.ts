@@ -7,12 +7,6 @@ import type { MerchantMatcher, SearchQuery, SearchResult } from './merchant-matc
 /** The live service is reported to take up to 1000 queries per call; the sandbox enforces that. */
 export const SANDBOX_MAX_QUERIES_PER_SEARCH = 1000;
 
-/** A 1×1 PNG: the sandbox has no merchant artwork, but logo URLs must resolve to an image. */
-const PLACEHOLDER_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 export function registerSearchRoutes(router: SandboxRouter, state: SandboxState, matcher: MerchantMatcher): void {
   // Categories and merchants are shared objects (a hundred or so), so their JSON is written once
   // and each result is assembled from it: serialising a 1,000-query answer (~400 KB) whole was
@@ -38,15 +32,6 @@ export function registerSearchRoutes(router: SandboxRouter, state: SandboxState,
     );
     if (state.enrichmentFault.reverseOrder) items.reverse();
     sendJsonText(request.res, 200, `{"success":true,"items":[${items.join(',')}]}`);
-  });
-
-  router.on('GET', '/logos/merchants/:file', ({ res }) => {
-    res.writeHead(200, {
-      'content-type': 'image/png',
-      'content-length': PLACEHOLDER_PNG.length,
-      'cache-control': 'public, max-age=86400',
-    });
-    res.end(PLACEHOLDER_PNG);
   });
 }
 

@@ -43,12 +43,23 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   );
 }
 
-export function secondFactorPage(uid: string, factor: 'otp' | 'sms', hint: string, error?: string): string {
+/** Where the second factor's code is; for a demo user's authenticator, the code itself and its seconds left. */
+export interface SecondFactorHint {
+  text: string;
+  demoCode?: { code: string; secondsLeft: number };
+}
+
+export function secondFactorPage(uid: string, factor: 'otp' | 'sms', hint: SecondFactorHint, error?: string): string {
+  const demo = hint.demoCode
+    ? `<p class="note">Sandbox authenticator: the code now is <strong><code data-totp-now>${escapeHtml(hint.demoCode.code)}</code></strong>,
+for <span data-seconds-left>${hint.demoCode.secondsLeft}</span> more seconds (and accepted for 30 seconds after).
+<a href="/interaction/${escapeHtml(uid)}/verify">Show the next code</a></p>`
+    : '';
   return page(
     'Sandbox sign-in: second step',
     `<h1>${factor === 'otp' ? 'Authenticator code' : 'SMS code'}</h1>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<p>${escapeHtml(hint)}</p>
+<p>${escapeHtml(hint.text)}</p>${demo}
 <form method="post" action="/interaction/${escapeHtml(uid)}/verify">
 <label for="code">6-digit code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="\\d{6}" required>
 <button type="submit">Sign in</button></form>`,

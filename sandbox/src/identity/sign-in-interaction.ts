@@ -5,10 +5,10 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { readRawBody } from '@open-finance-gateway/common/http/read-body';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
 import { AttemptLimiter } from './attempt-limiter.js';
-import { loginPage, messagePage, secondFactorPage } from './identity-pages.js';
+import { loginPage, messagePage, secondFactorPage, type SecondFactorHint } from './identity-pages.js';
 import { secretMatches, type IdentityUser, type IdentityUsers } from './identity-users.js';
 import type { Outbox } from './outbox.js';
-import { totp, verifyTotp } from './totp.js';
+import { STEP_SECONDS, totp, verifyTotp } from './totp.js';
 
 /** Authentication method references (RFC 8176) for each way of signing in. */
 const AMR: Record<IdentityUser['method'], string[]> = {
@@ -55,7 +55,7 @@ export class SignInInteraction {
   /** GET of the interaction: the second-factor page when one is pending, else the sign-in page. */
   show(res: ServerResponse, uid: string, atVerify: boolean): void {
     const entry = this.pending.get(uid);
-    if (atVerify && entry) return sendHtml(res, 200, secondFactorPage(uid, entry.factor, hintFor(entry)));
+    if (atVerify && entry) return sendHtml(res, 200, secondFactorPage(uid, entry.factor, this.hintFor(entry)));
     sendHtml(res, 200, loginPage(uid, this.demoRows()));
   }
 
@@ -104,7 +104,7 @@ export class SignInInteraction {
     }
     entry.attemptsLeft -= 1;
     if (entry.attemptsLeft > 0)
-      return sendHtml(res, 401, secondFactorPage(uid, entry.factor, hintFor(entry), 'That code is not right.'));
+      return sendHtml(res, 401, secondFactorPage(uid, entry.factor, this.hintFor(entry), 'That code is not right.'));
     this.pending.delete(uid);
     sendHtml(res, 401, messagePage('Sign-in stopped', 'Too many wrong codes. Start signing in again.', 'error'));
   }
@@ -133,10 +133,20 @@ export class SignInInteraction {
       at: new Date(this.clock()).toISOString(),
     });
   }
-}
 
-function hintFor(entry: PendingSecondFactor): string {
-  return entry.factor === 'otp'
-    ? 'Enter the code your authenticator app shows (the sign-in page lists the demo user\u2019s current code).'
-    : `We sent a code to ${entry.user.phone!.replace(/\d(?=[\d ]{4})/g, '•')} (see the sandbox outbox).`;
+  /**
+   * What the second-factor page says: where the code is. A demo user's authenticator is the sandbox
+   * itself, so the page shows the code of the moment and how long it has left.
+   */
+  private hintFor(entry: PendingSecondFactor): SecondFactorHint {
+    if (entry.factor === 'sms')
+      return {
+        text: `We sent a code to ${entry.user.phone!.replace(/\d(?=[\d ]{4})/g, '•')} (see the sandbox outbox).`,
+      };
+    const text = 'Enter the code your authenticator app shows.';
+    if (entry.user.demoSecret === undefined) return { text };
+    const now = this.clock();
+    const secondsLeft = STEP_SECONDS - (Math.floor(now / 1000) % STEP_SECONDS);
+    return { text, demoCode: { code: totp(entry.user.totpSecret!, now), secondsLeft } };
+  }
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const STEP_SECONDS = 30;
+export const STEP_SECONDS = 30;
 const DIGITS = 6;
 
 export function base32Encode(bytes: Buffer): string {

@@ -34,6 +34,12 @@ export class WorldChanges {
     return true;
   }
 
+  /** A new consent: the user's accounts the platform had lost access to are ACTIVE again (ACCOUNT UPDATE each). */
+  reconnected(userId: string): void {
+    for (const account of this.state.visibleAccounts(userId))
+      if (account.status === 'INACTIVE') this.setAccountStatus(account._id, 'ACTIVE');
+  }
+
   /**
    * The user revoked the app outside it: every token of theirs dies (TOKEN DELETE each), and as the
    * app lost the user, the platform cancels their other webhooks. Returns how many tokens died.
