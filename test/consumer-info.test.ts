@@ -28,6 +28,9 @@ describe('the consumer information page', () => {
     expect(text).toContain(VIEWPORT);
     expect(text).toContain('Connect your bank to Kiwi Money');
     expect(text).toContain('the platform sandbox'); // the platform's name (on the sandbox)
+    // A sentence starts with a capital, and the platform is not said to be itself.
+    expect(text).toContain('The platform sandbox connects Kiwi Money to your bank');
+    expect(text).not.toMatch(/\. the |is the open finance platform/);
     expect(text).toContain('enduring access');
     expect(text).toContain('Payments and transfers you start in Kiwi Money');
     expect(text).toContain('revoke all access');

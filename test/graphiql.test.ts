@@ -44,5 +44,13 @@ describe('GraphiQL', () => {
     const page = await browser.request(`${gateway.url}/graphql`, { headers: HTML });
     expect(page.text).not.toContain('graphiql');
     expect((await browser.request(`${gateway.url}/graphiql/assets/graphiql.js`)).status).toBe(404);
+    // A browser opening the address (as after a sign-in that returns there) is told what to do, in
+    // HTML, instead of meeting the CSRF refusal's JSON; a GraphQL GET is still answered as one.
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('GRAPHIQL_ENABLED=true');
+    expect(page.text).toContain('go back to your app');
+    const query = await browser.request(`${gateway.url}/graphql?query=%7B__typename%7D`, { headers: HTML });
+    expect(query.headers.get('content-type')).not.toContain('text/html');
   });
 });

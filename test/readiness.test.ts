@@ -151,5 +151,7 @@ describe('the accreditation readiness report', () => {
     expect((await fetch(`${gateway.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
     const line = gateway.logs.find((entry) => String(entry.msg).startsWith('accreditation readiness'));
     expect(line).toMatchObject({ fail: 5, checks: expect.arrayContaining([{ id: 'oauth-state', verdict: 'pass' }]) });
+    // A first start on a laptop: the failures are said to be expected there.
+    expect(line?.msg).toContain('failures expected on the embedded sandbox');
   });
 });

@@ -43,6 +43,7 @@ describe('the standalone sandbox', () => {
       'CORE_API_URL',
       'ENRICHMENT_API_KEY',
       'ENRICHMENT_API_URL',
+      'GRAPHQL_INTROSPECTION',
       'OAUTH_AUTHORIZE_URL',
       'OIDC_CLIENT_ID',
       'OIDC_CLIENT_SECRET',
@@ -50,7 +51,8 @@ describe('the standalone sandbox', () => {
       'SESSION_SECRET',
     ]);
     // Everything a gateway needs with real upstream URLs: its configuration check passes.
-    expect(() => loadConfig(first)).not.toThrow();
+    // …and it serves GraphiQL, as a gateway on the embedded sandbox does.
+    expect(loadConfig(first).graphql).toMatchObject({ introspection: true, graphiql: true });
     const again = await standalone('seed-one');
     const other = await standalone('seed-two');
     for (const key of ['APP_TOKEN', 'APP_SECRET', 'ENRICHMENT_API_KEY', 'SESSION_SECRET', 'OIDC_CLIENT_SECRET']) {

@@ -60,6 +60,8 @@ async function main(): Promise<void> {
       `  OIDC_ISSUER=${sandbox.identity.issuer}`,
       `  OIDC_CLIENT_ID=${sandbox.identity.clientId}`,
       `  OIDC_CLIENT_SECRET=${sandbox.identity.clientSecret}`,
+      // Development against a sandbox: GraphiQL and introspection on, as on the embedded sandbox.
+      '  GRAPHQL_INTROSPECTION=true',
       ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
       '',
       `Console (the demo world, webhook deliveries, payments and every control): ${sandbox.consoleUrl}`,

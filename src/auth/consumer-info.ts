@@ -38,10 +38,10 @@ again each time.</p>
 <p>In {{appName}}: disconnect one account, or revoke all access (deleting your {{appName}} account does this too).
 At {{platformName}}: remove {{appName}} from your connections. Either way the access ends at once, and {{appName}}
 deletes the data it holds about you.</p>
-<h2>Who {{platformName}} is</h2>
-<p>{{platformName}} is the open finance platform that connects {{appName}} to your bank. You sign in to your bank
-through {{platformName}}: {{appName}} never sees your bank password. {{appName}} is accredited by {{platformName}} and
-follows its rules for keeping your data safe.</p>`;
+<h2>About {{platformName}}</h2>
+<p>{{PlatformName}} connects {{appName}} to your bank: it is an open finance platform. You sign in to your bank
+through {{platformName}}, so {{appName}} never sees your bank password. {{appName}} is accredited by {{platformName}}
+and follows its rules for keeping your data safe.</p>`;
 
 function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole);
@@ -56,6 +56,8 @@ export function consumerInfoPage(settings: ConsumerInfoSettings, continueHref: s
   const values = {
     appName: escapeHtml(settings.appName),
     platformName: escapeHtml(settings.platformName),
+    // For a sentence that starts with it ("the platform sandbox" → "The platform sandbox").
+    PlatformName: escapeHtml(settings.platformName.charAt(0).toUpperCase() + settings.platformName.slice(1)),
     privacyNoticeUrl: escapeHtml(settings.privacyNoticeUrl ?? ''),
     paymentsHeading: settings.payments ? ' and do' : '',
     paymentsItem: settings.payments

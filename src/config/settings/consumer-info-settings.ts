@@ -28,7 +28,7 @@ export const CONSUMER_INFO_SETTINGS = {
       bounds: 'a readable, non-empty file; read at start',
       usedBy: 'the consumer information page',
       description:
-        'A file with your own body for the consumer information page (HTML; `{{appName}}`, `{{platformName}}`, `{{privacyNoticeUrl}}`, `{{paymentsHeading}}` and `{{paymentsItem}}` are filled in). A missing or empty file stops the gateway.',
+        'A file with your own body for the consumer information page (HTML; `{{appName}}`, `{{platformName}}` (`{{PlatformName}}` to start a sentence), `{{privacyNoticeUrl}}`, `{{paymentsHeading}}` and `{{paymentsItem}}` are filled in). A missing or empty file stops the gateway.',
       example: './consumer-info.html',
       envNote: 'your own text for that page (HTML with {{appName}} etc.)',
     }),

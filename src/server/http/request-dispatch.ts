@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redirect, sendError, sendJson } from '@open-finance-gateway/common/http/respond';
+import { redirect, sendError, sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
 import type { RequestScope, ScopedRouteRequest } from '../../lib/request-scope.js';
+import { graphiqlOffPage } from '../graphiql/graphiql-off-page.js';
 import { wantsHtml } from '../graphiql/graphiql-routes.js';
 import { handleCors } from './cors.js';
 import { originRefused } from './origin-policy.js';
@@ -51,7 +52,11 @@ export async function dispatch(
     );
   }
   if (url.pathname === '/graphql') {
-    if (options.graphiql && wantsHtml(req)) return options.graphiql(req, res);
+    if (wantsHtml(req)) {
+      if (options.graphiql) return options.graphiql(req, res);
+      // A browser opening the address, not a GraphQL GET (which carries a query or a document id).
+      if (url.search === '') return sendHtml(res, 200, graphiqlOffPage());
+    }
     if (req.method !== 'GET' && req.method !== 'POST') {
       return sendJson(
         res,
