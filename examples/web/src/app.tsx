@@ -34,14 +34,7 @@ export function App({ gatewayUrl, endSession }: AppProps) {
     if (session.error && !isSignedOut(session.error))
       return <ErrorMessage error={session.error} retry={() => void session.refetch()} />;
     return (
-      <>
-        {notice && (
-          <p role="status" className="notice">
-            {notice}
-          </p>
-        )}
-        <SignInScreen gatewayUrl={gatewayUrl} connectUrl={connection?.connectUrl} onSignedIn={signedIn} />
-      </>
+      <SignInScreen gatewayUrl={gatewayUrl} connectUrl={connection?.connectUrl} notice={notice} onFinished={signedIn} />
     );
   }
   return <SignedInShell gatewayUrl={gatewayUrl} onSignedOut={signedOut} />;

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { statusInWords } from '../lib/status-words';
 
 interface LiveStatusProps {
   label: string;
@@ -8,8 +9,9 @@ interface LiveStatusProps {
 }
 
 /**
- * A payment's or transfer's status as it changes, with every status seen so far. The status comes
- * from Apollo's cache, which the subscription's events update (the object is normalised by id).
+ * A payment's or transfer's status as it changes, in words beside the platform's code, with every
+ * status seen so far. It comes from Apollo's cache, which the subscription's events update (the
+ * object is normalised by id).
  */
 export function LiveStatus({ label, status, statusText, final }: LiveStatusProps) {
   const [seen, setSeen] = useState<string[]>([status]);
@@ -17,13 +19,14 @@ export function LiveStatus({ label, status, statusText, final }: LiveStatusProps
   return (
     <section aria-label={label} className="card" data-status={status} data-final={String(final)}>
       <p>
-        Status: <strong className="status">{status}</strong>
-        {final ? ' (final)' : ' (updating live)'}
+        <strong className="status">{statusInWords(status, statusText)}</strong> <code>{status}</code>
       </p>
-      {statusText && <p className="muted">{statusText}</p>}
+      <p className="muted" aria-live="polite">
+        {final ? 'This is its final status.' : 'Updating live…'}
+      </p>
       <ol aria-label="Status history" className="history">
         {seen.map((step, index) => (
-          <li key={`${index}-${step}`}>{step}</li>
+          <li key={`${index}-${step}`}>{statusInWords(step)}</li>
         ))}
       </ol>
     </section>

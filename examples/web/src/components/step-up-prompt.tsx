@@ -1,20 +1,18 @@
-import { useCallback } from 'react';
 import { useGatewayWindow } from '../lib/gateway-window';
 
 interface StepUpPromptProps {
   /** `extensions.stepUpUrl` of the STEP_UP_REQUIRED error. */
   url: string;
-  /** Called once the session's second factor is fresh again: send the same request again. */
+  /** Called once the gateway has the fresh second factor: send the same request again. */
   onStepUp: () => void;
 }
 
 /** The gateway wants a fresh second factor before money moves: authenticate again, then carry on. */
 export function StepUpPrompt({ url, onStepUp }: StepUpPromptProps) {
-  const fresh = useCallback((session: { mfa: string }) => session.mfa === 'FRESH', []);
-  const { state, open } = useGatewayWindow(fresh, onStepUp);
+  const { state, open } = useGatewayWindow(onStepUp);
   return (
     <div role="alertdialog" aria-label="Confirm it’s you" className="confirm">
-      <p>For your security, confirm it’s you (password and authenticator code) before this payment is sent.</p>
+      <p>For your security, confirm it’s you (password and authenticator code) before the money moves.</p>
       <button type="button" onClick={() => open(url)} disabled={state === 'waiting'}>
         {state === 'waiting' ? 'Waiting for confirmation…' : 'Confirm it’s you'}
       </button>

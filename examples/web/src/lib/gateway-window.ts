@@ -1,50 +1,56 @@
-import { useApolloClient } from '@apollo/client/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { SessionDocument, type SessionQuery } from '../__generated__/graphql';
 
-type Session = SessionQuery['bankConnection'];
 export type WindowState = 'idle' | 'waiting' | 'blocked' | 'closed';
 
-const CHECK_EVERY_MS = 1_000;
+/** The page the gateway sends a finished flow back to (public/flow-done.html): it tells the app, then closes. */
+const FLOW_DONE_PATH = '/flow-done.html';
+const CHANNEL = 'gateway-flow';
+const CHECK_CLOSED_EVERY_MS = 500;
 
 /**
- * Runs one of the gateway's browser flows (sign-in, bank connection, step-up) in a window of its
- * own and resolves when the session shows it finished (`done`). The gateway returns such flows
- * only to a path on its own origin, so the app cannot be redirected back to; it asks the
- * gateway instead, once a second, and closes the window when the answer changes.
+ * One of the gateway's links (sign-in, bank connection, reconnection, step-up) made to return to
+ * the app's small flow-done page. The gateway sends a finished flow to `returnTo` when it is on an
+ * origin it allows (ALLOWED_ORIGINS), so neither GraphiQL nor a second copy of the app opens.
  */
-export function useGatewayWindow(done: (session: Session) => boolean, onDone: () => void) {
-  const client = useApolloClient();
+export function returningToApp(link: string): string {
+  const url = new URL(link);
+  url.searchParams.set('returnTo', `${window.location.origin}${FLOW_DONE_PATH}`);
+  return url.href;
+}
+
+/**
+ * Runs a gateway flow in a window of its own, the way sign-in does, and calls `onDone` when the
+ * gateway sends that window back to the app. The window stays on the gateway's and the platform's
+ * pages (the app never sees a password or a bank token), and the app keeps its state meanwhile.
+ */
+export function useGatewayWindow(onDone: () => void) {
   const [state, setState] = useState<WindowState>('idle');
   const popup = useRef<Window | null>(null);
-  // The latest callbacks, so the timer below is not restarted by every render.
-  const callbacks = useRef({ done, onDone });
-  callbacks.current = { done, onDone };
+  // The latest callback, so the listener below is not renewed by every render.
+  const done = useRef(onDone);
+  done.current = onDone;
 
-  const open = useCallback((url: string) => {
-    popup.current = window.open(url, 'gateway', 'popup,width=480,height=720');
+  const open = useCallback((link: string) => {
+    popup.current = window.open(returningToApp(link), 'gateway', 'popup,width=480,height=720');
     setState(popup.current ? 'waiting' : 'blocked');
   }, []);
 
   useEffect(() => {
     if (state !== 'waiting') return;
-    const timer = setInterval(() => {
-      client
-        .query({ query: SessionDocument, fetchPolicy: 'network-only' })
-        .then(({ data }) => {
-          if (data && callbacks.current.done(data.bankConnection)) {
-            popup.current?.close();
-            setState('idle');
-            callbacks.current.onDone();
-          } else if (popup.current?.closed) setState('closed');
-        })
-        .catch(() => {
-          // Signed out still (or for a moment unreachable): the flow is not finished yet.
-          if (popup.current?.closed) setState('closed');
-        });
-    }, CHECK_EVERY_MS);
-    return () => clearInterval(timer);
-  }, [state, client]);
+    const channel = new BroadcastChannel(CHANNEL);
+    channel.onmessage = () => {
+      popup.current?.close();
+      setState('idle');
+      done.current();
+    };
+    const closed = setInterval(() => {
+      if (popup.current?.closed) setState((now) => (now === 'waiting' ? 'closed' : now));
+    }, CHECK_CLOSED_EVERY_MS);
+    return () => {
+      channel.close();
+      clearInterval(closed);
+    };
+  }, [state]);
 
   return { state, open };
 }

@@ -1,15 +1,19 @@
 import { useQuery, useSubscription } from '@apollo/client/react';
 import { AccountChangesDocument, AccountsDocument, type AccountsQuery } from '../__generated__/graphql';
+import { Logo } from '../components/logo';
 import { ErrorMessage, Loading } from '../components/query-state';
+import { useGatewayWindow } from '../lib/gateway-window';
 import { formatMoney } from '../lib/money';
 
 type Account = AccountsQuery['accounts'][number];
 
-/** Accounts with balances and their bank; an inactive one asks the user to reconnect. */
+/** Accounts with balances and their bank; an inactive one asks the user to reconnect, in the sign-in window. */
 export function AccountsScreen() {
   const { data, loading, error, refetch } = useQuery(AccountsDocument);
   // Status changes arrive live and update the cached accounts by id.
   useSubscription(AccountChangesDocument);
+  // Back from the platform's consent: read the accounts again (the reconnected one is ACTIVE now).
+  const reconnect = useGatewayWindow(() => void refetch());
   if (loading && !data) return <Loading what="accounts" />;
   if (error && !data) return <ErrorMessage error={error} retry={() => void refetch()} />;
   const accounts = data?.accounts ?? [];
@@ -19,32 +23,34 @@ export function AccountsScreen() {
       {accounts.length === 0 && <p>No accounts are shared with this app.</p>}
       <ul className="list" aria-label="Accounts">
         {accounts.map((account) => (
-          <AccountRow key={account.id} account={account} />
+          <AccountRow key={account.id} account={account} onReconnect={reconnect.open} />
         ))}
       </ul>
+      {reconnect.state === 'waiting' && <p role="status">Finish reconnecting in the window that opened…</p>}
+      {reconnect.state === 'blocked' && <p role="alert">Allow pop-ups for this site, then try again.</p>}
     </section>
   );
 }
 
-function AccountRow({ account }: { account: Account }) {
+function AccountRow({ account, onReconnect }: { account: Account; onReconnect: (url: string) => void }) {
   const { balance, bank } = account;
   return (
     <li className="row" data-account-id={account.id} data-status={account.status}>
-      {bank.logo ? <img src={bank.logo} alt="" width={32} height={32} /> : <span className="logo" />}
+      <Logo src={bank.logo} name={bank.name} />
       <div className="grow">
         <strong>{account.name}</strong>
         <div className="muted">
           {bank.name} · {account.formattedAccount ?? account.type}
         </div>
         {account.needsReconnection && (
-          <p role="alert" className="alert">
+          <div role="alert" className="alert">
             {bank.name} no longer gives access to this account.{' '}
             {account.reconnectUrl && (
-              <a href={account.reconnectUrl} target="_blank" rel="noreferrer">
+              <button type="button" onClick={() => onReconnect(account.reconnectUrl!)}>
                 Reconnect {bank.name}
-              </a>
+              </button>
             )}
-          </p>
+          </div>
         )}
       </div>
       {balance && (

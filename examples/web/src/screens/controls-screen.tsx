@@ -1,9 +1,13 @@
 import { useMutation } from '@apollo/client/react';
 import { DeleteMyAccountDocument, RevokeAllAccessDocument } from '../__generated__/graphql';
 import { ConfirmAction } from '../components/confirm-action';
+import { ConnectedAccounts } from '../components/connected-accounts';
 import { ErrorMessage } from '../components/query-state';
 
-/** The consumer's controls: stop the app's access to their bank, or delete their account with the app. */
+/**
+ * The consumer's controls, as the platform's accreditation rules list them: every connected account
+ * whatever its status, stop sharing one, revoke all access, delete my account.
+ */
 export function ControlsScreen({ onSignedOut }: { onSignedOut: (reason: string) => void }) {
   const [revoke, revoking] = useMutation(RevokeAllAccessDocument);
   const [remove, removing] = useMutation(DeleteMyAccountDocument);
@@ -22,12 +26,16 @@ export function ControlsScreen({ onSignedOut }: { onSignedOut: (reason: string) 
     <section aria-labelledby="controls-title">
       <h2 id="controls-title">Privacy and access</h2>
       <div className="card">
+        <h3>Accounts you share with this app</h3>
+        <ConnectedAccounts />
+      </div>
+      <div className="card">
         <h3>Stop sharing your bank data</h3>
         <p>Ends this app’s access to every connected account and signs you out everywhere.</p>
         <ConfirmAction
-          label="Revoke access"
+          label="Revoke all access"
           warning="The app will no longer see your accounts or make payments. You can connect again later."
-          confirmLabel="Yes, revoke access"
+          confirmLabel="Yes, revoke all access"
           busy={revoking.loading}
           onConfirm={() => void revokeAccess()}
         />

@@ -1,33 +1,37 @@
-import { useCallback } from 'react';
 import { useGatewayWindow } from '../lib/gateway-window';
 
 interface SignInScreenProps {
   gatewayUrl: string;
   /** Signed in, not connected yet: where the gateway sends the user to connect their bank. */
   connectUrl?: string;
-  onSignedIn: () => void;
+  /** Why the user is here (signed out, access revoked…): said once, instead of the welcome line. */
+  notice?: string;
+  /** The sign-in (or connection) window came back: ask the gateway who is signed in now. */
+  onFinished: () => void;
 }
-
-const connected = (session: { connected: boolean }) => session.connected;
 
 /**
  * Signed out, or signed in without a bank connection. Sign-in happens at the gateway (its identity
  * provider with password and second factor, then the consumer information and consent pages), in
- * a window of its own; this screen carries on once the gateway reports a connected session.
+ * a window of its own that the gateway sends back to the app when it is done.
  */
-export function SignInScreen({ gatewayUrl, connectUrl, onSignedIn }: SignInScreenProps) {
-  const finished = useCallback(() => onSignedIn(), [onSignedIn]);
-  const { state, open } = useGatewayWindow(connected, finished);
-  const url = connectUrl ?? `${gatewayUrl}/auth/login?returnTo=%2Fgraphql`;
+export function SignInScreen({ gatewayUrl, connectUrl, notice, onFinished }: SignInScreenProps) {
+  const { state, open } = useGatewayWindow(onFinished);
+  const link = connectUrl ?? `${gatewayUrl}/auth/login`;
+  const lead = connectUrl
+    ? 'You are signed in. Connect your bank to see your accounts and make payments.'
+    : 'Your accounts, spending and payments in one place. Sign in with your password and authenticator code.';
   return (
     <main className="narrow">
-      <h1>Your money, in one place</h1>
-      <p>
-        {connectUrl
-          ? 'You are signed in. Connect your bank to see your accounts and make payments.'
-          : 'You are signed out. Sign in with your password and authenticator code.'}
-      </p>
-      <button type="button" className="primary" onClick={() => open(url)} disabled={state === 'waiting'}>
+      <h1>Kete</h1>
+      {notice ? (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      ) : (
+        <p>{lead}</p>
+      )}
+      <button type="button" className="primary" onClick={() => open(link)} disabled={state === 'waiting'}>
         {connectUrl ? 'Connect your bank' : 'Sign in'}
       </button>
       {state === 'waiting' && (

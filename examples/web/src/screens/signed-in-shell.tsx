@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { AccessRevokedDocument, MeDocument } from '../__generated__/graphql';
 import { AccountsScreen } from './accounts-screen';
 import { ControlsScreen } from './controls-screen';
+import { IdentityScreen } from './identity-screen';
 import { PaymentScreen } from './payment-screen';
 import { TransactionsScreen } from './transactions-screen';
 import { TransferScreen } from './transfer-screen';
@@ -12,6 +13,7 @@ const SCREENS = {
   transactions: { title: 'Transactions', Screen: TransactionsScreen },
   pay: { title: 'Pay', Screen: PaymentScreen },
   transfer: { title: 'Transfer', Screen: TransferScreen },
+  identity: { title: 'Your name', Screen: IdentityScreen },
 } as const;
 type ScreenName = keyof typeof SCREENS | 'controls';
 
@@ -38,7 +40,9 @@ export function SignedInShell({ gatewayUrl, onSignedOut }: SignedInShellProps) {
   return (
     <>
       <header className="bar">
-        <span>{me.data ? `Kia ora, ${me.data.me.preferredName ?? 'there'}` : ' '}</span>
+        <span>
+          <strong>Kete</strong> {me.data ? `· Kia ora, ${me.data.me.preferredName ?? 'there'}` : ''}
+        </span>
         <button type="button" onClick={() => void signOut()}>
           Sign out
         </button>

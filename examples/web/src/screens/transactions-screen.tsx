@@ -1,5 +1,6 @@
 import { useQuery } from '@apollo/client/react';
 import { TransactionsPageDocument, type TransactionsPageQuery } from '../__generated__/graphql';
+import { Logo } from '../components/logo';
 import { ErrorMessage, Loading } from '../components/query-state';
 import { formatDate, formatMoney } from '../lib/money';
 
@@ -43,7 +44,7 @@ function TransactionRow({ transaction }: { transaction: Transaction }) {
   const category = transaction.enrichment?.category;
   return (
     <li className="row" data-transaction-id={transaction.id}>
-      {merchant?.logo ? <img src={merchant.logo} alt="" width={32} height={32} /> : <span className="logo" />}
+      <Logo src={merchant?.logo} name={merchant?.name ?? transaction.description} />
       <div className="grow">
         <strong className="merchant">{merchant?.name ?? transaction.description}</strong>
         <div className="muted">
