@@ -1,15 +1,15 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { authenticate, signIn } from './support/example-app.js';
 import { buildExampleWeb, bundleText, serveStatic } from './support/example-web.js';
-import { startGateway, type TestGateway } from './support/gateway.js';
+import { startGateway } from './support/gateway.js';
 import { freePort } from './support/instances.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
 declare const document: { documentElement: { scrollWidth: number } };
 declare const window: { innerWidth: number; journey?: string };
 
-const DEMO_USER = 'aroha@demo.example';
 /** How long a step may take to show (the sandbox settles a payment or transfer after a second). */
 const WAIT = { timeout: 10_000 };
 /** A value the build's environment holds that must not reach the bundle (only VITE_ variables do). */
@@ -132,32 +132,6 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }
     expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' }).length).toBeGreaterThan(0);
   });
 });
-
-/** Signs in through the gateway in the window the app opens: password, authenticator code, consumer information, consent. */
-async function signIn(page: Page, gateway: TestGateway): Promise<void> {
-  const opened = page.context().waitForEvent('page');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  const popup = await opened;
-  await authenticate(popup, gateway);
-  await popup.getByRole('link', { name: /^Continue to/ }).click();
-  await popup
-    .getByRole('button', { name: /^Connect as/ })
-    .first()
-    .click();
-  // The app notices the connected session and closes the window itself.
-  await popup.waitForEvent('close');
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
-
-/** At the identity provider, in the window the app opened: password, then the authenticator code. */
-async function authenticate(popup: Page, gateway: TestGateway): Promise<void> {
-  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
-  await popup.locator('#email').fill(DEMO_USER);
-  await popup.locator('#secret').fill(user.demoSecret!);
-  await popup.getByRole('button', { name: 'Continue' }).click();
-  await popup.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
-  await popup.getByRole('button', { name: 'Sign in' }).click();
-}
 
 /** The layout viewport and content width: both 390 on a phone only when nothing overflows. */
 function layoutWidth(page: Page) {
