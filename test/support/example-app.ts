@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { AppOptions } from '../../src/app.js';
 import { launchChromium } from './chromium.js';
 import { serveStatic } from './example-web.js';
@@ -44,11 +45,18 @@ export async function signIn(page: Page, gateway: TestGateway): Promise<void> {
   const opened = page.context().waitForEvent('page');
   await page.getByRole('button', { name: 'Sign in' }).click();
   const popup = await opened;
+  const visited: string[] = [];
+  popup.on('framenavigated', (frame) => {
+    if (frame === popup.mainFrame()) visited.push(new URL(frame.url()).pathname);
+  });
   await authenticate(popup, gateway);
   await consent(popup);
   // The gateway sends the window back to the app's flow-done page; the app closes it and carries on.
   await popup.waitForEvent('close');
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  // Never GraphiQL (nor a second copy of the app) in the sign-in window.
+  expect(visited.at(-1)).toBe('/flow-done.html');
+  expect(visited).not.toContain('/graphql');
 }
 
 /** At the identity provider, in the window the app opened: password, then the code the sandbox's code page shows. */

@@ -93,8 +93,8 @@ function NameResult({ sources, account, banks }: NameResultProps) {
   const summary = {
     MATCH: account ? `You are a named holder of ${account}.` : 'Your banks know you by this name.',
     PARTIAL_MATCH: account
-      ? `Your last name matches a holder of ${account}, not every other name.`
-      : 'Your last name matches what your banks hold, not every other name.',
+      ? `Your last name matches a holder of ${account}; your other names only in part (initials, for example).`
+      : 'Your last name matches what your banks hold; your other names only in part (initials, for example).',
     NONE: account ? `This name is not among the holders of ${account}.` : 'None of your banks holds this name for you.',
   }[best];
   return (
