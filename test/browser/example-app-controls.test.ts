@@ -56,7 +56,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
     await inactive.getByRole('button', { name: `Reconnect ${bank}` }).click();
     const popup = await opened;
     // Still signed in at the gateway: straight to the consumer information page, then the platform's consent.
-    expect(await context.pages()).toHaveLength(2);
+    expect(context.pages()).toHaveLength(2);
     await consent(popup);
     await popup.waitForEvent('close');
 
