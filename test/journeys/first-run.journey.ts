@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
-import { freePort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
@@ -15,7 +15,8 @@ const WAIT = { timeout: 15_000 };
 /**
  * A newcomer's first run, as CI does it on its fresh clone before `npm test` has generated
  * anything: `npm run example`, then the app in Chromium through every screen a reviewer tries.
- * It knows only what a person sees: the command's output and the pages (no sandbox internals).
+ * It knows only what a person sees: the command's output and the pages (no sandbox internals),
+ * and imports nothing that needs a build first.
  */
 describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
   it('serves the app: sign-in with MFA, accounts, transactions, a payment to its final status, stopping one account, revoking all', async () => {
@@ -130,4 +131,13 @@ function brokenImages(page: Page): Promise<number[]> {
       .filter((image) => image.complete && image.naturalWidth === 0)
       .map((_, i) => i),
   );
+}
+
+/** A port nobody listens on now (this file cannot use the test helpers: they load built packages). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
 }
