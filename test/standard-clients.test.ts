@@ -90,17 +90,19 @@ describe('standard clients, out of the box', () => {
     expect(await received).toBe('income_apollo');
   });
 
-  it('urql: POST by default works; GET queries (preferGetMethod) pass CSRF prevention with the documented header', async () => {
+  it('urql 6: its default GET is refused by CSRF prevention; preferGetMethod: false (POST) works, and so does GET with the documented header', async () => {
     const gateway = await startGateway();
     const { cookie } = await sessionCookie(gateway);
-    const urql = (options: { get: boolean; headers?: Record<string, string> }) =>
+    const urql = (options: { get?: boolean; headers?: Record<string, string> }) =>
       new UrqlClient({
         url: `${gateway.url}/graphql`,
         exchanges: [fetchExchange],
         fetch: withCookie(cookie),
-        preferGetMethod: options.get,
+        ...(options.get === undefined ? {} : { preferGetMethod: options.get }),
         fetchOptions: { headers: options.headers ?? {} },
       });
+    const byDefault = await urql({}).query(ME, {}).toPromise();
+    expect(byDefault.error?.message).toMatch(/CSRF|preflight/i);
     const posted = await urql({ get: false }).query(ME, {}).toPromise();
     expect(posted.error).toBeUndefined();
     expect((posted.data as { me: { id: string } }).me.id).toMatch(/^user_/);
