@@ -95,8 +95,8 @@ async function runExample(): Promise<{ appUrl: string }> {
       const open = /Example web app: open (http:\/\/localhost:\d+)/.exec(output);
       if (open) resolve(open[1]!);
     };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.once('exit', (code) => reject(new Error(`npm run example exited with ${code}:\n${output.slice(-4000)}`)));
   });
   return { appUrl };
