@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../support/chromium.js';
-import { consent, markPage, openExampleApp, samePage, signIn } from '../support/example-app.js';
-import { buildExampleWebForAnyGateway } from '../support/example-web.js';
+import { builtExampleApp, consent, markPage, samePage, signIn } from '../support/example-app.js';
 
 const WAIT = { timeout: 10_000 };
 
 /** The consumer controls in the example app, as the platform's accreditation rules list them, in headless Chromium. */
 describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', { timeout: 60_000 }, () => {
-  let build: Awaited<ReturnType<typeof buildExampleWebForAnyGateway>>;
-  beforeAll(async () => void (build = await buildExampleWebForAnyGateway()), 120_000);
-  afterAll(() => build?.remove());
+  const app = builtExampleApp();
 
   it('stops sharing one account, confirmed first: the platform receives DELETE /v1/accounts/{id} and the account leaves the lists', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     await markPage(page);
     await page.getByRole('button', { name: 'Privacy' }).click();
@@ -43,7 +40,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
   });
 
   it('reconnects an INACTIVE account through the platform’s consent, in the window sign-in uses, and shows it ACTIVE without a reload', async () => {
-    const { gateway, page, context } = await openExampleApp(build.outDir);
+    const { gateway, page, context } = await app.open();
     await signIn(page, gateway);
     await markPage(page);
     const inactive = page.locator('li[data-status="INACTIVE"]');

@@ -1,20 +1,17 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../support/chromium.js';
-import { openExampleApp, signIn } from '../support/example-app.js';
-import { buildExampleWebForAnyGateway } from '../support/example-web.js';
+import { builtExampleApp, signIn } from '../support/example-app.js';
 import type { TestGateway } from '../support/gateway.js';
 
 const WAIT = { timeout: 10_000 };
 
 /** Money moves once per intent in the example app, and its status reads as words, in headless Chromium. */
 describe.skipIf(!chromiumAvailable())('the example app’s payments and transfers', { timeout: 60_000 }, () => {
-  let build: Awaited<ReturnType<typeof buildExampleWebForAnyGateway>>;
-  beforeAll(async () => void (build = await buildExampleWebForAnyGateway()), 120_000);
-  afterAll(() => build?.remove());
+  const app = builtExampleApp();
 
   it('sends one payment for two clicks on Send at once, then shows the result with "New payment", which starts a new intent with a new key', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     await openPay(page, gateway);
     await fillPayment(page, '10.00');
@@ -43,7 +40,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('keeps the intent’s idempotency key when the answer was lost: "Check and retry safely" pays once', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     await openPay(page, gateway);
     await fillPayment(page, '20.00');
@@ -64,7 +61,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('shows statuses in words beside the code: a declined payment says why', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     await openPay(page, gateway);
     await fillPayment(page, '5.13'); // the sandbox declines .13 for insufficient funds
@@ -80,7 +77,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('sends one transfer for a double click on Send, and shows it with "New transfer"', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     const followed = gateway.subscriptionsStarted(1, 'TRANSFER');
     await page.getByRole('button', { name: 'Transfer', exact: true }).click();

@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../support/chromium.js';
-import { openExampleApp, signIn } from '../support/example-app.js';
-import { buildExampleWebForAnyGateway } from '../support/example-web.js';
+import { builtExampleApp, signIn } from '../support/example-app.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
 declare const document: {
@@ -14,12 +13,10 @@ const SCREENS = ['Accounts', 'Transactions', 'Pay', 'Transfer', 'Your name', 'Pr
 
 /** What the example app shows on each screen, in headless Chromium. */
 describe.skipIf(!chromiumAvailable())('the example app’s screens', { timeout: 60_000 }, () => {
-  let build: Awaited<ReturnType<typeof buildExampleWebForAnyGateway>>;
-  beforeAll(async () => void (build = await buildExampleWebForAnyGateway()), 120_000);
-  afterAll(() => build?.remove());
+  const app = builtExampleApp();
 
   it('shows no broken image on any screen: bank and merchant logos load, and an image that fails falls back to initials', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     expect(await brokenImages(page)).toEqual([]); // the sign-in screen
     await signIn(page, gateway);
     let logos = 0;
@@ -41,7 +38,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s screens', { timeout: 
   });
 
   it('checks the user’s own name (an identity check, and ownership of one account), and the Pay screen claims no payee check', async () => {
-    const { gateway, page } = await openExampleApp(build.outDir);
+    const { gateway, page } = await app.open();
     await signIn(page, gateway);
     await page.getByRole('button', { name: 'Your name', exact: true }).click();
     await page.getByLabel('First name').fill('Aroha');

@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { AppOptions } from '../../src/app.js';
 import { launchChromium } from './chromium.js';
-import { serveStatic } from './example-web.js';
+import { buildExampleWebForAnyGateway, serveStatic } from './example-web.js';
 import { startGateway, type TestGateway } from './gateway.js';
 import { freePort } from './instances.js';
 
@@ -16,6 +16,20 @@ export interface ExampleApp {
   context: BrowserContext;
   page: Page;
   origin: string;
+}
+
+/**
+ * One build of the app for every test of the describe block that calls this (a build takes
+ * seconds of CPU): made in beforeAll, removed in afterAll. `open` starts a test's own gateway and
+ * browser on it.
+ */
+export function builtExampleApp(): {
+  open: (env?: Record<string, string>, options?: AppOptions) => Promise<ExampleApp>;
+} {
+  let build: Awaited<ReturnType<typeof buildExampleWebForAnyGateway>> | undefined;
+  beforeAll(async () => void (build = await buildExampleWebForAnyGateway()), 120_000);
+  afterAll(() => build?.remove());
+  return { open: (env, options) => openExampleApp(build!.outDir, env, options) };
 }
 
 /**

@@ -27,7 +27,8 @@ interface Intent<Input> {
  */
 export function useMoneyMutation<Input, Result>(send: (input: Input, idempotencyKey: string) => Promise<Result>) {
   const intent = useRef<Intent<Input> | undefined>(undefined);
-  // Checked and set in the same tick as the click, unlike state, which a second click would not see yet.
+  // Checked and set synchronously: a second submit (a double click, Enter twice) finds it set,
+  // whenever React gets to render the disabled button.
   const locked = useRef(false);
   const [phase, setPhase] = useState<IntentPhase>('editing');
   const [result, setResult] = useState<Result>();
