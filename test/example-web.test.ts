@@ -16,7 +16,7 @@ const WAIT = { timeout: 10_000 };
 const CANARY = 'canary-secret-4b1f9e';
 
 /** The reference frontend (examples/web), built with Vite and served from its own origin, in headless Chromium. */
-describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 60_000 }, () => {
+describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 90_000 }, () => {
   it('signs in with MFA, shows accounts and enriched transactions, pays with a live status, steps up for a transfer, and revokes access', async () => {
     const port = await freePort();
     const origin = `http://localhost:${port}`;

@@ -5,7 +5,7 @@ import { builtExampleApp, consent, markPage, samePage, signIn } from '../support
 const WAIT = { timeout: 10_000 };
 
 /** The consumer controls in the example app, as the platform's accreditation rules list them, in headless Chromium. */
-describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', { timeout: 60_000 }, () => {
+describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', { timeout: 90_000 }, () => {
   const app = builtExampleApp();
 
   it('stops sharing one account, confirmed first: the platform receives DELETE /v1/accounts/{id} and the account leaves the lists', async () => {
@@ -55,7 +55,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
     // Still signed in at the gateway: straight to the consumer information page, then the platform's consent.
     expect(context.pages()).toHaveLength(2);
     await consent(popup);
-    await popup.waitForEvent('close');
+    await popup.waitForEvent('close', { timeout: 30_000 });
 
     const row = page.locator(`li[data-account-id="${accountId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('ACTIVE');

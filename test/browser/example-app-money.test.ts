@@ -7,7 +7,7 @@ import type { TestGateway } from '../support/gateway.js';
 const WAIT = { timeout: 10_000 };
 
 /** Money moves once per intent in the example app, and its status reads as words, in headless Chromium. */
-describe.skipIf(!chromiumAvailable())('the example app’s payments and transfers', { timeout: 60_000 }, () => {
+describe.skipIf(!chromiumAvailable())('the example app’s payments and transfers', { timeout: 90_000 }, () => {
   const app = builtExampleApp();
 
   it('sends one payment for two clicks on Send at once, then shows the result with "New payment", which starts a new intent with a new key', async () => {

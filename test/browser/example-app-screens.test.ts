@@ -12,7 +12,7 @@ const WAIT = { timeout: 10_000 };
 const SCREENS = ['Accounts', 'Transactions', 'Pay', 'Transfer', 'Your name', 'Privacy'];
 
 /** What the example app shows on each screen, in headless Chromium. */
-describe.skipIf(!chromiumAvailable())('the example app’s screens', { timeout: 60_000 }, () => {
+describe.skipIf(!chromiumAvailable())('the example app’s screens', { timeout: 90_000 }, () => {
   const app = builtExampleApp();
 
   it('shows no broken image on any screen: bank and merchant logos load, and an image that fails falls back to initials', async () => {

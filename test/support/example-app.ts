@@ -66,7 +66,8 @@ export async function signIn(page: Page, gateway: TestGateway): Promise<void> {
   await authenticate(popup, gateway);
   await consent(popup);
   // The gateway sends the window back to the app's flow-done page; the app closes it and carries on.
-  await popup.waitForEvent('close');
+  // Through the platform's consent and the gateway's token exchange: slower than a page step on a busy machine.
+  await popup.waitForEvent('close', { timeout: 30_000 });
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   // Never GraphiQL (nor a second copy of the app) in the sign-in window.
   expect(visited.at(-1)).toBe('/flow-done.html');
