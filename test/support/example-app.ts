@@ -49,6 +49,8 @@ export async function openExampleApp(
   );
   await serveStatic(outDir, port, gateway.url);
   const context = await (await launchChromium()).newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  // A step here is often a round trip through the gateway to the sandbox: more room than a page step.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   await page.goto(origin);
   return { gateway, context, page, origin };
