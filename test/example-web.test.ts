@@ -39,6 +39,7 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 90_000 }
     const context = await (
       await launchChromium()
     ).newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    context.setDefaultTimeout(20_000); // steps through the gateway to the sandbox, on a busy machine too
     const page = await context.newPage();
     await page.goto(origin);
     await signIn(page, gateway);
