@@ -54,8 +54,10 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
     const popup = await opened;
     // Still signed in at the gateway: straight to the consumer information page, then the platform's consent.
     expect(context.pages()).toHaveLength(2);
+    const closed = popup.waitForEvent('close', { timeout: 60_000 }); // before it can happen
+    closed.catch(() => undefined); // a step before may fail first: no unhandled rejection then
     await consent(popup);
-    await popup.waitForEvent('close', { timeout: 30_000 });
+    await closed;
 
     const row = page.locator(`li[data-account-id="${accountId}"]`);
     await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('ACTIVE');

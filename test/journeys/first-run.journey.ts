@@ -113,6 +113,8 @@ async function stop(child: ChildProcess): Promise<void> {
 /** The sign-in window: the password the sandbox's sign-in page lists, the code its code page shows, then consent. */
 async function signInInPopup(page: Page): Promise<void> {
   const popup = await page.context().waitForEvent('page');
+  const closed = popup.waitForEvent('close', { timeout: 60_000 }); // the window may come back and close at any moment
+  closed.catch(() => undefined); // a step before may fail first: no unhandled rejection then
   await popup.locator('#email').fill(DEMO_USER);
   const row = popup.getByRole('row').filter({ hasText: DEMO_USER });
   await popup.locator('#secret').fill((await row.locator('code').first().textContent())!);
@@ -121,7 +123,7 @@ async function signInInPopup(page: Page): Promise<void> {
   await popup.getByRole('button', { name: 'Sign in' }).click();
   await popup.getByRole('link', { name: /^Continue to/ }).click();
   await popup.getByRole('button', { name: /^Connect as Aroha Ngata/ }).click();
-  await popup.waitForEvent('close');
+  await closed;
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 

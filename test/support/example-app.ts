@@ -65,11 +65,16 @@ export async function signIn(page: Page, gateway: TestGateway): Promise<void> {
   popup.on('framenavigated', (frame) => {
     if (frame === popup.mainFrame()) visited.push(new URL(frame.url()).pathname);
   });
+  // Waited for from now: on a busy machine the window may come back and close before consent() returns.
+  const closed = popup.waitForEvent('close', { timeout: 60_000 });
+  closed.catch(() => undefined); // a step before may fail first: no unhandled rejection then
   await authenticate(popup, gateway);
   await consent(popup);
   // The gateway sends the window back to the app's flow-done page; the app closes it and carries on.
-  // Through the platform's consent and the gateway's token exchange: slower than a page step on a busy machine.
-  await popup.waitForEvent('close', { timeout: 30_000 });
+  await closed.catch(async (error: unknown) => {
+    const where = popup.isClosed() ? 'closed' : `${popup.url()}: ${(await popup.textContent('body'))?.slice(0, 300)}`;
+    throw new Error(`the sign-in window did not come back (${where}); visited ${visited.join(' ')}`, { cause: error });
+  });
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   // Never GraphiQL (nor a second copy of the app) in the sign-in window.
   expect(visited.at(-1)).toBe('/flow-done.html');
