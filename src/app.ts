@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
+import { readinessReport } from './accreditation/readiness-checks.js';
 import { createHttpLayer } from './app/http-layer.js';
 import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
 import { stopApp } from './app/shutdown.js';
@@ -12,7 +13,6 @@ import { createUpstreams } from './app/upstreams.js';
 import type { GatewayConfig } from './config/config.js';
 import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
-import { readinessReport } from './readiness/readiness-checks.js';
 import { createMetrics } from './server/observability/metrics.js';
 
 export type { AppOptions, StopOptions };

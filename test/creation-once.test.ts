@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createCreationOnce } from '../src/idempotency/creation-once.js';
+import { createMemoryCreationKeys, type CreationKeyStore } from '../src/idempotency/idempotency-key-store.js';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../src/payments/creation-keys.js';
-import { createCreationOnce } from '../src/payments/creation-once.js';
 
 const KEY = { key: 'order-1', upstreamKey: 'scoped-order-1', input: 'input-a' };
 const LEASE_MS = 30;

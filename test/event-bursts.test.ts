@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggedEvent } from '../src/pubsub/pubsub.js';
-import { EventsDroppedError, SubscriberQueue } from '../src/pubsub/subscriber-queue.js';
+import type { LoggedEvent } from '../src/event-log/event-log.js';
+import { EventsDroppedError, SubscriberQueue } from '../src/event-log/subscription-queue.js';
 import { startGateway } from './support/gateway.js';
 import { socketClient } from './support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createTokenReleaser } from '../src/auth/token-releaser.js';
+import { createTokenReleaser } from '../src/auth/token-revoker.js';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
 import { track } from './support/leftovers.js';
 

@@ -2,14 +2,14 @@ import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { TokenReleaser } from '../auth/token-releaser.js';
+import type { TokenReleaser } from '../auth/token-revoker.js';
 import type { GatewayConfig } from '../config/config.js';
+import type { PubSub } from '../event-log/event-log.js';
 import type { GatewayContext } from '../graphql/context.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import type { PubSub } from '../pubsub/pubsub.js';
 import type { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
-import type { GatewayStores } from '../stores/create-stores.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';
+import type { GatewayStores } from './stores.js';
 import type { Sandbox, SandboxOptions } from './upstream-choice.js';
 
 export interface AppOptions {

@@ -2,12 +2,12 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { SessionManager } from '../auth/session-manager.js';
-import { createTokenReleaser, type TokenReleaser } from '../auth/token-releaser.js';
+import { createTokenReleaser, type TokenReleaser } from '../auth/token-revoker.js';
 import { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import { createStores, type GatewayStores } from '../stores/create-stores.js';
 import type { CoreClient } from '../upstream/core-client.js';
+import { createStores, type GatewayStores } from './stores.js';
 
 export interface GatewayState {
   stores: GatewayStores;

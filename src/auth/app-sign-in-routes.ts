@@ -12,7 +12,7 @@ import {
   type PendingSignIn,
 } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
-import type { ConnectionStore } from './connection-store.js';
+import type { ConnectionStore } from './bank-connection-store.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import type { SessionManager } from './session-manager.js';
 

@@ -1,10 +1,10 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { AppKind } from '../config/config.js';
+import type { PubSub } from '../event-log/event-log.js';
+import type { CreationKeys } from '../idempotency/idempotency-keys.js';
 import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
 import type { UserClient } from '../loaders/user-client.js';
-import type { CreationKeys } from '../payments/idempotency-keys.js';
-import type { PubSub } from '../pubsub/pubsub.js';
 
 /**
  * What the session may reach, decided once per request from how the user signed in and whether

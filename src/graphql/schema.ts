@@ -3,7 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { gateRootFields } from './access-gate.js';
 import { AccessResolver } from './access/access.resolver.js';
-import { ConnectionResolver } from './access/connection.resolver.js';
+import { ConnectionResolver } from './access/bank-connection.resolver.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { authChecker } from './authorization.js';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
@@ -12,7 +12,7 @@ import { EventResolver } from './subscriptions/event.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
-import { HolderNameSource, PartyNameSource } from './verification/name-verification.types.js';
+import { HolderNameSource, PartyNameSource } from './verification/name-verification.type.js';
 
 export interface SchemaOptions {
   enrichment: EnrichmentLimits;

@@ -3,7 +3,7 @@ import {
   type ClaimOutcome,
   type DeliveryMarks,
   type DeliveryScope,
-} from '../pubsub/delivery-marks.js';
+} from '../event-log/delivery-marks.js';
 
 /**
  * Hashes of webhook bodies, in two phases (the idempotency-key pattern of payment APIs). The

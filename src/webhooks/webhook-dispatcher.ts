@@ -1,8 +1,8 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
+import type { PubSub, UserEvent } from '../event-log/event-log.js';
 import { currentTraceparent } from '../lib/tracing.js';
-import type { PubSub, UserEvent } from '../pubsub/pubsub.js';
-import type { RoutingHandleStore } from './routing-handles.js';
+import type { RoutingHandleStore } from './routing-handle-store.js';
 
 export interface WebhookDispatcherOptions {
   pubsub: PubSub;

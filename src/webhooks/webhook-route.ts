@@ -9,9 +9,9 @@ import {
 import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
 import { sha256Hex } from '@open-finance-gateway/common/ids';
+import type { DeliveryScope } from '../event-log/delivery-marks.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import type { DeliveryScope } from '../pubsub/delivery-marks.js';
-import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
+import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letter-store.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';
+import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/idempotency/idempotency-key-store.js';
+import { createRedisCreationKeys } from '../../src/idempotency/redis-idempotency-key-store.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 

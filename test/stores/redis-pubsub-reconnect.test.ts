@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import type { LoggedEvent } from '../../src/pubsub/pubsub.js';
-import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
-import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
+import type { LoggedEvent } from '../../src/event-log/event-log.js';
+import { createRedisPubSub } from '../../src/event-log/redis-event-log.js';
+import { compareCursors } from '../../src/event-log/subscription-queue.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { createRedisSubscriber } from '../../src/redis/redis-listener.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 

@@ -3,7 +3,7 @@ import type {
   SandboxParty,
   SandboxPendingTransaction,
   SandboxTransaction,
-} from '../core/core-model.js';
+} from '../model/core-model.js';
 import type { SandboxUser } from '../sandbox-state.js';
 import type { SandboxConnection } from './connections.js';
 import { MERCHANTS, type MerchantDefinition } from './merchants.js';

@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
+import { sandboxId } from '../data/sandbox-ids.js';
 import {
   CANCELLABLE_STATUSES,
   FINAL_STATUSES,
   type PaymentMeta,
   type SandboxPayment,
   type SandboxTransfer,
-} from '../core/payment-model.js';
-import { sandboxId } from '../data/sandbox-ids.js';
+} from '../model/payment-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 

@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { AccessRevokedError } from '../../upstream/upstream-error.js';
 import type { GatewayContext } from '../context.js';
-import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.types.js';
+import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.type.js';
 import { deleteAccount } from './account-deletion.js';
 
 /** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */

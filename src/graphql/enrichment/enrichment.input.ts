@@ -1,5 +1,5 @@
 import { Field, Float, InputType } from 'type-graphql';
-import { TransactionDirection } from './enrichment.types.js';
+import { TransactionDirection } from './enrichment.type.js';
 
 @InputType({ description: 'One transaction description to enrich.' })
 export class EnrichmentQueryInput {

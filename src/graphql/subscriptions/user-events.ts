@@ -1,7 +1,7 @@
 import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
+import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../event-log/event-log.js';
+import { EventsDroppedError } from '../../event-log/subscription-queue.js';
 import { parseInstant } from '../../lib/instant.js';
-import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
-import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
 import type { EventStreamContext } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 

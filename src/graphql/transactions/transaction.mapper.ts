@@ -1,7 +1,7 @@
 import { parseInstant } from '../../lib/instant.js';
 import type { PlatformPendingTransaction, PlatformTransaction } from '../../upstream/platform-types.js';
-import { TransactionDirection } from '../enrichment/enrichment.types.js';
-import type { PendingTransaction, Transaction } from './transaction.types.js';
+import { TransactionDirection } from '../enrichment/enrichment.type.js';
+import type { PendingTransaction, Transaction } from './transaction.type.js';
 
 function direction(amount: number): TransactionDirection {
   return amount < 0 ? TransactionDirection.DEBIT : TransactionDirection.CREDIT;

@@ -2,12 +2,12 @@ import { Arg, Ctx, FieldResolver, GraphQLISODateTime, ID, Int, Query, Resolver, 
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { GatewayContext } from '../context.js';
 import { toEnrichmentResult } from '../enrichment/enrichment.mapper.js';
-import { EnrichmentResult } from '../enrichment/enrichment.types.js';
+import { EnrichmentResult } from '../enrichment/enrichment.type.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { decodeCursor } from './transaction-cursor.js';
 import { readTransactions } from './transaction-pager.js';
 import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
-import { PendingTransaction, Transaction, TransactionConnection } from './transaction.types.js';
+import { PendingTransaction, Transaction, TransactionConnection } from './transaction.type.js';
 
 export const MAX_TRANSACTIONS_PER_PAGE = 100;
 

@@ -5,7 +5,7 @@ import {
   type HolderNameSource,
   type NameVerification,
   type PartyNameSource,
-} from './name-verification.types.js';
+} from './name-verification.type.js';
 
 const optionalString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 

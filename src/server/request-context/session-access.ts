@@ -3,8 +3,8 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { mfaStatus } from '../../auth/app-sign-in.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayConfig } from '../../config/config.js';
+import type { PubSub } from '../../event-log/event-log.js';
 import type { AccessState, EventStreamContext } from '../../graphql/context.js';
-import type { PubSub } from '../../pubsub/pubsub.js';
 
 /** What a session's access and liveness are read from. */
 export interface SessionAccessDependencies {

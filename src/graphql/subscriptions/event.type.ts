@@ -1,7 +1,7 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
-import { Account } from '../accounts/account.types.js';
-import { Payment, Transfer } from '../payments/payment.types.js';
-import { Transaction } from '../transactions/transaction.types.js';
+import { Account } from '../accounts/account.type.js';
+import { Payment, Transfer } from '../payments/payment.type.js';
+import { Transaction } from '../transactions/transaction.type.js';
 
 @ObjectType({
   description:

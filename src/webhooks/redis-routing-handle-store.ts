@@ -1,8 +1,8 @@
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { userTag } from '../auth/session-store.js';
-import type { RoutingHandleStore } from '../webhooks/routing-handles.js';
-import { execAll, storeCall, type RedisClient } from './redis-client.js';
-import type { ReplicaWait } from './redis-replica-wait.js';
+import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { ReplicaWait } from '../redis/redis-replica-wait.js';
+import type { RoutingHandleStore } from './routing-handle-store.js';
 
 /**
  * Routing handles on Redis: `rh:<handle>` → user id (looked up per webhook), and under the user's

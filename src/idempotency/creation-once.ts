@@ -1,4 +1,4 @@
-import type { CreationKeyStore } from './creation-keys.js';
+import type { CreationKeyStore } from './idempotency-key-store.js';
 import type { CreationKey } from './idempotency-keys.js';
 
 /** The key is taken by another creation of the same input that has not finished (on another instance). */

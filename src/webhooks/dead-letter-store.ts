@@ -1,4 +1,4 @@
-import { deliveryMarkKey, type DeliveryMarks } from '../pubsub/delivery-marks.js';
+import { deliveryMarkKey, type DeliveryMarks } from '../event-log/delivery-marks.js';
 
 /**
  * Verified webhooks the gateway could not understand (a signed body that is not a JSON object).

@@ -1,11 +1,6 @@
 import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
-import {
-  checkPending,
-  OAUTH_STATE_TTL_MS,
-  type OAuthStateStore,
-  type PendingSignIn,
-} from '../auth/oauth-state-store.js';
-import { storeCall, type RedisClient } from './redis-client.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from './oauth-state-store.js';
 
 /** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */
 export function createRedisOAuthStates(options: { redis: RedisClient; keyPrefix: string }): OAuthStateStore {

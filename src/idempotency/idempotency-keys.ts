@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { CreationKeyStore } from './creation-keys.js';
 import type { CreationOnce } from './creation-once.js';
+import type { CreationKeyStore } from './idempotency-key-store.js';
 
 /** The key a client sees (and may send again) and the key the platform sees for one creation. */
 export interface CreationKey {

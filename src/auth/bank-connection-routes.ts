@@ -8,7 +8,7 @@ import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { mayUsePlatform, mfaStatus } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
-import type { ConnectionRecord, ConnectionStore } from './connection-store.js';
+import type { ConnectionRecord, ConnectionStore } from './bank-connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import type { Session, SessionManager } from './session-manager.js';

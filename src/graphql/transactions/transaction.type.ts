@@ -1,5 +1,5 @@
 import { Field, Float, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
-import { TransactionDirection } from '../enrichment/enrichment.types.js';
+import { TransactionDirection } from '../enrichment/enrichment.type.js';
 
 /*
  * Plain data: graphql-js's default property resolver (`simpleResolvers`) rather than

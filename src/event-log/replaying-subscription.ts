@@ -1,5 +1,5 @@
-import type { EventSubscription, LoggedEvent } from './pubsub.js';
-import { compareCursors, SubscriberQueue } from './subscriber-queue.js';
+import type { EventSubscription, LoggedEvent } from './event-log.js';
+import { compareCursors, SubscriberQueue } from './subscription-queue.js';
 
 export interface ReplayingSubscriptionOptions {
   maxQueued: number;

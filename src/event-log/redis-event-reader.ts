@@ -1,9 +1,9 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { FanOut } from '../pubsub/fan-out.js';
-import type { LoggedEvent, UserEvent } from '../pubsub/pubsub.js';
-import { compareCursors } from '../pubsub/subscriber-queue.js';
-import { storeCall, type RedisClient } from './redis-client.js';
-import type { SubscriberConnection } from './redis-subscriber.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { LoggedEvent, UserEvent } from './event-log.js';
+import { FanOut } from './fan-out.js';
+import { compareCursors } from './subscription-queue.js';
 
 export interface RedisEventReaderOptions {
   /** Commands (XRANGE, XREVRANGE). */

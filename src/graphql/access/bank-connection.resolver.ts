@@ -1,6 +1,6 @@
 import { Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../context.js';
-import { BankConnectionStatus, Connection, MfaStatus } from './connection.types.js';
+import { BankConnectionStatus, Connection, MfaStatus } from './bank-connection.type.js';
 
 /** The app user's bank connection: whether there is one, and the way to make one. */
 @Resolver()

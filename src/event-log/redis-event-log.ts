@@ -1,22 +1,22 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { userTag } from '../auth/session-store.js';
-import { DEDUPLICATION_WINDOW_MS } from '../pubsub/delivery-marks.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { ReplicaWait } from '../redis/redis-replica-wait.js';
+import { deliveryMarkRedisKey } from '../webhooks/redis-delivery-ledger.js';
+import { DEDUPLICATION_WINDOW_MS } from './delivery-marks.js';
 import {
   CursorExpiredError,
   type EventSubscription,
   type PubSub,
   type SubscribeOptions,
   type UserEvent,
-} from '../pubsub/pubsub.js';
-import { replayingSubscription } from '../pubsub/replaying-subscription.js';
-import { compareCursors, CURSOR_FORM } from '../pubsub/subscriber-queue.js';
-import { storeCall, type RedisClient } from './redis-client.js';
-import { deliveryMarkRedisKey } from './redis-delivery-ledger.js';
+} from './event-log.js';
 import { decodeEntry, RedisEventReader } from './redis-event-reader.js';
 import { defineEventCommands, type EventCommands } from './redis-event-scripts.js';
-import type { ReplicaWait } from './redis-replica-wait.js';
-import type { SubscriberConnection } from './redis-subscriber.js';
+import { replayingSubscription } from './replaying-subscription.js';
+import { compareCursors, CURSOR_FORM } from './subscription-queue.js';
 
 export interface RedisPubSubOptions {
   /** Commands (the append script, XRANGE, XINFO). */

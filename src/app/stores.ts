@@ -1,32 +1,36 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { createMemoryConnectionStore, type ConnectionRecord, type ConnectionStore } from '../auth/connection-store.js';
+import {
+  createMemoryConnectionStore,
+  type ConnectionRecord,
+  type ConnectionStore,
+} from '../auth/bank-connection-store.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
+import { createRedisConnections } from '../auth/redis-bank-connection-store.js';
+import { createRedisOAuthStates } from '../auth/redis-oauth-state-store.js';
+import { createRedisSessionEndings } from '../auth/redis-session-endings.js';
+import { createRedisSessionStore } from '../auth/redis-session-store.js';
 import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
 import type { SessionRecord, SessionStore } from '../auth/session-store.js';
 import { createTokenCipher } from '../auth/token-cipher.js';
 import type { GatewayConfig } from '../config/config.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../payments/creation-keys.js';
-import { createMemoryDeliveryMarks } from '../pubsub/delivery-marks.js';
-import { createMemoryPubSub } from '../pubsub/memory-pubsub.js';
-import type { PubSub } from '../pubsub/pubsub.js';
-import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letters.js';
+import { createMemoryDeliveryMarks } from '../event-log/delivery-marks.js';
+import type { PubSub } from '../event-log/event-log.js';
+import { createMemoryPubSub } from '../event-log/memory-event-log.js';
+import { createRedisPubSub } from '../event-log/redis-event-log.js';
+import { createMemoryCreationKeys, type CreationKeyStore } from '../idempotency/idempotency-key-store.js';
+import { createRedisCreationKeys } from '../idempotency/redis-idempotency-key-store.js';
+import { connectRedis, createRedisClient, type RedisClient } from '../redis/redis-client.js';
+import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.js';
+import { createRedisSubscriber, type SubscriberConnection } from '../redis/redis-listener.js';
+import { createReplicaWait } from '../redis/redis-replica-wait.js';
+import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letter-store.js';
 import { createMemoryDeliveryLedger, deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handles.js';
-import { connectRedis, createRedisClient, type RedisClient } from './redis-client.js';
-import { createRedisConnections } from './redis-connections.js';
-import { createRedisCreationKeys } from './redis-creation-keys.js';
-import { createRedisDeadLetters } from './redis-dead-letters.js';
-import { createRedisDeliveryLedger } from './redis-delivery-ledger.js';
-import { createRedisHealthProbe, type StoreHealth } from './redis-health.js';
-import { createRedisOAuthStates } from './redis-oauth-states.js';
-import { createRedisPubSub } from './redis-pubsub.js';
-import { createReplicaWait } from './redis-replica-wait.js';
-import { createRedisRoutingHandles } from './redis-routing-handles.js';
-import { createRedisSessionEndings } from './redis-session-endings.js';
-import { createRedisSessionStore } from './redis-session-store.js';
-import { createRedisSubscriber, type SubscriberConnection } from './redis-subscriber.js';
+import { createRedisDeadLetters } from '../webhooks/redis-dead-letter-store.js';
+import { createRedisDeliveryLedger } from '../webhooks/redis-delivery-ledger.js';
+import { createRedisRoutingHandles } from '../webhooks/redis-routing-handle-store.js';
+import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handle-store.js';
 
 /** Everything the gateway keeps between requests, in one place: memory for one instance, or Redis. */
 export interface GatewayStores {

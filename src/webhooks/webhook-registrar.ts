@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { CoreClient } from '../upstream/core-client.js';
-import type { RoutingHandleStore } from './routing-handles.js';
+import type { RoutingHandleStore } from './routing-handle-store.js';
 
 export interface WebhookSubscriberOptions {
   core: CoreClient;

@@ -1,13 +1,13 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
 import {
   startSweeper,
   type ConnectionRecord,
   type ConnectionStore,
   type ConnectionStoreOptions,
-} from '../auth/connection-store.js';
-import { userTag } from '../auth/session-store.js';
-import type { TokenCipher } from '../auth/token-cipher.js';
-import { storeCall, type RedisClient } from './redis-client.js';
+} from './bank-connection-store.js';
+import { userTag } from './session-store.js';
+import type { TokenCipher } from './token-cipher.js';
 
 interface StoredConnection {
   platformUserId: string;

@@ -1,9 +1,9 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { tagOfSessionKey, userTag, type SessionRecord, type SessionStore } from '../auth/session-store.js';
-import type { TokenCipher } from '../auth/token-cipher.js';
-import { execAll, storeCall, type RedisClient } from './redis-client.js';
+import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
 import { END_SCRIPT, WRITE_SCRIPT } from './redis-session-scripts.js';
+import { tagOfSessionKey, userTag, type SessionRecord, type SessionStore } from './session-store.js';
+import type { TokenCipher } from './token-cipher.js';
 
 export interface RedisSessionStoreOptions {
   redis: RedisClient;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { CreationKeyStore, StoredCreation } from '../payments/creation-keys.js';
-import { storeCall, type RedisClient } from './redis-client.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { CreationKeyStore, StoredCreation } from './idempotency-key-store.js';
 
 /** Turns an in-progress lease held by ARGV[1] into the done record of item ARGV[2], for ARGV[3] ms. */
 const FINISH = `

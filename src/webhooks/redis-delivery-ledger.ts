@@ -1,7 +1,7 @@
 import { userTag } from '../auth/session-store.js';
-import { newClaimToken, type DeliveryScope } from '../pubsub/delivery-marks.js';
-import type { DeliveryLedger } from '../webhooks/delivery-ledger.js';
-import { storeCall, type RedisClient } from './redis-client.js';
+import { newClaimToken, type DeliveryScope } from '../event-log/delivery-marks.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
 
 /** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
 export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;

@@ -1,8 +1,8 @@
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { SessionEndingsBus } from '../auth/session-endings.js';
-import { storeCall, type RedisClient } from './redis-client.js';
-import type { SubscriberConnection } from './redis-subscriber.js';
+import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { SessionEndingsBus } from './session-endings.js';
 
 /**
  * Session endings over Redis pub/sub. A missed message (an instance disconnected at that moment,

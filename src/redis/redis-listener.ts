@@ -7,7 +7,7 @@ import {
   type RedisClient,
   type RedisClientOptions,
 } from './redis-client.js';
-import { ClusterSubscriber, type NodeAddress } from './redis-cluster-subscriber.js';
+import { ClusterSubscriber, type NodeAddress } from './redis-cluster-listener.js';
 
 /**
  * An instance's pub/sub connection, as the event reader, the session endings and the readiness

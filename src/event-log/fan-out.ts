@@ -1,4 +1,4 @@
-import type { LoggedEvent } from './pubsub.js';
+import type { LoggedEvent } from './event-log.js';
 
 /** Subscribers handed an event between two yields to the event loop. */
 export const FAN_OUT_SLICE = 50;

@@ -1,7 +1,6 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from './delivery-marks.js';
-import { FanOut } from './fan-out.js';
 import {
   CursorExpiredError,
   type EventSubscription,
@@ -9,9 +8,10 @@ import {
   type PubSub,
   type SubscribeOptions,
   type UserEvent,
-} from './pubsub.js';
+} from './event-log.js';
+import { FanOut } from './fan-out.js';
 import { replayingSubscription } from './replaying-subscription.js';
-import { compareCursors, CURSOR_FORM } from './subscriber-queue.js';
+import { compareCursors, CURSOR_FORM } from './subscription-queue.js';
 
 export interface MemoryPubSubOptions {
   logger: Logger;

@@ -1,5 +1,5 @@
 import { coalescingOf } from '@open-finance-gateway/common/webhook-events';
-import type { LoggedEvent } from './pubsub.js';
+import type { LoggedEvent } from './event-log.js';
 
 /** Compares two cursors of the form `<ms>-<seq>` (Redis Stream ids; the memory log uses the same). */
 export function compareCursors(a: string, b: string): number {
