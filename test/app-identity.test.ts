@@ -1,8 +1,8 @@
 import { GraphQLError, type GraphQLField, type GraphQLFieldResolver } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { userTag } from '../src/auth/session-store.js';
 import type { AccessState } from '../src/graphql/context.js';
 import { buildGatewaySchema } from '../src/graphql/schema.js';
+import { userTag } from '../src/redis/redis-keys.js';
 import {
   AccountsDocument,
   ConnectBankDocument,

@@ -1,12 +1,12 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import { userKeys } from '../redis/redis-keys.js';
 import {
   startSweeper,
   type ConnectionRecord,
   type ConnectionStore,
   type ConnectionStoreOptions,
 } from './bank-connection-store.js';
-import { userTag } from './session-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
 interface StoredConnection {
@@ -54,7 +54,7 @@ export function createRedisConnections(
   options: ConnectionStoreOptions & { redis: RedisClient; keyPrefix: string; cipher: TokenCipher; logger: Logger },
 ): ConnectionStore {
   const { redis, cipher } = options;
-  const key = (userId: string) => `${options.keyPrefix}{u:${userTag(userId)}}:connection`;
+  const key = (userId: string) => `${userKeys(options.keyPrefix, userId)}:connection`;
   const deadlinesKey = `${options.keyPrefix}connection-deadlines`;
   const binding = (userId: string) => `connection|user:${userId}`;
   const deadlineOf = (record: { lastUsedAt: number }) => record.lastUsedAt + options.idleMs;

@@ -1,8 +1,9 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
+import { taggedKeys, tagOfSessionKey, userKeys } from '../redis/redis-keys.js';
 import { END_SCRIPT, WRITE_SCRIPT } from './redis-session-scripts.js';
-import { tagOfSessionKey, userTag, type SessionRecord, type SessionStore } from './session-store.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
 export interface RedisSessionStoreOptions {
@@ -161,17 +162,13 @@ class RedisSessionStore implements SessionStore {
     clearInterval(this.sweeper);
   }
 
-  private userKeys(tag: string): string {
-    return `${this.options.keyPrefix}{u:${tag}}`;
-  }
-
   private sessionKey(key: string): string | undefined {
     const tag = tagOfSessionKey(key);
-    return tag ? `${this.userKeys(tag)}:s:${key.slice(tag.length + 1)}` : undefined;
+    return tag ? `${taggedKeys(this.options.keyPrefix, tag)}:s:${key.slice(tag.length + 1)}` : undefined;
   }
 
   private indexKey(userId: string): string {
-    return `${this.userKeys(userTag(userId))}:sessions`;
+    return `${userKeys(this.options.keyPrefix, userId)}:sessions`;
   }
 
   /** Ends sessions of one user (their keys share a slot), tombstoning each; returns what they held. */

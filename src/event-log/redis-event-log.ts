@@ -1,10 +1,9 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { userTag } from '../auth/session-store.js';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import { deliveryMarkRedisKey, userKeys } from '../redis/redis-keys.js';
 import type { SubscriberConnection } from '../redis/redis-listener.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
-import { deliveryMarkRedisKey } from '../webhooks/redis-delivery-ledger.js';
 import { DEDUPLICATION_WINDOW_MS } from './delivery-marks.js';
 import {
   CursorExpiredError,
@@ -134,15 +133,11 @@ class RedisPubSub implements PubSub {
     await this.reader.close();
   }
 
-  private tagged(userId: string): string {
-    return `${this.options.keyPrefix}{u:${userTag(userId)}}`;
-  }
-
   private streamKey(userId: string): string {
-    return `${this.tagged(userId)}:events`;
+    return `${userKeys(this.options.keyPrefix, userId)}:events`;
   }
 
   private channelOf(userId: string): string {
-    return `${this.tagged(userId)}:events:live`;
+    return `${userKeys(this.options.keyPrefix, userId)}:events:live`;
   }
 }

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/redis-client.js';
-import { DONE_MARK } from '../webhooks/redis-delivery-ledger.js';
+import { DONE_MARK } from '../redis/redis-keys.js';
 
 /**
  * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID) and

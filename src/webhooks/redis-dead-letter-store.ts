@@ -1,8 +1,8 @@
 import { DEDUPLICATION_WINDOW_MS } from '../event-log/delivery-marks.js';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import { deadLettersKey, deliveryMarkRedisKey, DONE_MARK } from '../redis/redis-keys.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
 import type { DeadLetter, DeadLetterStore } from './dead-letter-store.js';
-import { deadLettersKey, deliveryMarkRedisKey, DONE_MARK } from './redis-delivery-ledger.js';
 
 /**
  * Adds a letter and marks its body done (KEYS[2], in the list's hash slot), atomically; a body

@@ -1,25 +1,7 @@
-import { userTag } from '../auth/session-store.js';
 import { newClaimToken, type DeliveryScope } from '../event-log/delivery-marks.js';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
+import { deliveryMarkRedisKey, DONE_MARK } from '../redis/redis-keys.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-
-/** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
-export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
-
-/**
- * Where a delivery's claim and "done" mark live: in the hash slot of what the delivery stores, so
- * one script can store it and mark it done. A user's under the user's tag, next to their event
- * stream. The dead letters' under a tag that is the whole list key (`{<prefix>dead-letters}`),
- * which Redis Cluster hashes exactly like the untagged list key itself.
- */
-export function deliveryMarkRedisKey(keyPrefix: string, scope: DeliveryScope, bodyHash: string): string {
-  if (scope === 'dead-letters')
-    return `${deadLettersKey(keyPrefix)}:delivery:{${deadLettersKey(keyPrefix)}}:${bodyHash}`;
-  return `${keyPrefix}{u:${userTag(scope.userId)}}:delivery:${bodyHash}`;
-}
-
-/** The value of a done mark; an in-progress claim holds `p:<token>`. */
-export const DONE_MARK = 'done';
 
 /** Reads the mark: done stays done; a live claim is reported with its remaining lease; else claims. */
 const CLAIM_SCRIPT = `

@@ -1,6 +1,6 @@
 import { randomToken } from '@open-finance-gateway/common/ids';
-import { userTag } from '../auth/session-store.js';
 import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
+import { userKeys } from '../redis/redis-keys.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
 import type { RoutingHandleStore } from './routing-handle-store.js';
 
@@ -24,8 +24,8 @@ export function createRedisRoutingHandles(options: {
     return handle;
   };
   const handleKey = (handle: string) => `${keyPrefix}rh:${handle}`;
-  const userHandleKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:rh`;
-  const cancelledKey = (userId: string) => `${keyPrefix}{u:${userTag(userId)}}:cancelled`;
+  const userHandleKey = (userId: string) => `${userKeys(keyPrefix, userId)}:rh`;
+  const cancelledKey = (userId: string) => `${userKeys(keyPrefix, userId)}:cancelled`;
   return {
     async handleFor(userId) {
       const candidate = `rh_${randomToken(24)}`;

@@ -8,13 +8,14 @@ import { createMemoryOAuthStates, type OAuthStateStore } from '../../src/auth/oa
 import { createRedisConnections } from '../../src/auth/redis-bank-connection-store.js';
 import { createRedisOAuthStates } from '../../src/auth/redis-oauth-state-store.js';
 import { createRedisSessionStore } from '../../src/auth/redis-session-store.js';
-import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
+import type { SessionRecord, SessionStore } from '../../src/auth/session-store.js';
 import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { createMemoryDeliveryMarks, type ClaimOutcome } from '../../src/event-log/delivery-marks.js';
 import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/idempotency/idempotency-key-store.js';
 import { createRedisCreationKeys } from '../../src/idempotency/redis-idempotency-key-store.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
+import { userTag } from '../../src/redis/redis-keys.js';
 import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhooks/dead-letter-store.js';
 import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
 import { createRedisDeadLetters } from '../../src/webhooks/redis-dead-letter-store.js';
