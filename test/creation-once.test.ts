@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCreationOnce } from '../src/idempotency/creation-once.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../src/idempotency/idempotency-key-store.js';
+import type { CreationKeyStore } from '../src/idempotency/idempotency-key-store.js';
+import { createMemoryCreationKeys } from '../src/idempotency/memory-idempotency-key-store.js';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
 
 const KEY = { key: 'order-1', upstreamKey: 'scoped-order-1', input: 'input-a' };

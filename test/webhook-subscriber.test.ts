@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
 import type { CoreClient } from '../src/upstream/core-client.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../src/webhooks/routing-handle-store.js';
+import { createMemoryRoutingHandles } from '../src/webhooks/memory-routing-handle-store.js';
+import type { RoutingHandleStore } from '../src/webhooks/routing-handle-store.js';
 import { createWebhookSubscriber } from '../src/webhooks/webhook-registrar.js';
 
 /** A platform that lists no subscription and records each one made. */

@@ -1,17 +1,16 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import {
-  createMemoryConnectionStore,
-  type ConnectionRecord,
-  type ConnectionStore,
-} from '../auth/bank-connection-store.js';
+import type { ConnectionRecord, ConnectionStore } from '../auth/bank-connection-store.js';
+import { createMemoryConnectionStore } from '../auth/memory-bank-connection-store.js';
+import { createMemoryOAuthStates } from '../auth/memory-oauth-state-store.js';
+import { localSessionEndings } from '../auth/memory-session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
-import { createMemoryOAuthStates, type OAuthStateStore } from '../auth/oauth-state-store.js';
+import type { OAuthStateStore } from '../auth/oauth-state-store.js';
 import { createRedisConnections } from '../auth/redis-bank-connection-store.js';
 import { createRedisOAuthStates } from '../auth/redis-oauth-state-store.js';
 import { createRedisSessionEndings } from '../auth/redis-session-endings.js';
 import { createRedisSessionStore } from '../auth/redis-session-store.js';
-import { localSessionEndings, type SessionEndingsBus } from '../auth/session-endings.js';
+import type { SessionEndingsBus } from '../auth/session-endings.js';
 import type { SessionRecord, SessionStore } from '../auth/session-store.js';
 import { createTokenCipher } from '../auth/token-cipher.js';
 import type { GatewayConfig } from '../config/config.js';
@@ -19,18 +18,22 @@ import { createMemoryDeliveryMarks } from '../event-log/delivery-marks.js';
 import type { PubSub } from '../event-log/event-log.js';
 import { createMemoryPubSub } from '../event-log/memory-event-log.js';
 import { createRedisPubSub } from '../event-log/redis-event-log.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../idempotency/idempotency-key-store.js';
+import type { CreationKeyStore } from '../idempotency/idempotency-key-store.js';
+import { createMemoryCreationKeys } from '../idempotency/memory-idempotency-key-store.js';
 import { createRedisCreationKeys } from '../idempotency/redis-idempotency-key-store.js';
 import { connectRedis, createRedisClient, type RedisClient } from '../redis/redis-client.js';
 import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.js';
 import { createRedisSubscriber, type SubscriberConnection } from '../redis/redis-listener.js';
 import { createReplicaWait } from '../redis/redis-replica-wait.js';
-import { createMemoryDeadLetters, type DeadLetterStore } from '../webhooks/dead-letter-store.js';
-import { createMemoryDeliveryLedger, deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import type { DeadLetterStore } from '../webhooks/dead-letter-store.js';
+import { deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
+import { createMemoryDeadLetters } from '../webhooks/memory-dead-letter-store.js';
+import { createMemoryDeliveryLedger } from '../webhooks/memory-delivery-ledger.js';
+import { createMemoryRoutingHandles } from '../webhooks/memory-routing-handle-store.js';
 import { createRedisDeadLetters } from '../webhooks/redis-dead-letter-store.js';
 import { createRedisDeliveryLedger } from '../webhooks/redis-delivery-ledger.js';
 import { createRedisRoutingHandles } from '../webhooks/redis-routing-handle-store.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../webhooks/routing-handle-store.js';
+import type { RoutingHandleStore } from '../webhooks/routing-handle-store.js';
 
 /** Everything the gateway keeps between requests, in one place: memory for one instance, or Redis. */
 export interface GatewayStores {

@@ -1,7 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import type { Clock } from '@open-finance-gateway/common/clock';
-
 /** Who holds an idempotency key: a creation still in flight (a short lease), or its result. */
 export type CreationRecord = { state: 'in-progress'; input: string } | { state: 'done'; input: string; itemId: string };
 
@@ -37,44 +33,3 @@ export interface CreationKeyStore {
 
 /** What both implementations keep per leased key: the record plus the holder's token. */
 export type StoredCreation = CreationRecord & { token: string };
-
-export function createMemoryCreationKeys(options: { clock: Clock; maxEntries?: number }): CreationKeyStore {
-  const cache = <V extends object | string>() =>
-    new LRUCache<string, V>({
-      // The same bound as `max`, without `max`'s arrays of that length made up front (tens of ms at start).
-      maxSize: options.maxEntries ?? 100_000,
-      sizeCalculation: () => 1,
-      ttlAutopurge: false,
-      ttlResolution: 0,
-      perf: { now: options.clock },
-    });
-  const claimed = cache<string>();
-  const leases = cache<StoredCreation>();
-  return {
-    async claim(fingerprint, proposed, windowMs) {
-      const existing = claimed.get(fingerprint);
-      if (existing !== undefined) return existing;
-      claimed.set(fingerprint, proposed, { ttl: windowMs });
-      return proposed;
-    },
-    async begin(key, input, leaseMs) {
-      const existing = leases.get(key);
-      if (existing) {
-        const { token: _token, ...record } = existing;
-        return { held: false, record };
-      }
-      const token = randomUUID();
-      leases.set(key, { state: 'in-progress', input, token }, { ttl: leaseMs });
-      return { held: true, token };
-    },
-    async finish(key, token, itemId, windowMs) {
-      const existing = leases.get(key);
-      if (existing?.token !== token || existing.state !== 'in-progress') return;
-      leases.set(key, { state: 'done', input: existing.input, itemId, token }, { ttl: windowMs });
-    },
-    async release(key, token) {
-      const existing = leases.get(key);
-      if (existing?.token === token && existing.state === 'in-progress') leases.delete(key);
-    },
-  };
-}

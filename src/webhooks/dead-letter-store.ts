@@ -1,5 +1,3 @@
-import { deliveryMarkKey, type DeliveryMarks } from '../event-log/delivery-marks.js';
-
 /**
  * Verified webhooks the gateway could not understand (a signed body that is not a JSON object).
  * They are acknowledged, because the platform would otherwise redeliver them for three days, and
@@ -26,21 +24,3 @@ export interface DeadLetterStore {
 }
 
 export const DEAD_LETTER_PREVIEW_BYTES = 2_048;
-
-export function createMemoryDeadLetters(options: { maxEntries?: number; marks: DeliveryMarks }): DeadLetterStore {
-  const letters: DeadLetter[] = [];
-  const max = options.maxEntries ?? 200;
-  return {
-    async add(letter) {
-      const key = deliveryMarkKey('dead-letters', letter.bodyHash);
-      if (options.marks.isDone(key)) return false;
-      letters.unshift(letter);
-      if (letters.length > max) letters.length = max;
-      options.marks.markDone(key);
-      return true;
-    },
-    async list() {
-      return [...letters];
-    },
-  };
-}

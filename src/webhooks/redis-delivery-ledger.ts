@@ -1,4 +1,4 @@
-import { newClaimToken, type DeliveryScope } from '../event-log/delivery-marks.js';
+import { newClaimToken } from '../event-log/delivery-marks.js';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
 import { deliveryMarkRedisKey, DONE_MARK } from '../redis/redis-keys.js';
 import type { DeliveryLedger } from './delivery-ledger.js';

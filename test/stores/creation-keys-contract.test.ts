@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/idempotency/idempotency-key-store.js';
+import type { CreationKeyStore } from '../../src/idempotency/idempotency-key-store.js';
+import { createMemoryCreationKeys } from '../../src/idempotency/memory-idempotency-key-store.js';
 import { createRedisCreationKeys } from '../../src/idempotency/redis-idempotency-key-store.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
 import { track } from '../support/leftovers.js';
