@@ -119,13 +119,13 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     undo.push(() => started.shutdown());
     holder.tracing = started;
   }
-  const platform = await chooseUpstream(config, options.sandbox, logger, clock, undo);
+  const endpoints = await chooseUpstream(config, options.sandbox, logger, clock, undo);
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
+  const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
-    connectionSweepIntervalMs: options.connectionSweepIntervalMs,
+    bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
   });
-  undo.push(() => state.stores.pubsub.close());
+  undo.push(() => state.stores.eventLog.close());
 
   const urls = {
     publicUrl: config.publicUrl ?? '',
@@ -134,7 +134,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const http = await createHttpLayer(
     {
       config,
-      platform,
+      endpoints,
       upstreams,
       state,
       metrics,
@@ -164,7 +164,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   urls.publicUrl ||= `http://localhost:${port}`;
   const publicUrl = urls.publicUrl;
   urls.allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
-  pointSandboxAt(config, platform, publicUrl, listenUrl);
+  pointSandboxAt(config, endpoints, publicUrl, listenUrl);
   holder.lifecycle = {
     phase: 'running',
     url: publicUrl,
@@ -173,10 +173,10 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     apollo: http.apollo,
     upstreams: upstreams.pools,
     stores: state.stores,
-    releaser: state.releaser,
-    pubsub: state.stores.pubsub,
+    revoker: state.revoker,
+    eventLog: state.stores.eventLog,
     websockets: http.websockets,
-    sandbox: platform.sandbox,
+    sandbox: endpoints.sandbox,
   };
   logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   events.emit('listening', { url: publicUrl, listenUrl });
@@ -202,13 +202,13 @@ async function listen(server: Server, config: GatewayConfig): Promise<{ port: nu
 /** Tells the embedded sandbox where this gateway's callbacks and webhook route are, once they are known. */
 function pointSandboxAt(
   config: GatewayConfig,
-  platform: UpstreamEndpoints,
+  endpoints: UpstreamEndpoints,
   publicUrl: string,
   listenUrl: string,
 ): void {
-  const { sandbox } = platform;
+  const { sandbox } = endpoints;
   sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
-  if (platform.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
+  if (endpoints.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
   // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
   if (sandbox && !config.core.baseUrl && config.appKind === 'FULL') sandbox.setWebhookUrl(`${listenUrl}/webhooks`);
 }

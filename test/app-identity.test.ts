@@ -55,7 +55,7 @@ describe('app sign-in with multi-factor authentication', () => {
       expect((await execute(gateway, browser, MeDocument)).data?.me.id, email).toEqual(expect.any(String));
     }
     // The session keys on the app user (the provider's sub), never on a password or the platform's id.
-    const started = gateway.events('webhooks-subscribed').map((event) => event.userId);
+    const started = gateway.events('webhooks-registered').map((event) => event.userId);
     expect(started).toEqual(MFA_DEMO_USERS.map((email) => appUserId(gateway, email)));
   });
 
@@ -345,7 +345,7 @@ describe('app sign-in with multi-factor authentication', () => {
     let offset = 0;
     const gateway = await startGateway(
       { CONNECTION_IDLE_DAYS: '30' },
-      { clock: () => Date.now() + offset, connectionSweepIntervalMs: 50 },
+      { clock: () => Date.now() + offset, bankConnectionSweepIntervalMs: 50 },
     );
     const active = await signIn(gateway, 0);
     const idle = await signIn(gateway, 1);

@@ -76,7 +76,7 @@ describe('configuration', () => {
     expect(issuesOf({ CONNECTION_IDLE_DAYS: '1', SESSION_MAX_AGE_SECONDS: String(2 * 86_400) })).toEqual([
       'CONNECTION_IDLE_DAYS',
     ]);
-    expect(loadConfig({}).connectionIdleMs).toBe(180 * 86_400_000);
+    expect(loadConfig({}).bankConnectionIdleMs).toBe(180 * 86_400_000);
     expect(loadConfig({ MFA_POLICY: 'read-only', MFA_ACCEPTED_AMR: 'hwk, otp' }).mfa).toMatchObject({
       policy: 'read-only',
       acceptedAmr: ['hwk', 'otp'],

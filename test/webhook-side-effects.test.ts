@@ -5,11 +5,11 @@ import { Router } from '@open-finance-gateway/common/http/router';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeliveryMarks } from '../src/event-log/delivery-marks.js';
-import { createMemoryPubSub } from '../src/event-log/memory-event-log.js';
+import { createMemoryEventLog } from '../src/event-log/memory-event-log.js';
 import { RequestScope, type ScopedRouteRequest } from '../src/lib/request-scope.js';
-import { createMemoryDeadLetters } from '../src/webhooks/memory-dead-letter-store.js';
+import { createMemoryDeadLetterStore } from '../src/webhooks/memory-dead-letter-store.js';
 import { createMemoryDeliveryLedger } from '../src/webhooks/memory-delivery-ledger.js';
-import { createMemoryRoutingHandles } from '../src/webhooks/memory-routing-handle-store.js';
+import { createMemoryRoutingHandleStore } from '../src/webhooks/memory-routing-handle-store.js';
 import type { RoutingHandleStore } from '../src/webhooks/routing-handle-store.js';
 import { SigningKeyCache } from '../src/webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
@@ -25,8 +25,8 @@ const logger = createLogger({ level: 'silent' });
 async function receiver(options: { failTokenRevocation?: boolean; failCancellation?: boolean } = {}) {
   const keys = new SigningKeys();
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
-  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
-  const memoryHandles = createMemoryRoutingHandles();
+  const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
+  const memoryHandles = createMemoryRoutingHandleStore();
   let cancellationFails = options.failCancellation ?? false;
   const handles: RoutingHandleStore = {
     ...memoryHandles,
@@ -46,11 +46,11 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
     headerPrefix: 'X-Service',
     keys: new SigningKeyCache({ fetchKey: async (id) => keys.lookup(id)!.publicPem, clock: Date.now }),
     ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
-    deadLetters: createMemoryDeadLetters({ marks }),
+    deadLetters: createMemoryDeadLetterStore({ marks }),
     clock: Date.now,
     accepting: () => true,
     dispatcher: createWebhookDispatcher({
-      pubsub,
+      eventLog,
       handles,
       logger,
       clock: Date.now,

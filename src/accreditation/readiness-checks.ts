@@ -154,7 +154,7 @@ function dataRetention(config: GatewayConfig): ReadinessCheck {
     `enrichment cache ${config.enrichment.cacheTtlMs / 3_600_000} h (no user data)`,
     `payment dedupe ${config.payments.dedupeWindowMs / 60_000} min`,
     `sessions ${config.session.maxAgeMs / 3_600_000} h`,
-    `bank connections ${config.connectionIdleMs / 86_400_000} days without a sign-in`,
+    `bank connections ${config.bankConnectionIdleMs / 86_400_000} days without a sign-in`,
   ];
   const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
   return {

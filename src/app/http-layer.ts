@@ -108,22 +108,22 @@ function createRequestContext({ config, upstreams, state, clock, logger, ...deps
   return createRequestContextFactory({
     core: upstreams.coreClient,
     sessions: state.sessions,
-    connections: state.stores.connections,
+    bankConnections: state.stores.bankConnections,
     tokenDied: state.tokenDied,
     mfa: config.mfa,
     loaders: upstreams.loaderDeps,
     eraser: state.eraser,
     appKind: config.appKind,
-    pubsub: state.stores.pubsub,
+    eventLog: state.stores.eventLog,
     publicUrl: deps.publicUrl,
     allowedOrigins: deps.allowedOrigins,
     userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
-    creationKeys: {
-      store: state.stores.creationKeys,
+    idempotencyKeys: {
+      store: state.stores.idempotencyKeys,
       windowMs: config.payments.dedupeWindowMs,
       // The in-progress lease outlives the platform call's deadline, so a live call keeps its key.
       once: createCreationOnce({
-        store: state.stores.creationKeys,
+        store: state.stores.idempotencyKeys,
         windowMs: config.payments.dedupeWindowMs,
         leaseMs: config.core.timeoutMs + 5_000,
       }),
@@ -164,7 +164,7 @@ function attachWebSockets(
       mfa: config.mfa,
       publicUrl: deps.publicUrl,
       clock,
-      pubsub: state.stores.pubsub,
+      eventLog: state.stores.eventLog,
       logger,
       onStarted: (userId, type) => {
         metrics.subscriptionStarted();

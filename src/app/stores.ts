@@ -1,13 +1,13 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { ConnectionRecord, ConnectionStore } from '../auth/bank-connection-store.js';
-import { createMemoryConnectionStore } from '../auth/memory-bank-connection-store.js';
-import { createMemoryOAuthStates } from '../auth/memory-oauth-state-store.js';
-import { localSessionEndings } from '../auth/memory-session-endings.js';
+import type { BankConnectionRecord, BankConnectionStore } from '../auth/bank-connection-store.js';
+import { createMemoryBankConnectionStore } from '../auth/memory-bank-connection-store.js';
+import { createMemoryOAuthStateStore } from '../auth/memory-oauth-state-store.js';
+import { memorySessionEndings } from '../auth/memory-session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import type { OAuthStateStore } from '../auth/oauth-state-store.js';
-import { createRedisConnections } from '../auth/redis-bank-connection-store.js';
-import { createRedisOAuthStates } from '../auth/redis-oauth-state-store.js';
+import { createRedisBankConnectionStore } from '../auth/redis-bank-connection-store.js';
+import { createRedisOAuthStateStore } from '../auth/redis-oauth-state-store.js';
 import { createRedisSessionEndings } from '../auth/redis-session-endings.js';
 import { createRedisSessionStore } from '../auth/redis-session-store.js';
 import type { SessionEndingsBus } from '../auth/session-endings.js';
@@ -15,24 +15,24 @@ import type { SessionRecord, SessionStore } from '../auth/session-store.js';
 import { createTokenCipher } from '../auth/token-cipher.js';
 import type { GatewayConfig } from '../config/config.js';
 import { createMemoryDeliveryMarks } from '../event-log/delivery-marks.js';
-import type { PubSub } from '../event-log/event-log.js';
-import { createMemoryPubSub } from '../event-log/memory-event-log.js';
-import { createRedisPubSub } from '../event-log/redis-event-log.js';
-import type { CreationKeyStore } from '../idempotency/idempotency-key-store.js';
-import { createMemoryCreationKeys } from '../idempotency/memory-idempotency-key-store.js';
-import { createRedisCreationKeys } from '../idempotency/redis-idempotency-key-store.js';
+import type { EventLog } from '../event-log/event-log.js';
+import { createMemoryEventLog } from '../event-log/memory-event-log.js';
+import { createRedisEventLog } from '../event-log/redis-event-log.js';
+import type { IdempotencyKeyStore } from '../idempotency/idempotency-key-store.js';
+import { createMemoryIdempotencyKeyStore } from '../idempotency/memory-idempotency-key-store.js';
+import { createRedisIdempotencyKeyStore } from '../idempotency/redis-idempotency-key-store.js';
 import { connectRedis, createRedisClient, type RedisClient } from '../redis/redis-client.js';
 import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.js';
-import { createRedisSubscriber, type SubscriberConnection } from '../redis/redis-listener.js';
+import { createRedisListener, type RedisListener } from '../redis/redis-listener.js';
 import { createReplicaWait } from '../redis/redis-replica-wait.js';
 import type { DeadLetterStore } from '../webhooks/dead-letter-store.js';
 import { deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
-import { createMemoryDeadLetters } from '../webhooks/memory-dead-letter-store.js';
+import { createMemoryDeadLetterStore } from '../webhooks/memory-dead-letter-store.js';
 import { createMemoryDeliveryLedger } from '../webhooks/memory-delivery-ledger.js';
-import { createMemoryRoutingHandles } from '../webhooks/memory-routing-handle-store.js';
-import { createRedisDeadLetters } from '../webhooks/redis-dead-letter-store.js';
+import { createMemoryRoutingHandleStore } from '../webhooks/memory-routing-handle-store.js';
+import { createRedisDeadLetterStore } from '../webhooks/redis-dead-letter-store.js';
 import { createRedisDeliveryLedger } from '../webhooks/redis-delivery-ledger.js';
-import { createRedisRoutingHandles } from '../webhooks/redis-routing-handle-store.js';
+import { createRedisRoutingHandleStore } from '../webhooks/redis-routing-handle-store.js';
 import type { RoutingHandleStore } from '../webhooks/routing-handle-store.js';
 
 /** Everything the gateway keeps between requests, in one place: memory for one instance, or Redis. */
@@ -40,23 +40,23 @@ export interface GatewayStores {
   kind: 'memory' | 'redis';
   sessions: SessionStore;
   /** Each app user's bank connection (their platform token), beyond any one session. */
-  connections: ConnectionStore;
+  bankConnections: BankConnectionStore;
   oauthStates: OAuthStateStore;
   ledger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
-  /** Idempotency keys derived for money-moving creations (see CreationKeyStore). */
-  creationKeys: CreationKeyStore;
+  /** Idempotency keys derived for money-moving creations (see IdempotencyKeyStore). */
+  idempotencyKeys: IdempotencyKeyStore;
   sessionEndings: SessionEndingsBus;
   /** The per-user event log where webhooks and subscriptions meet. */
-  pubsub: PubSub;
-  /** The shared Redis connection, for stores that join later (events); undefined in memory. */
+  eventLog: EventLog;
+  /** The shared Redis client, for stores that join later; undefined in memory. */
   redis: RedisClient | undefined;
   /** Whether what the gateway needs to accept work answers, by a real round trip (readiness). */
   health(): Promise<StoreHealth>;
   /**
    * The platform tokens this process alone holds and forgets when it stops (in memory); empty on
-   * Redis, where connections outlive the process.
+   * Redis, where bank connections outlive the process.
    */
   tokensLostOnStop(): Array<{ userId: string; token: string }>;
   close(): Promise<void>;
@@ -69,30 +69,30 @@ export interface StoreDependencies {
   /** A session lapsed in the in-memory store (Redis expires keys itself). */
   onSessionExpired(sessionKey: string, record: SessionRecord): void;
   /** A bank connection was idle past CONNECTION_IDLE_DAYS and is gone from the store: revoke its token. */
-  onConnectionExpired(userId: string, record: ConnectionRecord): void;
-  /** How often idle connections are looked for (tests shorten it). @default 60000 */
-  connectionSweepIntervalMs?: number;
-  /** A Redis connection was lost or came back. */
-  onRedisConnectionChange?(role: string, state: 'lost' | 'restored'): void;
+  onBankConnectionExpired(userId: string, record: BankConnectionRecord): void;
+  /** How often idle bank connections are looked for (tests shorten it). @default 60000 */
+  bankConnectionSweepIntervalMs?: number;
+  /** A Redis client (commands or listener) was lost or came back. */
+  onRedisClientChange?(role: string, state: 'lost' | 'restored'): void;
 }
 
 export async function createStores(deps: StoreDependencies): Promise<GatewayStores> {
-  const connectionOptions: ConnectionOptions = {
+  const bankConnectionOptions: BankConnectionOptions = {
     clock: deps.clock,
-    idleMs: deps.config.connectionIdleMs,
-    onExpired: deps.onConnectionExpired,
-    sweepIntervalMs: deps.connectionSweepIntervalMs,
+    idleMs: deps.config.bankConnectionIdleMs,
+    onExpired: deps.onBankConnectionExpired,
+    sweepIntervalMs: deps.bankConnectionSweepIntervalMs,
   };
   return deps.config.redis
-    ? createRedisStores(deps, deps.config.redis, connectionOptions)
-    : createMemoryStores(deps, connectionOptions);
+    ? createRedisStores(deps, deps.config.redis, bankConnectionOptions)
+    : createMemoryStores(deps, bankConnectionOptions);
 }
 
-/** How every connection store expires idle connections. */
-interface ConnectionOptions {
+/** How every bank connection store expires idle bank connections. */
+interface BankConnectionOptions {
   clock: Clock;
   idleMs: number;
-  onExpired(userId: string, record: ConnectionRecord): void;
+  onExpired(userId: string, record: BankConnectionRecord): void;
   sweepIntervalMs: number | undefined;
 }
 
@@ -100,12 +100,12 @@ type RedisSettings = NonNullable<GatewayConfig['redis']>;
 
 function createMemoryStores(
   { config, clock, logger, onSessionExpired }: StoreDependencies,
-  connectionOptions: ConnectionOptions,
+  bankConnectionOptions: BankConnectionOptions,
 ): GatewayStores {
   logger.warn(
     'state is in process memory: run a single instance; sessions, bank connections, deliveries and events are lost on restart (set REDIS_URL to share them)',
   );
-  const connections = createMemoryConnectionStore(connectionOptions);
+  const bankConnections = createMemoryBankConnectionStore(bankConnectionOptions);
   const sessions = createMemorySessionStore({
     clock,
     idleTimeoutMs: config.session.idleTimeoutMs,
@@ -116,29 +116,29 @@ function createMemoryStores(
   return {
     kind: 'memory',
     sessions,
-    connections,
-    oauthStates: createMemoryOAuthStates({ maxPending: 10_000 }),
+    bankConnections,
+    oauthStates: createMemoryOAuthStateStore({ maxPending: 10_000 }),
     ledger: createMemoryDeliveryLedger({ marks, leaseMs: deliveryLeaseMs(0) }),
-    handles: createMemoryRoutingHandles(),
-    deadLetters: createMemoryDeadLetters({ marks }),
-    creationKeys: createMemoryCreationKeys({ clock }),
-    sessionEndings: localSessionEndings,
-    pubsub: createMemoryPubSub({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
+    handles: createMemoryRoutingHandleStore(),
+    deadLetters: createMemoryDeadLetterStore({ marks }),
+    idempotencyKeys: createMemoryIdempotencyKeyStore({ clock }),
+    sessionEndings: memorySessionEndings,
+    eventLog: createMemoryEventLog({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
     redis: undefined,
     health: async () => ({ ok: true }),
-    tokensLostOnStop: () => connections.held(),
+    tokensLostOnStop: () => bankConnections.held(),
     async close() {
       await sessions.close();
-      await connections.close();
+      await bankConnections.close();
     },
   };
 }
 
-/** Connects the two Redis connections the stores share; any failure on the way is "could not reach Redis". */
+/** Connects the two Redis clients the stores share; any failure on the way is "could not reach Redis". */
 async function createRedisStores(
   deps: StoreDependencies,
   settings: RedisSettings,
-  connectionOptions: ConnectionOptions,
+  bankConnectionOptions: BankConnectionOptions,
 ): Promise<GatewayStores> {
   const { connection, commandTimeoutMs } = settings;
   const optionsFor = (role: string) => ({
@@ -146,16 +146,16 @@ async function createRedisStores(
     commandTimeoutMs,
     logger: deps.logger,
     role,
-    onConnectionChange: (state: 'lost' | 'restored') => deps.onRedisConnectionChange?.(role, state),
+    onClientChange: (state: 'lost' | 'restored') => deps.onRedisClientChange?.(role, state),
   });
   const redis = createRedisClient(optionsFor('commands'));
   // Subscribe mode takes a connection of its own: session endings and event announcements.
-  const subscriber = createRedisSubscriber({ ...optionsFor('subscriber'), commands: redis });
+  const listener = createRedisListener({ ...optionsFor('listener'), commands: redis });
   try {
-    await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
-    return await redisStoresOn(redis, subscriber, deps, settings, connectionOptions);
+    await Promise.all([connectRedis(redis), connectRedis(listener)]);
+    return await redisStoresOn(redis, listener, deps, settings, bankConnectionOptions);
   } catch (error) {
-    for (const client of [redis, subscriber]) client.disconnect();
+    for (const client of [redis, listener]) client.disconnect();
     throw new Error(
       `could not reach Redis (${connection.where}, REDIS_URL): ${error instanceof Error ? error.message : String(error)}`,
     );
@@ -164,21 +164,21 @@ async function createRedisStores(
 
 async function redisStoresOn(
   redis: RedisClient,
-  subscriber: SubscriberConnection,
+  listener: RedisListener,
   { config, clock, logger, onSessionExpired }: StoreDependencies,
   { connection, keyPrefix, commandTimeoutMs, tokenKeys, waitReplicas }: RedisSettings,
-  connectionOptions: ConnectionOptions,
+  bankConnectionOptions: BankConnectionOptions,
 ): Promise<GatewayStores> {
   const options = { redis, keyPrefix };
   const waitForReplicas = createReplicaWait(redis, waitReplicas, commandTimeoutMs);
-  const sessionEndings = await createRedisSessionEndings({ redis, subscriber, keyPrefix, logger });
+  const sessionEndings = await createRedisSessionEndings({ redis, listener, keyPrefix, logger });
   logger.info(
     { keyPrefix, redis: connection.where },
     'state is on Redis: shared by every instance, kept across restarts',
   );
   const cipher = createTokenCipher(tokenKeys);
-  const connections = createRedisConnections({ ...options, ...connectionOptions, cipher, logger });
-  const probe = createRedisHealthProbe({ clients: [redis, subscriber], clock });
+  const bankConnections = createRedisBankConnectionStore({ ...options, ...bankConnectionOptions, cipher, logger });
+  const probe = createRedisHealthProbe({ clients: [redis, listener], clock });
   const sessions = createRedisSessionStore({
     redis,
     keyPrefix,
@@ -191,16 +191,16 @@ async function redisStoresOn(
   return {
     kind: 'redis',
     sessions,
-    connections,
-    oauthStates: createRedisOAuthStates(options),
+    bankConnections,
+    oauthStates: createRedisOAuthStateStore(options),
     ledger: createRedisDeliveryLedger({ ...options, leaseMs: deliveryLeaseMs(commandTimeoutMs) }),
-    handles: createRedisRoutingHandles({ ...options, waitForReplicas }),
-    deadLetters: createRedisDeadLetters({ ...options, waitForReplicas }),
-    creationKeys: createRedisCreationKeys(options),
+    handles: createRedisRoutingHandleStore({ ...options, waitForReplicas }),
+    deadLetters: createRedisDeadLetterStore({ ...options, waitForReplicas }),
+    idempotencyKeys: createRedisIdempotencyKeyStore(options),
     sessionEndings,
-    pubsub: createRedisPubSub({
+    eventLog: createRedisEventLog({
       redis,
-      subscriber,
+      listener,
       keyPrefix,
       clock,
       retentionMs: config.eventRetentionMs,
@@ -212,9 +212,9 @@ async function redisStoresOn(
     tokensLostOnStop: () => [],
     async close() {
       await sessions.close();
-      await connections.close();
+      await bankConnections.close();
       redis.disconnect();
-      subscriber.disconnect();
+      listener.disconnect();
     },
   };
 }

@@ -27,13 +27,13 @@ export interface Upstreams {
 /** Step 2: the upstream clients, each with its deadlines, caps, breakers and metrics. */
 export function createUpstreams(
   config: GatewayConfig,
-  platform: UpstreamEndpoints,
+  endpoints: UpstreamEndpoints,
   metrics: GatewayMetrics,
   logger: Logger,
   clock: Clock,
   undo: Array<() => unknown>,
 ): Upstreams {
-  const { core, enrichment } = platform;
+  const { core, enrichment } = endpoints;
   // Every credential the gateway holds (for any upstream, and every setting the table marks
   // secret): none may echo back through an upstream's error text.
   const secrets = [...new Set([core.appToken, core.appSecret, enrichment.apiKey, ...configSecrets(config)])];

@@ -8,16 +8,16 @@ import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import { mayUsePlatform, mfaStatus } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
-import type { ConnectionRecord, ConnectionStore } from './bank-connection-store.js';
+import type { BankConnectionRecord, BankConnectionStore } from './bank-connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import type { Session, SessionManager } from './session-manager.js';
 
-export interface ConnectionRoutesOptions {
+export interface BankConnectionRoutesOptions {
   support: AuthRoutes;
   sessions: SessionManager;
   states: OAuthStateStore;
-  connections: ConnectionStore;
+  bankConnections: BankConnectionStore;
   core: CoreClient;
   mfa: GatewayConfig['mfa'];
   appToken: string;
@@ -27,7 +27,7 @@ export interface ConnectionRoutesOptions {
   /** What the consumer information page shows before the platform's connection flow. */
   consumerInfo: ConsumerInfoSettings;
   /** Revokes a token the gateway no longer holds (the connection it belonged to was replaced). */
-  releaseToken(userId: string, token: string): Promise<unknown>;
+  revokeReplacedToken(userId: string, token: string): Promise<unknown>;
   /** Called after a connection is made (webhook subscriptions hook in here). */
   onConnected?: (userId: string, accessToken: string) => Promise<void>;
 }
@@ -38,8 +38,11 @@ export interface ConnectionRoutesOptions {
  * the platform's OAuth consent, then the token stored as the app user's connection (encrypted in
  * the shared store) and used by every session of theirs.
  */
-export function registerConnectionRoutes(router: Router<ScopedRouteRequest>, options: ConnectionRoutesOptions): void {
-  const routes = new ConnectionRoutes(options);
+export function registerBankConnectionRoutes(
+  router: Router<ScopedRouteRequest>,
+  options: BankConnectionRoutesOptions,
+): void {
+  const routes = new BankConnectionRoutes(options);
   router.on('GET', '/auth/consumer-info', (request) => routes.consumerInfo(request));
   router.on('GET', '/auth/connect', (request) => routes.connect(request));
   router.on('GET', '/auth/callback', (request) => routes.callback(request));
@@ -54,8 +57,8 @@ interface GrantedConsent {
   returnTo: string;
 }
 
-class ConnectionRoutes {
-  constructor(private readonly options: ConnectionRoutesOptions) {}
+class BankConnectionRoutes {
+  constructor(private readonly options: BankConnectionRoutesOptions) {}
 
   private callbackUrl(): string {
     return `${this.options.publicUrl()}/auth/callback`;
@@ -99,7 +102,7 @@ class ConnectionRoutes {
     if (!consent) return;
     // Read before the code is exchanged (no token exists yet if this fails): if the write that
     // follows times out, its answer (the connection it replaced) is lost, and this is that connection.
-    const before = await this.options.connections.get(consent.userId);
+    const before = await this.options.bankConnections.get(consent.userId);
     try {
       await this.storeConnection(consent, before, scope);
       redirect(res, consent.returnTo, {}, 303);
@@ -170,10 +173,10 @@ class ConnectionRoutes {
     return { userId: session.userId, code, returnTo: check.returnTo };
   }
 
-  /** Trades the code for a token and makes it the user's connection, releasing the tokens it replaces. */
+  /** Trades the code for a token and makes it the user's bank connection, revoking the tokens it replaces. */
   private async storeConnection(
     { userId, code }: GrantedConsent,
-    before: ConnectionRecord | undefined,
+    before: BankConnectionRecord | undefined,
     scope: Scope,
   ): Promise<void> {
     const { options } = this;
@@ -181,9 +184,9 @@ class ConnectionRoutes {
     const grant = await core.exchangeCode(code, this.callbackUrl());
     const me = await core.getMe(grant.access_token);
     const now = options.clock();
-    let replaced: ConnectionRecord | undefined;
+    let replaced: BankConnectionRecord | undefined;
     try {
-      replaced = await options.connections.set(userId, {
+      replaced = await options.bankConnections.set(userId, {
         platformUserId: me._id,
         accessToken: grant.access_token,
         connectedAt: now,
@@ -191,9 +194,9 @@ class ConnectionRoutes {
       });
     } catch (error) {
       // The write may have landed or not (and can still land later, before any later command
-      // on the same connection): the releaser keeps whichever token the connection holds once
+      // on the same connection): the revoker keeps whichever token the connection holds once
       // the store answers and revokes the other. Not awaited: the store is failing now.
-      void this.releaseAll(userId, [grant.access_token, before?.accessToken], scope);
+      void this.revokeReplaced(userId, [grant.access_token, before?.accessToken], scope);
       throw error;
     }
     try {
@@ -201,7 +204,7 @@ class ConnectionRoutes {
       await options.sessions.attachToken(userId, grant.access_token);
     } finally {
       // Whatever happened to the sessions, the connection no longer holds these.
-      await this.releaseAll(userId, [replaced?.accessToken, before?.accessToken], scope, grant.access_token);
+      await this.revokeReplaced(userId, [replaced?.accessToken, before?.accessToken], scope, grant.access_token);
     }
     scope.log.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
     if (options.onConnected) {
@@ -213,22 +216,22 @@ class ConnectionRoutes {
   }
 
   /**
-   * Hands tokens the connection may no longer hold to the releaser, which asks the store first
+   * Hands tokens the connection may no longer hold to the revoker, which asks the store first
    * (and asks again later while the store cannot answer), so a token the connection does hold
    * is never revoked.
    */
-  private async releaseAll(
+  private async revokeReplaced(
     userId: string,
     tokens: Array<string | undefined>,
     scope: Scope,
     kept?: string,
   ): Promise<void> {
-    const released = [...new Set(tokens)].filter((token) => token !== undefined && token !== kept);
+    const replaced = [...new Set(tokens)].filter((token) => token !== undefined && token !== kept);
     await Promise.all(
-      released.map((token) =>
+      replaced.map((token) =>
         this.options
-          .releaseToken(userId, token!)
-          .catch((error: unknown) => scope.log.error({ err: error, userId }, 'releasing a replaced token failed')),
+          .revokeReplacedToken(userId, token!)
+          .catch((error: unknown) => scope.log.error({ err: error, userId }, 'revoking a replaced token failed')),
       ),
     );
   }

@@ -6,7 +6,7 @@ import type { Clock } from '@open-finance-gateway/common/clock';
  * without consenting again. Signing out leaves it; revoking, a dead token, deleting the app account
  * or not signing in for CONNECTION_IDLE_DAYS removes it.
  */
-export interface ConnectionRecord {
+export interface BankConnectionRecord {
   /** The platform's id of the person who consented (`GET /v1/me`). */
   platformUserId: string;
   /** Never leaves the server; encrypted at rest on Redis. */
@@ -17,18 +17,18 @@ export interface ConnectionRecord {
   lastUsedAt: number;
 }
 
-export interface ConnectionStore {
+export interface BankConnectionStore {
   /** The user's connection, unless it has been idle past its deadline. */
-  get(userId: string): Promise<ConnectionRecord | undefined>;
+  get(userId: string): Promise<BankConnectionRecord | undefined>;
   /** Stores the user's connection and returns the one it replaced (its token is then revoked). */
-  set(userId: string, record: ConnectionRecord): Promise<ConnectionRecord | undefined>;
+  set(userId: string, record: BankConnectionRecord): Promise<BankConnectionRecord | undefined>;
   /** The user signed in again: the connection's idle deadline moves on. */
   touch(userId: string): Promise<void>;
   /**
    * Removes the user's connection; with `onlyToken`, only while it still holds that token (a
    * refused old token must not remove a newer connection). Returns what was removed.
    */
-  delete(userId: string, onlyToken?: string): Promise<ConnectionRecord | undefined>;
+  delete(userId: string, onlyToken?: string): Promise<BankConnectionRecord | undefined>;
   /**
    * Finds connections idle past their deadline, deletes them and reports each once to
    * `onExpired` (which revokes its token). Runs on an interval by itself; exposed for tests.
@@ -37,12 +37,12 @@ export interface ConnectionStore {
   close(): Promise<void>;
 }
 
-export interface ConnectionStoreOptions {
+export interface BankConnectionStoreOptions {
   clock: Clock;
   /** A connection whose user has not signed in for this long is no longer needed. */
   idleMs: number;
   /** Told of each connection that lapsed, once, by whichever instance sweeps it first. */
-  onExpired?: (userId: string, record: ConnectionRecord) => void;
+  onExpired?: (userId: string, record: BankConnectionRecord) => void;
   /** @default 60000 */
   sweepIntervalMs?: number;
 }

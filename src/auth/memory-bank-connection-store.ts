@@ -1,16 +1,16 @@
 import {
   startSweeper,
-  type ConnectionRecord,
-  type ConnectionStore,
-  type ConnectionStoreOptions,
+  type BankConnectionRecord,
+  type BankConnectionStore,
+  type BankConnectionStoreOptions,
 } from './bank-connection-store.js';
 
 /** In process memory: lost with the process (a graceful stop revokes them first, see `held`). */
-export function createMemoryConnectionStore(
-  options: ConnectionStoreOptions,
-): ConnectionStore & { held(): Array<{ userId: string; token: string }> } {
-  const connections = new Map<string, ConnectionRecord>();
-  const idle = (record: ConnectionRecord) => record.lastUsedAt + options.idleMs <= options.clock();
+export function createMemoryBankConnectionStore(
+  options: BankConnectionStoreOptions,
+): BankConnectionStore & { held(): Array<{ userId: string; token: string }> } {
+  const connections = new Map<string, BankConnectionRecord>();
+  const idle = (record: BankConnectionRecord) => record.lastUsedAt + options.idleMs <= options.clock();
   async function sweep(): Promise<void> {
     for (const [userId, record] of connections) {
       if (!idle(record)) continue;

@@ -3,7 +3,7 @@ import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from './oauth-state-store.js';
 
 /** In process memory, bounded, so a flood of /auth/login calls cannot grow memory without limit. */
-export function createMemoryOAuthStates(options: { ttlMs?: number; maxPending: number }): OAuthStateStore {
+export function createMemoryOAuthStateStore(options: { ttlMs?: number; maxPending: number }): OAuthStateStore {
   const pending = new LRUCache<string, PendingSignIn>({
     max: options.maxPending,
     ttl: options.ttlMs ?? OAUTH_STATE_TTL_MS,

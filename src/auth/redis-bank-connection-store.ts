@@ -3,13 +3,13 @@ import { storeCall, type RedisClient } from '../redis/redis-client.js';
 import { userKeys } from '../redis/redis-keys.js';
 import {
   startSweeper,
-  type ConnectionRecord,
-  type ConnectionStore,
-  type ConnectionStoreOptions,
+  type BankConnectionRecord,
+  type BankConnectionStore,
+  type BankConnectionStoreOptions,
 } from './bank-connection-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
-interface StoredConnection {
+interface StoredBankConnection {
   platformUserId: string;
   /** Encrypted, bound to this user's connection record (see token-cipher). */
   token: string;
@@ -50,17 +50,17 @@ const SWEEP_LEASE_MS = 5 * 60_000;
  * on any instance finds lapsed connections, each handled once (ZREM decides which instance).
  * The key itself has no expiry: a connection is only forgotten once its token is being revoked.
  */
-export function createRedisConnections(
-  options: ConnectionStoreOptions & { redis: RedisClient; keyPrefix: string; cipher: TokenCipher; logger: Logger },
-): ConnectionStore {
+export function createRedisBankConnectionStore(
+  options: BankConnectionStoreOptions & { redis: RedisClient; keyPrefix: string; cipher: TokenCipher; logger: Logger },
+): BankConnectionStore {
   const { redis, cipher } = options;
   const key = (userId: string) => `${userKeys(options.keyPrefix, userId)}:connection`;
   const deadlinesKey = `${options.keyPrefix}connection-deadlines`;
   const binding = (userId: string) => `connection|user:${userId}`;
   const deadlineOf = (record: { lastUsedAt: number }) => record.lastUsedAt + options.idleMs;
-  const decode = (userId: string, raw: string | null): ConnectionRecord | undefined => {
+  const decode = (userId: string, raw: string | null): BankConnectionRecord | undefined => {
     if (raw === null) return undefined;
-    const stored = JSON.parse(raw) as StoredConnection;
+    const stored = JSON.parse(raw) as StoredBankConnection;
     return {
       platformUserId: stored.platformUserId,
       accessToken: cipher.decrypt(stored.token, binding(userId)),
@@ -68,7 +68,7 @@ export function createRedisConnections(
       lastUsedAt: stored.lastUsedAt,
     };
   };
-  const live = (record: ConnectionRecord | undefined) =>
+  const live = (record: BankConnectionRecord | undefined) =>
     record && options.clock() < deadlineOf(record) ? record : undefined;
 
   async function compareAndDelete(userId: string, raw: string): Promise<boolean> {
@@ -104,7 +104,7 @@ export function createRedisConnections(
     options.logger.warn({ err: { message: (error as Error).message } }, 'connection sweep failed; will retry'),
   );
 
-  async function write(userId: string, stored: StoredConnection): Promise<string | null> {
+  async function write(userId: string, stored: StoredBankConnection): Promise<string | null> {
     // The deadline first: a connection without one would never be swept (and its token never revoked).
     await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(stored), userId));
     return storeCall(() => redis.set(key(userId), JSON.stringify(stored), 'GET'));
@@ -126,7 +126,10 @@ export function createRedisConnections(
     async touch(userId) {
       const raw = await storeCall(() => redis.get(key(userId)));
       if (raw === null || !live(decode(userId, raw))) return;
-      const touched: StoredConnection = { ...(JSON.parse(raw) as StoredConnection), lastUsedAt: options.clock() };
+      const touched: StoredBankConnection = {
+        ...(JSON.parse(raw) as StoredBankConnection),
+        lastUsedAt: options.clock(),
+      };
       await storeCall(() => redis.zadd(deadlinesKey, deadlineOf(touched), userId));
       await storeCall(() => redis.eval(REPLACE_IF_UNCHANGED, 1, key(userId), raw, JSON.stringify(touched)));
     },

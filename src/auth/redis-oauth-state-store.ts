@@ -3,7 +3,7 @@ import { storeCall, type RedisClient } from '../redis/redis-client.js';
 import { checkPending, OAUTH_STATE_TTL_MS, type OAuthStateStore, type PendingSignIn } from './oauth-state-store.js';
 
 /** OAuth `state` on Redis: stored by digest with a 10-minute expiry, taken with GETDEL (single use everywhere). */
-export function createRedisOAuthStates(options: { redis: RedisClient; keyPrefix: string }): OAuthStateStore {
+export function createRedisOAuthStateStore(options: { redis: RedisClient; keyPrefix: string }): OAuthStateStore {
   const key = (state: string) => `${options.keyPrefix}oauth:${sha256Hex(state)}`;
   return {
     async issue(browserBinding, returnTo, data) {

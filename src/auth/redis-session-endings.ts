@@ -1,7 +1,7 @@
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { RedisListener } from '../redis/redis-listener.js';
 import type { SessionEndingsBus } from './session-endings.js';
 
 /**
@@ -12,14 +12,14 @@ import type { SessionEndingsBus } from './session-endings.js';
  */
 export async function createRedisSessionEndings(options: {
   redis: RedisClient;
-  subscriber: SubscriberConnection;
+  listener: RedisListener;
   keyPrefix: string;
   logger: Logger;
 }): Promise<SessionEndingsBus> {
   const channel = `${options.keyPrefix}session-ended`;
   const instance = randomToken(12);
   const listeners = new Set<(userId: string, keys: string[]) => void>();
-  options.subscriber.on('message', (from: string, message: string) => {
+  options.listener.on('message', (from: string, message: string) => {
     if (from !== channel) return;
     try {
       const { origin, userId, keys } = JSON.parse(message) as { origin: string; userId: string; keys: string[] };
@@ -30,8 +30,8 @@ export async function createRedisSessionEndings(options: {
     }
   });
   // The connection subscribes to nothing again by itself after a reconnection or a move.
-  options.subscriber.on('ready', () => {
-    options.subscriber
+  options.listener.on('ready', () => {
+    options.listener
       .subscribe(channel)
       .catch((error: unknown) =>
         options.logger.warn(
@@ -40,7 +40,7 @@ export async function createRedisSessionEndings(options: {
         ),
       );
   });
-  await options.subscriber.subscribe(channel);
+  await options.listener.subscribe(channel);
   return {
     async publish(userId, keys) {
       await storeCall(() => options.redis.publish(channel, JSON.stringify({ origin: instance, userId, keys })));

@@ -2,7 +2,7 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import type { CoreClient } from '../upstream/core-client.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 
-export interface TokenReleaserOptions {
+export interface TokenRevokerOptions {
   core: Pick<CoreClient, 'revokeToken'>;
   /** Whether the gateway still uses `token` for the user (their connection holds it): then it stays. */
   inUse(userId: string, token: string): Promise<boolean>;
@@ -23,16 +23,16 @@ export interface TokenReleaserOptions {
  * connection holds it again. A failed revocation is retried in the background; a 403
  * means the token is dead already, which is the outcome wanted.
  */
-export function createTokenReleaser(options: TokenReleaserOptions): TokenReleaser {
-  return new TokenReleaser(options);
+export function createTokenRevoker(options: TokenRevokerOptions): TokenRevoker {
+  return new TokenRevoker(options);
 }
 
-export class TokenReleaser {
+export class TokenRevoker {
   private readonly delays: number[];
   private readonly storeDelays: number[];
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly options: TokenReleaserOptions) {
+  constructor(private readonly options: TokenRevokerOptions) {
     this.delays = options.retryDelaysMs ?? [30_000, 300_000, 1_800_000, 10_800_000];
     this.storeDelays = options.storeRetryDelaysMs ?? [1_000, 5_000, 30_000, 300_000, 1_800_000, 10_800_000];
   }
@@ -43,7 +43,7 @@ export class TokenReleaser {
    * whether the connection holds it: the token is never revoked before the store has answered.
    * Never rejects.
    */
-  async release(userId: string, token: string): Promise<boolean> {
+  async revokeUnlessHeld(userId: string, token: string): Promise<boolean> {
     const used = await this.inUse(userId, token);
     if (used === undefined) {
       this.retry(userId, token, 0, 0, true);
@@ -51,7 +51,7 @@ export class TokenReleaser {
     }
     if (used) return true;
     const revoked = await this.attempt(userId, token);
-    if (revoked) this.options.logger.info({ userId }, 'released platform token revoked');
+    if (revoked) this.options.logger.info({ userId }, 'replaced platform token revoked');
     else this.retry(userId, token, 0, 0, false);
     return revoked;
   }
@@ -73,7 +73,7 @@ export class TokenReleaser {
     } catch (error) {
       this.options.logger.warn(
         { userId, err: { message: (error as Error).message } },
-        'could not tell whether a released token is in use; will ask again',
+        'could not tell whether a replaced token is in use; will ask again',
       );
       return undefined;
     }
@@ -92,7 +92,7 @@ export class TokenReleaser {
           kind: error instanceof UpstreamError ? error.kind : 'unexpected',
           status: error instanceof UpstreamError ? error.status : undefined,
         },
-        'revoking a released token failed',
+        'revoking a replaced token failed',
       );
       return false;
     }
@@ -131,7 +131,7 @@ export class TokenReleaser {
   private giveUp(userId: string): void {
     this.options.logger.error(
       { userId },
-      'gave up revoking a released platform token: the consent stays live until the user revokes it',
+      'gave up revoking a replaced platform token: the consent stays live until the user revokes it',
     );
   }
 }

@@ -83,7 +83,7 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
     sandboxWebhookTimeScale: v.SANDBOX_WEBHOOK_TIME_SCALE,
     redis: undefined,
     eventRetentionMs: v.EVENT_RETENTION_SECONDS * SECOND,
-    connectionIdleMs: v.CONNECTION_IDLE_DAYS * DAY,
+    bankConnectionIdleMs: v.CONNECTION_IDLE_DAYS * DAY,
     trustRequestIdHeader: v.REQUEST_ID_HEADER_TRUSTED,
     tracing:
       v.OTEL_EXPORTER_OTLP_ENDPOINT === undefined

@@ -53,7 +53,7 @@ export interface GatewayConfig {
   /** How long events are kept for subscribers to resume from their cursor. */
   eventRetentionMs: number;
   /** A bank connection whose app user has not signed in for this long is revoked and deleted. */
-  connectionIdleMs: number;
+  bankConnectionIdleMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
   payments: {

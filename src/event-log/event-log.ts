@@ -52,7 +52,7 @@ export interface EventSubscription extends AsyncIterableIterator<LoggedEvent> {
  * subscriber that was away resumes from its last cursor. In memory for one instance, or one Redis
  * Stream per user shared by all.
  */
-export interface PubSub {
+export interface EventLog {
   publish(userId: string, event: UserEvent): Promise<string>;
   /**
    * Publishes a webhook's event once per body: the append and the delivery's "done" mark (see

@@ -3,9 +3,9 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { createMemoryDeliveryMarks, deliveryMarkKey, type DeliveryMarks } from './delivery-marks.js';
 import {
   CursorExpiredError,
+  type EventLog,
   type EventSubscription,
   type LoggedEvent,
-  type PubSub,
   type SubscribeOptions,
   type UserEvent,
 } from './event-log.js';
@@ -13,7 +13,7 @@ import { FanOut } from './fan-out.js';
 import { replayingSubscription } from './replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from './subscription-queue.js';
 
-export interface MemoryPubSubOptions {
+export interface MemoryEventLogOptions {
   logger: Logger;
   clock: Clock;
   /** How long events are kept for resuming. */
@@ -51,11 +51,11 @@ function firstAfter(events: LoggedEvent[], cursor: string): number {
  * The in-process event log: one instance. The same contract as the Redis Streams log, with a
  * bounded log per user (count and retention) so a client that reconnects resumes without loss.
  */
-export function createMemoryPubSub(options: MemoryPubSubOptions): PubSub {
-  return new MemoryPubSub(options);
+export function createMemoryEventLog(options: MemoryEventLogOptions): EventLog {
+  return new MemoryEventLog(options);
 }
 
-class MemoryPubSub implements PubSub {
+class MemoryEventLog implements EventLog {
   private readonly logs = new Map<string, UserLog>();
   private readonly open = new Set<{ end(): void }>();
   private readonly maxPerUser: number;
@@ -67,7 +67,7 @@ class MemoryPubSub implements PubSub {
   private sequence = 0;
   private readonly marks: DeliveryMarks;
 
-  constructor(private readonly options: MemoryPubSubOptions) {
+  constructor(private readonly options: MemoryEventLogOptions) {
     this.maxPerUser = options.maxPerUser ?? 1_000;
     this.maxTotal = options.maxTotal ?? 50_000;
     this.marks = options.marks ?? createMemoryDeliveryMarks({ clock: options.clock });

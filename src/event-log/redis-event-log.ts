@@ -2,13 +2,13 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
 import { deliveryMarkRedisKey, userKeys } from '../redis/redis-keys.js';
-import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { RedisListener } from '../redis/redis-listener.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
 import { DEDUPLICATION_WINDOW_MS } from './delivery-marks.js';
 import {
   CursorExpiredError,
+  type EventLog,
   type EventSubscription,
-  type PubSub,
   type SubscribeOptions,
   type UserEvent,
 } from './event-log.js';
@@ -17,16 +17,16 @@ import { defineEventCommands, type EventCommands } from './redis-event-scripts.j
 import { replayingSubscription } from './replaying-subscription.js';
 import { compareCursors, CURSOR_FORM } from './subscription-queue.js';
 
-export interface RedisPubSubOptions {
+export interface RedisEventLogOptions {
   /** Commands (the append script, XRANGE, XINFO). */
   redis: RedisClient;
-  /** The instance's pub/sub connection, shared with the session-endings channel. */
-  subscriber: SubscriberConnection;
+  /** The instance's Redis listener (SUBSCRIBE), shared with the session-endings channel. */
+  listener: RedisListener;
   keyPrefix: string;
   clock: Clock;
   retentionMs: number;
   logger: Logger;
-  /** Per subscriber. @default 100 */
+  /** Per subscription. @default 100 */
   maxQueued?: number;
   /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
@@ -43,16 +43,16 @@ export interface RedisPubSubOptions {
  * from the stream with XRANGE, so nothing is skipped and the order holds. Every command names one
  * key, so the same code runs on a single server, behind Sentinel, and on a Cluster.
  */
-export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
-  return new RedisPubSub(options);
+export function createRedisEventLog(options: RedisEventLogOptions): EventLog {
+  return new RedisEventLog(options);
 }
 
-class RedisPubSub implements PubSub {
+class RedisEventLog implements EventLog {
   private readonly commands: EventCommands;
   private readonly reader: RedisEventReader;
   private readonly open = new Set<{ end(): void }>();
 
-  constructor(private readonly options: RedisPubSubOptions) {
+  constructor(private readonly options: RedisEventLogOptions) {
     this.commands = defineEventCommands(options.redis);
     this.reader = new RedisEventReader(options);
   }

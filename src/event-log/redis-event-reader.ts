@@ -1,6 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import type { SubscriberConnection } from '../redis/redis-listener.js';
+import type { RedisListener } from '../redis/redis-listener.js';
 import type { LoggedEvent, UserEvent } from './event-log.js';
 import { FanOut } from './fan-out.js';
 import { compareCursors } from './subscription-queue.js';
@@ -8,8 +8,8 @@ import { compareCursors } from './subscription-queue.js';
 export interface RedisEventReaderOptions {
   /** Commands (XRANGE, XREVRANGE). */
   redis: RedisClient;
-  /** The instance's pub/sub connection, shared with the session-endings channel. */
-  subscriber: SubscriberConnection;
+  /** The instance's Redis listener (SUBSCRIBE), shared with the session-endings channel. */
+  listener: RedisListener;
   logger: Logger;
   /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
@@ -23,7 +23,7 @@ export interface Followed {
   deliver: FanOut;
   /** Announcements and catch-up reads for one user run in order, one at a time. */
   chain: Promise<void>;
-  /** Subscribed and the start position read: what every subscriber joining waits for. */
+  /** Subscribed and the start position read: what every subscription joining waits for. */
   started: Promise<void>;
 }
 
@@ -45,7 +45,7 @@ const RETRY_MAX_MS = 5_000;
  * The live side of the Redis event log on one instance: one SUBSCRIBE per followed user (not per
  * socket), each announced event handed on with no further read. A gap (an announcement whose
  * previous id is not the last one seen) is filled from the stream with XRANGE, so nothing is
- * skipped and the order holds. The reader owns its subscriptions: whenever the pub/sub connection
+ * skipped and the order holds. The reader owns its subscriptions: whenever the listener
  * is ready again (reconnected, or on a Cluster moved to another node) it subscribes to every
  * followed channel and reads what each stream gained meanwhile.
  */
@@ -58,8 +58,8 @@ export class RedisEventReader {
   private closed = false;
 
   constructor(private readonly options: RedisEventReaderOptions) {
-    options.subscriber.on('message', this.onAnnouncement);
-    options.subscriber.on('ready', this.onReady);
+    options.listener.on('message', this.onAnnouncement);
+    options.listener.on('ready', this.onReady);
     // A safety net for losses no event signals (a node that stalls without closing the connection):
     // one SUBSCRIBE, and one XRANGE per followed user (not per socket), per interval.
     this.reconciler = setInterval(() => this.recover('periodic'), options.reconcileIntervalMs ?? 30_000);
@@ -86,24 +86,24 @@ export class RedisEventReader {
     entry.deliver.delete(deliver);
     if (entry.deliver.size > 0 || this.followed.get(channel) !== entry) return;
     this.followed.delete(channel);
-    this.options.subscriber.unsubscribe(channel).catch(() => undefined);
+    this.options.listener.unsubscribe(channel).catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    const { subscriber } = this.options;
+    const { listener } = this.options;
     this.closed = true;
     clearInterval(this.reconciler);
     clearTimeout(this.retry);
     const channels = [...this.followed.keys()];
     this.followed.clear();
-    subscriber.off('message', this.onAnnouncement);
-    subscriber.off('ready', this.onReady);
-    if (channels.length > 0) await subscriber.unsubscribe(...channels).catch(() => undefined);
+    listener.off('message', this.onAnnouncement);
+    listener.off('ready', this.onReady);
+    if (channels.length > 0) await listener.unsubscribe(...channels).catch(() => undefined);
   }
 
   /** A new entry for the channel, registered, its start under way. */
   private start(channel: string, key: string): Followed {
-    const { redis, subscriber } = this.options;
+    const { redis, listener } = this.options;
     const created: Followed = {
       key,
       lastId: '0-0',
@@ -114,7 +114,7 @@ export class RedisEventReader {
     // Subscribed before the stream's end is read: an event appended in between is announced,
     // and its announcement waits in the chain until the start position is known.
     created.started = created.chain = (async () => {
-      await storeCall(() => subscriber.subscribe(channel));
+      await storeCall(() => listener.subscribe(channel));
       created.lastId = (await storeCall(() => redis.xrevrange(created.key, '+', '-', 'COUNT', 1)))[0]?.[0] ?? '0-0';
     })();
     // A failed start leaves no start position: the entry is dropped at once, with every
@@ -158,7 +158,7 @@ export class RedisEventReader {
   private recover(why: string): void {
     const channels = [...this.followed.keys()];
     if (channels.length === 0) return;
-    const subscribed = storeCall(() => this.options.subscriber.subscribe(...channels));
+    const subscribed = storeCall(() => this.options.listener.subscribe(...channels));
     void subscribed
       .catch(() => undefined)
       .then(() => Promise.all([...this.followed].map(([channel, entry]) => this.catchUpInChain(channel, entry))))
@@ -193,7 +193,7 @@ export class RedisEventReader {
     this.retry = setTimeout(() => {
       this.retry = undefined;
       // While the connection is down, its 'ready' starts the recovery.
-      if (this.options.subscriber.status === 'ready') this.recover('retry');
+      if (this.options.listener.status === 'ready') this.recover('retry');
     }, this.retryDelayMs);
     this.retry.unref();
     this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);

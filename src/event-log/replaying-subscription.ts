@@ -1,5 +1,5 @@
 import type { EventSubscription, LoggedEvent } from './event-log.js';
-import { compareCursors, SubscriberQueue } from './subscription-queue.js';
+import { compareCursors, SubscriptionQueue } from './subscription-queue.js';
 
 export interface ReplayingSubscriptionOptions {
   maxQueued: number;
@@ -28,10 +28,10 @@ export interface ReplayingSubscriptionOptions {
  * start, an expired cursor or a failed read ends the subscription with that error. Shared by the
  * memory and Redis logs.
  */
-export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriberQueue & EventSubscription {
+export function replayingSubscription(options: ReplayingSubscriptionOptions): SubscriptionQueue & EventSubscription {
   const { after, maxQueued } = options;
   let stop: () => void = () => undefined;
-  const queue = new SubscriberQueue(maxQueued, () => stop(), after);
+  const queue = new SubscriptionQueue(maxQueued, () => stop(), after);
   let held: LoggedEvent[] | undefined = after === undefined ? undefined : [];
   let overflowed = false;
   const following = options.follow((event) => {

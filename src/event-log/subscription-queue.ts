@@ -60,7 +60,7 @@ function fold(older: LoggedEvent, newer: LoggedEvent): LoggedEvent {
  * While `refill` is set, an empty queue asks it for more instead of waiting (a replay read at the
  * reader's pace).
  */
-export class SubscriberQueue implements AsyncIterableIterator<LoggedEvent> {
+export class SubscriptionQueue implements AsyncIterableIterator<LoggedEvent> {
   private readonly pending = new Map<string, LoggedEvent>();
   private wake: (() => void) | undefined;
   private done = false;

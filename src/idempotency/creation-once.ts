@@ -1,5 +1,5 @@
-import type { CreationKeyStore } from './idempotency-key-store.js';
-import type { CreationKey } from './idempotency-keys.js';
+import type { IdempotencyKeyStore } from './idempotency-key-store.js';
+import type { IdempotencyKey } from './idempotency-keys.js';
 
 /** The key is taken by another creation of the same input that has not finished (on another instance). */
 export class CreationInProgressError extends Error {
@@ -27,7 +27,7 @@ interface Flight {
 }
 
 export interface CreationOnceOptions {
-  store: CreationKeyStore;
+  store: IdempotencyKeyStore;
   /** How long a key answers with its result. */
   windowMs: number;
   /** The in-progress lease: longer than the platform call's deadline, so a live call never loses it. */
@@ -45,7 +45,7 @@ export function createCreationOnce(options: CreationOnceOptions) {
   const flights = new Map<string, Flight>();
 
   async function run<T extends { _id: string }>(
-    key: CreationKey,
+    key: IdempotencyKey,
     send: (upstreamKey: string) => Promise<Creation<T>>,
     read: (id: string) => Promise<T | undefined>,
   ): Promise<Creation<T>> {
@@ -74,7 +74,7 @@ export function createCreationOnce(options: CreationOnceOptions) {
 
   return {
     async create<T extends { _id: string }>(
-      key: CreationKey,
+      key: IdempotencyKey,
       send: (upstreamKey: string) => Promise<Creation<T>>,
       read: (id: string) => Promise<T | undefined>,
     ): Promise<Creation<T>> {

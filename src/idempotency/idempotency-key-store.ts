@@ -20,7 +20,7 @@ export type CreationBegin = { held: true; token: string } | { held: false; recor
  * leaves at most the lease, which lapses on its own: the key is never held without a creation,
  * and a creation is never sent twice under one key by this gateway.
  */
-export interface CreationKeyStore {
+export interface IdempotencyKeyStore {
   /** The key already claimed for `fingerprint` within the window, or `proposed`, now claimed. */
   claim(fingerprint: string, proposed: string, windowMs: number): Promise<string>;
   /** Takes `key`'s lease for `leaseMs`, for the creation of `input`; or returns its holder's record. */

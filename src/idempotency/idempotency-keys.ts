@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { CreationOnce } from './creation-once.js';
-import type { CreationKeyStore } from './idempotency-key-store.js';
+import type { IdempotencyKeyStore } from './idempotency-key-store.js';
 
 /** The key a client sees (and may send again) and the key the platform sees for one creation. */
-export interface CreationKey {
+export interface IdempotencyKey {
   /** What the client supplied, or the gateway's derived key: returned with the result and in OUTCOME_UNKNOWN. */
   key: string;
   /** Sent as `Idempotency-Key`: scoped to the user, so two users' keys can never collide at the platform. */
@@ -33,12 +33,12 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
  * the first creation instead of paying twice); a deliberate second identical payment within the
  * window needs a key of its own.
  */
-export function creationKeysFor(userId: string, store: CreationKeyStore, windowMs: number, once: CreationOnce) {
+export function idempotencyKeysFor(userId: string, store: IdempotencyKeyStore, windowMs: number, once: CreationOnce) {
   const scoped = (key: string) => digest('idempotency', userId, key);
   return {
     /** One platform call per key, whichever instance and however many callers (see createCreationOnce). */
     create: once.create,
-    async keyFor(operation: string, input: unknown, clientKey: string | undefined): Promise<CreationKey> {
+    async keyFor(operation: string, input: unknown, clientKey: string | undefined): Promise<IdempotencyKey> {
       const fingerprint = digest('creation', userId, operation, canonical(input));
       if (clientKey !== undefined) return { key: clientKey, upstreamKey: scoped(clientKey), input: fingerprint };
       const key = await store.claim(fingerprint, `gw-${randomUUID()}`, windowMs);
@@ -47,4 +47,4 @@ export function creationKeysFor(userId: string, store: CreationKeyStore, windowM
   };
 }
 
-export type CreationKeys = ReturnType<typeof creationKeysFor>;
+export type IdempotencyKeys = ReturnType<typeof idempotencyKeysFor>;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
-import type { CreationKeyStore, StoredCreation } from './idempotency-key-store.js';
+import type { IdempotencyKeyStore, StoredCreation } from './idempotency-key-store.js';
 
 /** In process memory, bounded: one instance's keys, lost with the process. */
-export function createMemoryCreationKeys(options: { clock: Clock; maxEntries?: number }): CreationKeyStore {
+export function createMemoryIdempotencyKeyStore(options: { clock: Clock; maxEntries?: number }): IdempotencyKeyStore {
   const cache = <V extends object | string>() =>
     new LRUCache<string, V>({
       // The same bound as `max`, without `max`'s arrays of that length made up front (tens of ms at start).

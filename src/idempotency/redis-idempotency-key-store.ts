@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import type { CreationKeyStore, StoredCreation } from './idempotency-key-store.js';
+import type { IdempotencyKeyStore, StoredCreation } from './idempotency-key-store.js';
 
 /** Turns an in-progress lease held by ARGV[1] into the done record of item ARGV[2], for ARGV[3] ms. */
 const FINISH = `
@@ -27,7 +27,10 @@ return redis.call('DEL', KEYS[1])`;
  * and releasing check the holder's token in one script, so a lease that lapsed and was taken by
  * someone else is never overwritten.
  */
-export function createRedisCreationKeys(options: { redis: RedisClient; keyPrefix: string }): CreationKeyStore {
+export function createRedisIdempotencyKeyStore(options: {
+  redis: RedisClient;
+  keyPrefix: string;
+}): IdempotencyKeyStore {
   const key = (fingerprint: string) => `${options.keyPrefix}creation:${fingerprint}`;
   const lease = (idempotencyKey: string) => `${options.keyPrefix}creation-lease:${idempotencyKey}`;
   const setNxGet = (name: string, value: string, ttlMs: number) =>

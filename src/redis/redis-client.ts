@@ -10,10 +10,10 @@ export interface RedisClientOptions {
   connection: RedisConnectionSettings;
   commandTimeoutMs: number;
   logger: Logger;
-  /** For logs: 'commands', 'subscriber'. */
+  /** For logs: 'commands', 'listener'. */
   role: string;
   /** Told when an established connection is lost or comes back (not on the first connect). */
-  onConnectionChange?: (state: 'lost' | 'restored') => void;
+  onClientChange?: (state: 'lost' | 'restored') => void;
   /** Subscribe again after a reconnection (ioredis's default); off where the owners do it. */
   autoResubscribe?: boolean;
 }
@@ -83,24 +83,24 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
       retryStrategy: retryDelayMs,
     });
   }
-  watchConnection(client, options);
+  watchClient(client, options);
   return client;
 }
 
-/** What `watchConnection` listens to: any connection's events. */
-interface ConnectionEvents {
+/** What `watchClient` listens to: any connection's events. */
+interface ClientEvents {
   on(event: 'ready' | 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** Logs (and reports) a connection lost or back, once each, not the first connect; and its errors. */
-export function watchConnection(client: ConnectionEvents, options: RedisClientOptions): void {
+export function watchClient(client: ClientEvents, options: RedisClientOptions): void {
   let wasReady = false;
   let connected = false;
   client.on('ready', () => {
     if (wasReady) {
       options.logger.info({ role: options.role }, 'redis connection restored');
-      options.onConnectionChange?.('restored');
+      options.onClientChange?.('restored');
     }
     wasReady = true;
     connected = true;
@@ -110,7 +110,7 @@ export function watchConnection(client: ConnectionEvents, options: RedisClientOp
     if (!connected) return;
     connected = false;
     options.logger.warn({ role: options.role }, 'redis connection lost');
-    options.onConnectionChange?.('lost');
+    options.onClientChange?.('lost');
   });
   client.on('error', (error: Error) =>
     options.logger.warn({ role: options.role, err: { message: error.message } }, 'redis connection error'),

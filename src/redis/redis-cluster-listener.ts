@@ -7,7 +7,7 @@ export interface NodeAddress {
   port: number;
 }
 
-export interface ClusterSubscriberOptions {
+export interface ClusterListenerOptions {
   /** Where it may connect, most current first: the nodes the commands' Cluster knows, then the seeds. */
   nodes(): NodeAddress[];
   /** For each node's connection: timeouts, credentials, TLS, connection name. */
@@ -19,7 +19,7 @@ export interface ClusterSubscriberOptions {
 const keyOf = (node: NodeAddress) => `${node.host}:${node.port}`;
 
 /**
- * The pub/sub connection on a Redis Cluster: a plain connection to one node at a time (classic
+ * The Redis listener on a Cluster: a plain connection to one node at a time (classic
  * pub/sub is broadcast over the cluster bus, so any node hears every channel). When it ends (the
  * node died or was cut off) it moves to another known node and says so as any connection does:
  * 'close', then 'ready' once the new one answers. It subscribes to nothing again by itself: on
@@ -31,7 +31,7 @@ const keyOf = (node: NodeAddress) => `${node.host}:${node.port}`;
  * event, or the 30 s reconcile). It also subscribes the new connection only to the channels of the
  * last one whose own re-subscription succeeded.
  */
-export class ClusterSubscriber extends EventEmitter {
+export class ClusterListener extends EventEmitter {
   /** The connection in use: set only once it answers, cleared when it ends. */
   private current: Redis | undefined;
   /** A connection being opened, so that `disconnect` can end it too. */
@@ -39,7 +39,7 @@ export class ClusterSubscriber extends EventEmitter {
   private closed = false;
   private readonly stopped = new AbortController();
 
-  constructor(private readonly options: ClusterSubscriberOptions) {
+  constructor(private readonly options: ClusterListenerOptions) {
     super();
   }
 

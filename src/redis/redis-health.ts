@@ -3,7 +3,7 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 /** Why the shared store cannot take work: it answers too slowly (a stall), or not at all. */
 export type StoreHealth = { ok: true } | { ok: false; reason: 'redis: slow' | 'redis: down' };
 
-/** A connection the probe sends PING on: commands, or the pub/sub connection. */
+/** A Redis client the probe sends PING on: commands, or the listener. */
 interface Probed {
   readonly status: string;
   ping(): Promise<unknown>;
@@ -18,7 +18,7 @@ export interface StoreHealthProbe {
 /**
  * Readiness from a real round trip, not the connection's status: a stalled server (a long fork, a
  * frozen disk) keeps its connections "ready" while answering nothing. PING goes on every
- * connection the gateway needs (commands, and the subscriber, where subscribe mode allows PING),
+ * Redis client the gateway needs (commands, and the listener, where subscribe mode allows PING),
  * each bounded by the command timeout. Probes arriving while one is in flight share it, and its
  * result is reused for a second (or until a connection is lost or restored), so however often a balancer polls, Redis sees one PING per
  * connection per second at most.

@@ -3,19 +3,19 @@ import {
   createRedisClient,
   nodeOptions,
   retryDelayMs,
-  watchConnection,
+  watchClient,
   type RedisClient,
   type RedisClientOptions,
 } from './redis-client.js';
-import { ClusterSubscriber, type NodeAddress } from './redis-cluster-listener.js';
+import { ClusterListener, type NodeAddress } from './redis-cluster-listener.js';
 
 /**
- * An instance's pub/sub connection, as the event reader, the session endings and the readiness
- * probe use it. It subscribes to nothing again by itself after a reconnection (or, on a Cluster, a
+ * An instance's Redis listener: the Redis client in subscribe mode (SUBSCRIBE), as the event
+ * reader, the session endings and the readiness probe use it. It subscribes to nothing again by itself after a reconnection (or, on a Cluster, a
  * move to another node): on every 'ready', each owner subscribes to what it follows, then reads
  * what it missed, since announcements sent while no connection listened are gone.
  */
-export interface SubscriberConnection {
+export interface RedisListener {
   /** 'ready' while connected. */
   readonly status: string;
   connect(): Promise<void>;
@@ -30,26 +30,26 @@ export interface SubscriberConnection {
   off(event: 'ready' | 'close', listener: () => void): unknown;
 }
 
-export interface RedisSubscriberOptions extends RedisClientOptions {
-  /** The commands' connection: on a Cluster, the subscriber goes to the nodes it knows. */
+export interface RedisListenerOptions extends RedisClientOptions {
+  /** The commands' client: on a Cluster, the listener goes to the nodes it knows. */
   commands?: RedisClient;
 }
 
 /**
- * The pub/sub connection for the topology: the same ioredis connection as for commands on a single
+ * The listener for the topology: the same ioredis connection as for commands on a single
  * server or behind Sentinel (it reconnects, or follows the new primary, and says 'ready'); on a
- * Cluster, a connection to one node at a time that moves when its node goes (`ClusterSubscriber`).
+ * Cluster, a connection to one node at a time that moves when its node goes (`ClusterListener`).
  */
-export function createRedisSubscriber(options: RedisSubscriberOptions): SubscriberConnection {
+export function createRedisListener(options: RedisListenerOptions): RedisListener {
   const { connection } = options;
   if (connection.mode !== 'cluster') return createRedisClient({ ...options, autoResubscribe: false });
-  const subscriber = new ClusterSubscriber({
+  const listener = new ClusterListener({
     nodes: () => [...knownNodes(options.commands), ...connection.nodes],
     redisOptions: nodeOptions({ ...options, autoResubscribe: false }),
     retryDelayMs,
   });
-  watchConnection(subscriber, options);
-  return subscriber;
+  watchClient(listener, options);
+  return listener;
 }
 
 /** The nodes a Cluster connection knows now (its last slots refresh follows failovers); none elsewhere. */

@@ -2,7 +2,7 @@ import { deliveryMarkKey, type DeliveryMarks } from '../event-log/delivery-marks
 import type { DeadLetter, DeadLetterStore } from './dead-letter-store.js';
 
 /** In process memory, bounded, on the delivery marks the memory event log and ledger share. */
-export function createMemoryDeadLetters(options: { maxEntries?: number; marks: DeliveryMarks }): DeadLetterStore {
+export function createMemoryDeadLetterStore(options: { maxEntries?: number; marks: DeliveryMarks }): DeadLetterStore {
   const letters: DeadLetter[] = [];
   const max = options.maxEntries ?? 200;
   return {

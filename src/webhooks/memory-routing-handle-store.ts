@@ -2,7 +2,7 @@ import { randomToken } from '@open-finance-gateway/common/ids';
 import type { RoutingHandleStore } from './routing-handle-store.js';
 
 /** In process memory: lost with the process, with the events they route. */
-export function createMemoryRoutingHandles(): RoutingHandleStore {
+export function createMemoryRoutingHandleStore(): RoutingHandleStore {
   const handles = new Map<string, string>();
   const users = new Map<string, { handle: string; cancelled: Set<string> }>();
   return {

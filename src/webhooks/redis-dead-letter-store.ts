@@ -19,7 +19,7 @@ return 1
 type AddCommand = (key: string, mark: string, letter: string, max: number, windowMs: number) => Promise<number>;
 
 /** Dead letters on Redis: one capped list, newest first, readable from any instance. */
-export function createRedisDeadLetters(options: {
+export function createRedisDeadLetterStore(options: {
   redis: RedisClient;
   keyPrefix: string;
   maxEntries?: number;

@@ -11,7 +11,7 @@ import type { RoutingHandleStore } from './routing-handle-store.js';
  * only once replicas hold both keys (REDIS_WAIT_REPLICAS): a failover that lost them would make
  * every later webhook of that user unroutable, answered and ignored.
  */
-export function createRedisRoutingHandles(options: {
+export function createRedisRoutingHandleStore(options: {
   redis: RedisClient;
   keyPrefix: string;
   waitForReplicas?: ReplicaWait;

@@ -1,11 +1,11 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
-import type { PubSub, UserEvent } from '../event-log/event-log.js';
+import type { EventLog, UserEvent } from '../event-log/event-log.js';
 import { currentTraceparent } from '../lib/tracing.js';
 import type { RoutingHandleStore } from './routing-handle-store.js';
 
 export interface WebhookDispatcherOptions {
-  pubsub: PubSub;
+  eventLog: EventLog;
   handles: RoutingHandleStore;
   logger: Logger;
   clock: () => number;
@@ -96,7 +96,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const { userId, event } = routed;
       const { type, code } = event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
-      const cursor = await options.pubsub.publishDelivery(userId, event, bodyHash);
+      const cursor = await options.eventLog.publishDelivery(userId, event, bodyHash);
       await revokeToken(routed);
       if (cursor === undefined) return 'duplicate';
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.

@@ -26,7 +26,7 @@ describe('starting the stores on a Redis Cluster that is not ok yet', () => {
       clock: Date.now,
       logger,
       onSessionExpired: () => undefined,
-      onConnectionExpired: () => undefined,
+      onBankConnectionExpired: () => undefined,
     }).then((stores) => {
       started = stores;
       track(() => stores.close());

@@ -4,7 +4,7 @@ import { BankConnectionStatus, Connection, MfaStatus } from './bank-connection.t
 
 /** The app user's bank connection: whether there is one, and the way to make one. */
 @Resolver()
-export class ConnectionResolver {
+export class BankConnectionResolver {
   @Query(() => BankConnectionStatus, {
     description:
       'Whether the signed-in app user has connected their bank (and since when), and their multi-factor status. Needs only a session.',

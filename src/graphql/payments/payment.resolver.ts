@@ -36,13 +36,13 @@ async function createOnce<T extends { _id: string }>(
 ): Promise<{ item: T; idempotencyKey: string; replayed: boolean }> {
   const clientKey = checkIdempotencyKey(idempotencyKey, problems);
   if (problems.length > 0) throw invalidInputError(problems);
-  const key = await context.creationKeys.keyFor(
+  const key = await context.idempotencyKeys.keyFor(
     what === 'payment' ? 'createPayment' : 'createTransfer',
     request,
     clientKey,
   );
   try {
-    const created = await context.creationKeys.create(key, create, read);
+    const created = await context.idempotencyKeys.create(key, create, read);
     context.logger.info(
       { userId: context.user.id, [`${what}Id`]: created.item._id, replayed: created.replayed },
       `${what} created`,
