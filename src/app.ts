@@ -49,6 +49,15 @@ function logReadiness(config: GatewayConfig, logger: Logger): void {
   );
 }
 
+/** Each setting given under its former name: read this time, gone in the next version. */
+function warnDeprecatedSettings(config: GatewayConfig, logger: Logger): void {
+  for (const { name, replacedBy } of config.deprecatedSettings ?? [])
+    logger.warn(
+      { setting: name, replacedBy },
+      `setting ${name} is deprecated and will be ignored in the next version: set ${replacedBy} instead`,
+    );
+}
+
 /** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
 export function createApp(config: GatewayConfig, options: AppOptions = {}): GatewayApp {
   const holder: Holder = { lifecycle: { phase: 'created' } };
@@ -114,6 +123,7 @@ async function startApp(parts: AppParts): Promise<void> {
  */
 async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<void> {
   const { config, options, logger, clock, events, holder } = parts;
+  warnDeprecatedSettings(config, logger);
   if (config.tracing) {
     const started = await startTracing(config.tracing);
     undo.push(() => started.shutdown());

@@ -341,10 +341,10 @@ describe('app sign-in with multi-factor authentication', () => {
     }
   });
 
-  it('revokes a bank connection whose user has not signed in for CONNECTION_IDLE_DAYS, and deletes what was held', async () => {
+  it('revokes a bank connection whose user has not signed in for BANK_CONNECTION_IDLE_DAYS, and deletes what was held', async () => {
     let offset = 0;
     const gateway = await startGateway(
-      { CONNECTION_IDLE_DAYS: '30' },
+      { BANK_CONNECTION_IDLE_DAYS: '30' },
       { clock: () => Date.now() + offset, bankConnectionSweepIntervalMs: 50 },
     );
     const active = await signIn(gateway, 0);

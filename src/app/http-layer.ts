@@ -180,7 +180,7 @@ function attachWebSockets(
     onOperation: (type, outcome) => metrics.operation(type, outcome, 'websocket'),
     limits: config.websocket,
     logger,
-    connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
+    handshakeTimeoutMs: config.wsHandshakeTimeoutMs,
     sessionRecheckMs: deps.sessionRecheckMs,
     heartbeatIntervalMs: deps.heartbeatIntervalMs,
     onFrameSent: () => metrics.eventDelivered(),

@@ -44,12 +44,12 @@ export async function createState(
     // A lapsed session only closes its sockets: the bank connection belongs to the app user and
     // outlives sessions (revoked explicitly, on a dead token, or with the app account).
     onSessionExpired: (key, record) => sessions.expired(key, record),
-    // No longer needed (the user has not signed in for CONNECTION_IDLE_DAYS): the consent ends at
+    // No longer needed (the user has not signed in for BANK_CONNECTION_IDLE_DAYS): the consent ends at
     // the platform and what the gateway holds for the user goes.
     onBankConnectionExpired: (userId, record) => {
       logger.info(
         { userId, connectedAt: new Date(record.connectedAt).toISOString() },
-        'bank connection idle past CONNECTION_IDLE_DAYS: revoking it',
+        'bank connection idle past BANK_CONNECTION_IDLE_DAYS: revoking it',
       );
       // The revocation first (retried in the background if it fails), then the user's records.
       void revoker

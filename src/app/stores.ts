@@ -68,7 +68,7 @@ export interface StoreDependencies {
   logger: Logger;
   /** A session lapsed in the in-memory store (Redis expires keys itself). */
   onSessionExpired(sessionKey: string, record: SessionRecord): void;
-  /** A bank connection was idle past CONNECTION_IDLE_DAYS and is gone from the store: revoke its token. */
+  /** A bank connection was idle past BANK_CONNECTION_IDLE_DAYS and is gone from the store: revoke its token. */
   onBankConnectionExpired(userId: string, record: BankConnectionRecord): void;
   /** How often idle bank connections are looked for (tests shorten it). @default 60000 */
   bankConnectionSweepIntervalMs?: number;

@@ -142,7 +142,7 @@ async function startSession(
     return redirect(res, returnTo, {}, 303);
   }
   const connection = await options.bankConnections.get(identity.sub);
-  // Signing in is what keeps a connection needed (CONNECTION_IDLE_DAYS counts from here).
+  // Signing in is what keeps a connection needed (BANK_CONNECTION_IDLE_DAYS counts from here).
   if (connection) await options.bankConnections.touch(identity.sub);
   await options.sessions.end(req, res);
   await options.sessions.start(res, signedIn, connection?.accessToken);

@@ -4,7 +4,7 @@ import type { Clock } from '@open-finance-gateway/common/clock';
  * An app user's bank connection: the platform token granted by their consent, held for the app
  * user (not for a browser session), so a returning user signs in to the app and is connected
  * without consenting again. Signing out leaves it; revoking, a dead token, deleting the app account
- * or not signing in for CONNECTION_IDLE_DAYS removes it.
+ * or not signing in for BANK_CONNECTION_IDLE_DAYS removes it.
  */
 export interface BankConnectionRecord {
   /** The platform's id of the person who consented (`GET /v1/me`). */

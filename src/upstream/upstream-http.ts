@@ -20,7 +20,7 @@ export interface UpstreamHttpOptions {
   /** Base URL; may carry a path prefix, which is prepended to every request path. */
   baseUrl: string;
   timeoutMs: number;
-  maxConnections: number;
+  maxTcpConnections: number;
   /** Responses larger than this are refused rather than buffered. */
   maxResponseBytes: number;
   /** Credentials the gateway holds for this upstream, scrubbed from every error body it returns. */
@@ -85,7 +85,7 @@ class PooledUpstream {
     const base = new URL(options.baseUrl);
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.pool = new Pool(base.origin, {
-      connections: options.maxConnections,
+      connections: options.maxTcpConnections,
       connectTimeout: Math.min(options.timeoutMs, 5_000),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

@@ -44,7 +44,8 @@ export const SERVER_SETTINGS = {
       envNote: 'extra browser origins (comma-separated) for sockets and state-changing requests',
     }),
     setting({
-      name: 'MAX_CONNECTIONS',
+      name: 'HTTP_MAX_TCP_CONNECTIONS',
+      formerly: 'MAX_CONNECTIONS',
       type: int(1, 1_000_000),
       default: 4_096,
       usedBy: 'the HTTP listener ([limits against abuse](../operations/security.md#limits-against-abuse))',
