@@ -1,16 +1,42 @@
 import { Field, GraphQLISODateTime, ID, Int, ObjectType } from 'type-graphql';
+import { WEBHOOK_EVENTS, type WebhookType } from '@open-finance-gateway/common/webhook-events';
 import { Account } from '../accounts/account.type.js';
 import { Payment, Transfer } from '../payments/payment.type.js';
 import { Transaction } from '../transactions/transaction.type.js';
 
-@ObjectType({
-  description:
-    'A payment changed. `payment` is re-read when the event arrives, so it is current even if events arrive out of order.',
-})
-export class PaymentUpdate {
-  @Field(() => String, { description: 'UPDATE, RECEIVED or WEBHOOK_CANCELLED.' })
-  code!: string;
+/**
+ * What every event a subscription delivers carries: its place in the user's event log, to resume
+ * from, and when it arrived.
+ */
+@ObjectType()
+export abstract class LoggedEventFields {
+  @Field(() => String, {
+    description:
+      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
+  })
+  cursor!: string;
 
+  @Field(() => GraphQLISODateTime, { description: 'When the gateway received the event.' })
+  receivedAt!: Date;
+}
+
+/** An event from a platform webhook: also which change it reports. */
+@ObjectType()
+export abstract class WebhookEventFields extends LoggedEventFields {
+  @Field(() => String, { description: 'The webhook code: which change this is (the type lists its codes).' })
+  code!: string;
+}
+
+/** "UPDATE, RECEIVED or WEBHOOK_CANCELLED": a type's codes, from the platform's webhook table. */
+function codesOf(type: WebhookType): string {
+  const codes: readonly string[] = WEBHOOK_EVENTS[type].codes;
+  return codes.length === 1 ? codes[0]! : `${codes.slice(0, -1).join(', ')} or ${codes.at(-1)}`;
+}
+
+@ObjectType({
+  description: `A payment changed (${codesOf('PAYMENT')}). \`payment\` is re-read when the event arrives, so it is current even if events arrive out of order.`,
+})
+export class PaymentUpdate extends WebhookEventFields {
   @Field(() => ID, { nullable: true })
   paymentId?: string;
 
@@ -32,24 +58,12 @@ export class PaymentUpdate {
   })
   fundsReceivedAt?: Date;
 
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime, { description: 'When the gateway received the event.' })
-  receivedAt!: Date;
-
   @Field(() => Payment, { nullable: true })
   payment?: Payment;
 }
 
-@ObjectType({ description: 'A transfer changed; `transfer` is current.' })
-export class TransferUpdate {
-  @Field(() => String)
-  code!: string;
-
+@ObjectType({ description: `A transfer changed (${codesOf('TRANSFER')}); \`transfer\` is current.` })
+export class TransferUpdate extends WebhookEventFields {
   @Field(() => ID, { nullable: true })
   transferId?: string;
 
@@ -62,24 +76,12 @@ export class TransferUpdate {
   @Field(() => GraphQLISODateTime, { nullable: true })
   fundsReceivedAt?: Date;
 
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime)
-  receivedAt!: Date;
-
   @Field(() => Transfer, { nullable: true })
   transfer?: Transfer;
 }
 
-@ObjectType({ description: 'An account was connected, changed or removed.' })
-export class AccountEvent {
-  @Field(() => String, { description: 'CREATE, UPDATE, DELETE or WEBHOOK_CANCELLED.' })
-  code!: string;
-
+@ObjectType({ description: `An account was connected, changed or removed (${codesOf('ACCOUNT')}).` })
+export class AccountEvent extends WebhookEventFields {
   @Field(() => ID, { nullable: true })
   accountId?: string;
 
@@ -93,22 +95,12 @@ export class AccountEvent {
 
   @Field(() => Account, { nullable: true, description: 'The account as it is now; null once deleted or revoked.' })
   account?: Account;
-
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime)
-  receivedAt!: Date;
 }
 
-@ObjectType({ description: 'Transactions of an account were added, updated or deleted.' })
-export class TransactionEvent {
-  @Field(() => String, { description: 'INITIAL_UPDATE, DEFAULT_UPDATE, DELETE or WEBHOOK_CANCELLED.' })
-  code!: string;
-
+@ObjectType({
+  description: `Transactions of an account were added, updated or deleted (${codesOf('TRANSACTION')}).`,
+})
+export class TransactionEvent extends WebhookEventFields {
   @Field(() => ID, { nullable: true })
   accountId?: string;
 
@@ -125,22 +117,12 @@ export class TransactionEvent {
 
   @Field(() => [ID])
   removedTransactionIds!: string[];
-
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime)
-  receivedAt!: Date;
 }
 
-@ObjectType({ description: 'An income stream changed (the platform\u2019s income API is in beta).' })
-export class IncomeEvent {
-  @Field(() => String)
-  code!: string;
-
+@ObjectType({
+  description: `An income stream changed (${codesOf('INCOME')}; the platform\u2019s income API is in beta).`,
+})
+export class IncomeEvent extends WebhookEventFields {
   @Field(() => ID, { nullable: true })
   incomeId?: string;
 
@@ -149,30 +131,12 @@ export class IncomeEvent {
 
   @Field(() => [ID])
   removedTransactionIds!: string[];
-
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime)
-  receivedAt!: Date;
 }
 
 @ObjectType({
   description: 'The platform revoked this user\u2019s access; the session ends and the socket closes right after.',
 })
-export class AccessRevokedEvent {
+export class AccessRevokedEvent extends LoggedEventFields {
   @Field(() => String)
   reason!: string;
-
-  @Field(() => String, {
-    description:
-      'Opaque position of this event. Pass it as `after` when resubscribing to receive what was missed, in order.',
-  })
-  cursor!: string;
-
-  @Field(() => GraphQLISODateTime)
-  receivedAt!: Date;
 }
