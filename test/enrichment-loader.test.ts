@@ -69,7 +69,7 @@ describe('the request enrichment loader', () => {
       { description: 'x', amount: -5 },
       { description: 'x', amount: 5 },
       { description: 'x', direction: 'DEBIT' },
-      { description: 'x', connectionId: 'conn_a' },
+      { description: 'x', bankId: 'conn_a' },
       { description: 'x', amount: -5 },
     ]);
     expect(calls).toEqual([['x', 'x', 'x', 'x', 'x']]);

@@ -61,7 +61,7 @@ export interface GatewayContext {
   /** Idempotency keys for payments and transfers (client-supplied, or derived per user and input). */
   idempotencyKeys: IdempotencyKeys;
   links: {
-    /** Where to send a user whose connection needs attention (starts the connection flow again). */
+    /** Where to send a user whose bank connection needs attention (starts the bank connection flow again). */
     reconnectUrl: string;
   };
   /** The request's logger (each line carries its id), or the gateway's for a subscription event. */

@@ -66,7 +66,7 @@ export class AccountDeletion {
   description: 'The platform accepted the refresh; new data arrives asynchronously (watch `refreshed` times).',
 })
 export class RefreshRequest {
-  @Field(() => ID, { nullable: true, description: 'The account (or connection) refreshed; null for all of them.' })
+  @Field(() => ID, { nullable: true, description: 'The account refreshed; null for all of them.' })
   accountId?: string;
 
   @Field(() => GraphQLISODateTime)

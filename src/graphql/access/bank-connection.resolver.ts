@@ -22,7 +22,7 @@ export class BankConnectionResolver {
     };
   }
 
-  @Query(() => Connection, { deprecationReason: 'Use `bankConnection`. Removed in the next release.' })
+  @Query(() => Connection, { deprecationReason: 'Use `bankConnection`. Removed in the next version.' })
   async connection(@Ctx() context: GatewayContext): Promise<Connection> {
     return this.bankConnection(context);
   }

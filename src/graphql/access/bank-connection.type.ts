@@ -27,7 +27,7 @@ export class BankConnectionStatus {
   connectedAt?: Date;
 
   @Field(() => String, {
-    description: 'Where to (re)connect: the consumer information page, then the platform\u2019s connection flow.',
+    description: 'Where to (re)connect: the consumer information page, then the platform\u2019s consent page.',
   })
   connectUrl!: string;
 
@@ -44,6 +44,6 @@ export class BankConnectionStatus {
   stepUpUrl!: string;
 }
 
-/** The old name of BankConnectionStatus, kept for the deprecated `Query.connection` for one release. */
+/** The old name of BankConnectionStatus, kept for the deprecated `Query.connection` until the next version. */
 @ObjectType({ description: 'Deprecated: the same as `BankConnectionStatus`, for `Query.connection`.' })
 export class Connection extends BankConnectionStatus {}

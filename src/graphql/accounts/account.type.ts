@@ -69,7 +69,7 @@ export class Bank {
 }
 
 /**
- * The old name of Bank, kept for the deprecated `Account.connection` for one release: "bank
+ * The old name of Bank, kept for the deprecated `Account.connection` until the next version: "bank
  * connection" now means only the app user's link to their bank (`Query.bankConnection`).
  */
 @ObjectType({ description: 'Deprecated: the same as `Bank`, for `Account.connection`.' })
@@ -104,7 +104,7 @@ export class Account {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Where to send the user to reconnect (the connection flow); null while ACTIVE.',
+    description: 'Where to send the user to reconnect their bank (the bank connection flow); null while ACTIVE.',
   })
   reconnectUrl?: string;
 
@@ -124,7 +124,7 @@ export class Account {
   bank!: Bank;
 
   @Field(() => BankConnection, {
-    deprecationReason: 'Use `bank`. Removed in the next release.',
+    deprecationReason: 'Use `bank`. Removed in the next version.',
   })
   connection!: BankConnection;
 

@@ -34,7 +34,7 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
       const results = await context.loaders.enrichment.loadAll(
         queries.map((query) => ({
           description: query.description,
-          connectionId: query.connectionId ?? undefined,
+          bankId: query.bankId ?? query.connectionId ?? undefined,
           amount: query.amount ?? undefined,
           direction: query.direction ?? undefined,
         })),

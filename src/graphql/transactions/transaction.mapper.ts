@@ -11,6 +11,7 @@ export function toTransaction(row: PlatformTransaction): Transaction {
   return {
     id: row._id,
     accountId: row._account,
+    bankId: row._connection,
     connectionId: row._connection,
     date: new Date(row.date),
     description: row.description,
@@ -29,6 +30,7 @@ export function toTransaction(row: PlatformTransaction): Transaction {
 export function toPendingTransaction(row: PlatformPendingTransaction): PendingTransaction {
   return {
     accountId: row._account,
+    bankId: row._connection,
     connectionId: row._connection,
     date: new Date(row.date),
     description: row.description,

@@ -15,7 +15,10 @@ export class Transaction {
   @Field(() => ID)
   accountId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The bank the transaction came from (`conn_…`, as `Account.bank.id`).' })
+  bankId!: string;
+
+  @Field(() => ID, { deprecationReason: 'Use `bankId`. Removed in the next version.' })
   connectionId!: string;
 
   @Field(() => GraphQLISODateTime, { description: 'When the bank posted it (UTC).' })
@@ -62,7 +65,10 @@ export class PendingTransaction {
   @Field(() => ID)
   accountId!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The bank the transaction came from (`conn_…`, as `Account.bank.id`).' })
+  bankId!: string;
+
+  @Field(() => ID, { deprecationReason: 'Use `bankId`. Removed in the next version.' })
   connectionId!: string;
 
   @Field(() => GraphQLISODateTime)
@@ -104,8 +110,9 @@ export class PageInfo {
   endCursor?: string;
 }
 
-@ObjectType({ simpleResolvers: true, description: 'A page of transactions, newest first.' })
-export class TransactionConnection {
+/** A page of transactions. Its GraphQL name follows the cursor-connection convention clients' caches know. */
+@ObjectType('TransactionConnection', { simpleResolvers: true, description: 'A page of transactions, newest first.' })
+export class TransactionPage {
   @Field(() => [TransactionEdge])
   edges!: TransactionEdge[];
 

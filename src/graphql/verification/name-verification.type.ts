@@ -96,7 +96,10 @@ export class PartyNameSource extends NameVerificationSource {
   @Field(() => String, { description: 'The party name held by the institution.' })
   value!: string;
 
-  @Field(() => [ID], { description: 'Connections that reported this party.' })
+  @Field(() => [ID], { description: 'The banks that reported this party (`conn_…`, as `Account.bank.id`).' })
+  bankIds!: string[];
+
+  @Field(() => [ID], { deprecationReason: 'Use `bankIds`. Removed in the next version.' })
   connectionIds!: string[];
 }
 
