@@ -8,6 +8,8 @@ describe('the webhook event registry', () => {
     const dispatcher = createWebhookDispatcher({
       eventLog: undefined as never,
       handles: { userFor: async () => 'user_1' } as never,
+      ledger: undefined as never,
+      deadLetters: undefined as never,
       logger: createLogger({ level: 'silent' }),
       clock: Date.now,
       onTokenRevoked: async () => undefined,

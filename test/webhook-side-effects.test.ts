@@ -45,13 +45,12 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
   registerWebhookRoute(router, {
     headerPrefix: 'X-Service',
     keys: new SigningKeyCache({ fetchKey: async (id) => keys.lookup(id)!.publicPem, clock: Date.now }),
-    ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
-    deadLetters: createMemoryDeadLetterStore({ marks }),
-    clock: Date.now,
     accepting: () => true,
     dispatcher: createWebhookDispatcher({
       eventLog,
       handles,
+      ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
+      deadLetters: createMemoryDeadLetterStore({ marks }),
       logger,
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
