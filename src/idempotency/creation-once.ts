@@ -1,5 +1,14 @@
 import type { IdempotencyKeyStore } from './idempotency-key-store.js';
-import type { IdempotencyKey } from './idempotency-keys.js';
+
+/** The key a client sees (and may send again) and the key the platform sees for one creation. */
+export interface IdempotencyKey {
+  /** What the client supplied, or the gateway's derived key: returned with the result and in OUTCOME_UNKNOWN. */
+  key: string;
+  /** Sent as `Idempotency-Key`: scoped to the user, so two users' keys can never collide at the platform. */
+  upstreamKey: string;
+  /** The operation and input, fingerprinted: one key is for one creation (else IDEMPOTENCY_CONFLICT). */
+  input: string;
+}
 
 /** The key is taken by another creation of the same input that has not finished (on another instance). */
 export class CreationInProgressError extends Error {

@@ -1,16 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { CreationOnce } from './creation-once.js';
+import type { CreationOnce, IdempotencyKey } from './creation-once.js';
 import type { IdempotencyKeyStore } from './idempotency-key-store.js';
-
-/** The key a client sees (and may send again) and the key the platform sees for one creation. */
-export interface IdempotencyKey {
-  /** What the client supplied, or the gateway's derived key: returned with the result and in OUTCOME_UNKNOWN. */
-  key: string;
-  /** Sent as `Idempotency-Key`: scoped to the user, so two users' keys can never collide at the platform. */
-  upstreamKey: string;
-  /** The operation and input, fingerprinted: one key is for one creation (else IDEMPOTENCY_CONFLICT). */
-  input: string;
-}
 
 /** JSON with object keys sorted, so the same input always fingerprints the same. */
 function canonical(value: unknown): string {

@@ -1,7 +1,7 @@
 import type { EnrichmentClient } from '../upstream/enrichment-client.js';
 import type { PlatformEnrichmentQuery, PlatformEnrichmentResult } from '../upstream/platform-types.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
-import type { EnrichmentLookup } from './enrichment-loader.js';
+import type { EnrichmentLookup } from './enrichment-lookup.js';
 
 type Outcome = readonly PlatformEnrichmentResult[] | Error;
 
