@@ -1,4 +1,12 @@
-import type { SandboxConnection } from '../data/connections.js';
+/** A bank, as the platform serves it (the platform calls it a connection: `conn_…`). */
+export interface SandboxConnection {
+  _id: string;
+  name: string;
+  logo: string;
+  connection_type: 'classic' | 'official';
+  /** Whether the app may connect new users to this bank (false while migrating them to official). */
+  new_connections_enabled: boolean;
+}
 
 /** Account, as the platform serves it (plus sandbox bookkeeping fields prefixed `sandbox`). */
 export interface SandboxAccount {

@@ -49,3 +49,27 @@ export const FINAL_STATUSES = new Set(['SENT', 'DECLINED', 'ERROR', 'CANCELLED']
 
 /** Statuses from which the app may still cancel (`PUT /v1/payments/{id}/cancel`). */
 export const CANCELLABLE_STATUSES = new Set(['READY', 'PENDING_APPROVAL', 'PAUSED']);
+
+export interface NewPayment {
+  amount: number;
+  /** An account id of the user's with PAYMENT_FROM; default: the first such account. */
+  from?: string;
+  toName?: string;
+  toAccount?: string;
+  meta?: PaymentMeta;
+}
+
+/**
+ * What the core API's payment routes ask of the sandbox's payments and transfers; the webhooks
+ * room's PaymentControls keeps them and announces each change.
+ */
+export interface PaymentBook {
+  readonly payments: ReadonlyMap<string, SandboxPayment>;
+  readonly transfers: ReadonlyMap<string, SandboxTransfer>;
+  createPayment(userId: string, input: NewPayment): SandboxPayment;
+  settlePaymentLater(paymentId: string): void;
+  cancelPayment(paymentId: string): 'cancelled' | 'not-cancellable';
+  sentToday(userId: string): number;
+  createTransfer(userId: string, amount: number, accounts?: { from: string; to: string }): SandboxTransfer;
+  settleTransferLater(transferId: string): void;
+}
