@@ -10,8 +10,6 @@ import { runClaimed, type InProgress } from './delivery-claim.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
 import type { RoutingHandleStore } from './routing-handle-store.js';
 
-export type { InProgress } from './delivery-claim.js';
-
 export interface WebhookDispatcherOptions {
   eventLog: EventLog;
   handles: RoutingHandleStore;
@@ -24,8 +22,6 @@ export interface WebhookDispatcherOptions {
   /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
   onTokenRevoked(userId: string, token: string): Promise<void>;
 }
-
-export type DispatchOutcome = 'published' | 'ignored' | 'duplicate';
 
 /** A verified webhook, its user found: ready to publish. */
 export interface RoutedWebhook {
