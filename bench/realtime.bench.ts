@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
     WS_MAX_SOCKETS_PER_SESSION: String(BIG),
     WS_MAX_SOCKETS_PER_USER: String(BIG),
-    MAX_CONNECTIONS: String(BIG + 2_000),
+    HTTP_MAX_TCP_CONNECTIONS: String(BIG + 2_000),
   });
   sandbox.setWebhookUrl(`${gateway.url}/webhooks`);
   const floor = await startFloorProcess(sandbox.signingKeys.lookup(sandbox.signingKeys.currentId)!.publicPem);

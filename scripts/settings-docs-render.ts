@@ -20,9 +20,9 @@ platform: [production checklist](../operations/production-checklist.md).
 
 Each setting below is a heading with the same three lines: **Default** (what applies when it is
 unset), **Bounds** (what the gateway accepts; anything else stops it at start) and **Used by** (the
-feature that reads it), then what it does. This page and \`.env.example\` are generated from the
-settings table (\`src/config/settings/\`) by \`npm run settings:docs\`;
-\`test/settings-agreement.test.ts\` fails when they differ from it.
+feature that reads it), then what it does; a renamed setting has a fourth, **Formerly**. This page
+and \`.env.example\` are generated from the settings table (\`src/config/settings/\`) by
+\`npm run settings:docs\`; \`test/settings-agreement.test.ts\` fails when they differ from it.
 `;
 
 const ENV_INTRO = `# Copy to .env (or set in your deployment). Leave CORE_API_URL and ENRICHMENT_API_URL unset to run
@@ -60,6 +60,10 @@ function wrap(paragraph: string): string {
   return lines.join('\n');
 }
 
+function formerlyLine(name: string, formerly: string): string {
+  return `- **Formerly:** \`${formerly}\`, deprecated: still read while \`${name}\` is unset, with a warning at start; ignored from the next version`;
+}
+
 function referenceEntry(entry: Setting): string {
   return [
     `### \`${entry.name}\``,
@@ -67,16 +71,37 @@ function referenceEntry(entry: Setting): string {
     `- **Default:** ${defaultLine(entry)}`,
     `- **Bounds:** ${entry.bounds ?? entry.type.bounds}${entry.boundsNote ?? ''}`,
     `- **Used by:** ${entry.usedBy}`,
+    ...(entry.formerly ? [formerlyLine(entry.name, entry.formerly)] : []),
     '',
     entry.description.split('\n\n').map(wrap).join('\n\n'),
   ].join('\n');
+}
+
+/** The settings that have a former name, old → new, for an operator upgrading. */
+function renamedSection(groups: typeof SETTING_GROUPS): string[] {
+  const renamed = groups.flatMap((group): Setting[] => group.settings.filter((entry) => entry.formerly));
+  if (renamed.length === 0) return [];
+  const rows = renamed.map((entry) => `| \`${entry.formerly}\` | [\`${entry.name}\`](#${entry.name.toLowerCase()}) |`);
+  return [
+    [
+      '## Renamed settings',
+      '',
+      'These settings have a new name. The old one is still read while the new one is unset, with a',
+      'warning at start; the next version ignores it.',
+      '',
+      '| Old name | New name |',
+      '|---|---|',
+      ...rows,
+      '',
+    ].join('\n'),
+  ];
 }
 
 export function renderSettingsReference(groups: typeof SETTING_GROUPS = SETTING_GROUPS): string {
   const sections = groups.map(
     (group) => `## ${group.title}\n\n${group.settings.map((entry) => referenceEntry(entry)).join('\n\n')}\n`,
   );
-  return [REFERENCE_INTRO, ...sections].join('\n');
+  return [REFERENCE_INTRO, ...renamedSection(groups), ...sections].join('\n');
 }
 
 /** `# NAME=value`, and the entry's note aligned after it. A secret shows its example, never a value. */

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
+import { readinessReport } from './accreditation/readiness-checks.js';
 import { createHttpLayer } from './app/http-layer.js';
 import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
 import { stopApp } from './app/shutdown.js';
@@ -12,7 +13,6 @@ import { createUpstreams } from './app/upstreams.js';
 import type { GatewayConfig } from './config/config.js';
 import { GatewayEvents } from './lib/gateway-events.js';
 import { startTracing } from './lib/tracing.js';
-import { readinessReport } from './readiness/readiness-checks.js';
 import { createMetrics } from './server/observability/metrics.js';
 
 export type { AppOptions, StopOptions };
@@ -52,6 +52,15 @@ function logReadiness(config: GatewayConfig, logger: Logger): void {
       ? 'accreditation readiness: failures expected on the embedded sandbox, they name what production needs (npm run readiness for the full report)'
       : 'accreditation readiness (npm run readiness for the full report)',
   );
+}
+
+/** Each setting given under its former name: read this time, gone in the next version. */
+function warnDeprecatedSettings(config: GatewayConfig, logger: Logger): void {
+  for (const { name, replacedBy } of config.deprecatedSettings ?? [])
+    logger.warn(
+      { setting: name, replacedBy },
+      `setting ${name} is deprecated and will be ignored in the next version: set ${replacedBy} instead`,
+    );
 }
 
 /** The composition root: the only place that knows how the pieces fit. Does nothing until start(). */
@@ -119,18 +128,19 @@ async function startApp(parts: AppParts): Promise<void> {
  */
 async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<void> {
   const { config, options, logger, clock, events, holder } = parts;
+  warnDeprecatedSettings(config, logger);
   if (config.tracing) {
     const started = await startTracing(config.tracing);
     undo.push(() => started.shutdown());
     holder.tracing = started;
   }
-  const platform = await chooseUpstream(config, options.sandbox, logger, clock, undo);
+  const endpoints = await chooseUpstream(config, options.sandbox, logger, clock, undo);
   const metrics = createMetrics();
-  const upstreams = createUpstreams(config, platform, metrics, logger, clock, undo);
+  const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
-    connectionSweepIntervalMs: options.connectionSweepIntervalMs,
+    bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
   });
-  undo.push(() => state.stores.pubsub.close());
+  undo.push(() => state.stores.eventLog.close());
 
   const urls = {
     publicUrl: config.publicUrl ?? '',
@@ -139,7 +149,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const http = await createHttpLayer(
     {
       config,
-      platform,
+      endpoints,
       upstreams,
       state,
       metrics,
@@ -169,7 +179,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   urls.publicUrl ||= `http://localhost:${port}`;
   const publicUrl = urls.publicUrl;
   urls.allowedOrigins = new Set([...config.allowedOrigins, new URL(publicUrl).origin]);
-  pointSandboxAt(config, platform, publicUrl, listenUrl);
+  pointSandboxAt(config, endpoints, publicUrl, listenUrl);
   holder.lifecycle = {
     phase: 'running',
     url: publicUrl,
@@ -178,10 +188,10 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     apollo: http.apollo,
     upstreams: upstreams.pools,
     stores: state.stores,
-    releaser: state.releaser,
-    pubsub: state.stores.pubsub,
+    revoker: state.revoker,
+    eventLog: state.stores.eventLog,
     websockets: http.websockets,
-    sandbox: platform.sandbox,
+    sandbox: endpoints.sandbox,
   };
   logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');
   events.emit('listening', { url: publicUrl, listenUrl });
@@ -207,13 +217,13 @@ async function listen(server: Server, config: GatewayConfig): Promise<{ port: nu
 /** Tells the embedded sandbox where this gateway's callbacks and webhook route are, once they are known. */
 function pointSandboxAt(
   config: GatewayConfig,
-  platform: UpstreamEndpoints,
+  endpoints: UpstreamEndpoints,
   publicUrl: string,
   listenUrl: string,
 ): void {
-  const { sandbox } = platform;
+  const { sandbox } = endpoints;
   sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
-  if (platform.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
+  if (endpoints.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
   // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
   if (sandbox && !config.core.baseUrl && config.appKind === 'FULL') sandbox.setWebhookUrl(`${listenUrl}/webhooks`);
 }

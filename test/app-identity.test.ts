@@ -1,8 +1,8 @@
 import { GraphQLError, type GraphQLField, type GraphQLFieldResolver } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { userTag } from '../src/auth/session-store.js';
 import type { AccessState } from '../src/graphql/context.js';
 import { buildGatewaySchema } from '../src/graphql/schema.js';
+import { userTag } from '../src/redis/redis-keys.js';
 import {
   AccountsDocument,
   ConnectBankDocument,
@@ -55,7 +55,7 @@ describe('app sign-in with multi-factor authentication', () => {
       expect((await execute(gateway, browser, MeDocument)).data?.me.id, email).toEqual(expect.any(String));
     }
     // The session keys on the app user (the provider's sub), never on a password or the platform's id.
-    const started = gateway.events('webhooks-subscribed').map((event) => event.userId);
+    const started = gateway.events('webhooks-registered').map((event) => event.userId);
     expect(started).toEqual(MFA_DEMO_USERS.map((email) => appUserId(gateway, email)));
   });
 
@@ -341,11 +341,11 @@ describe('app sign-in with multi-factor authentication', () => {
     }
   });
 
-  it('revokes a bank connection whose user has not signed in for CONNECTION_IDLE_DAYS, and deletes what was held', async () => {
+  it('revokes a bank connection whose user has not signed in for BANK_CONNECTION_IDLE_DAYS, and deletes what was held', async () => {
     let offset = 0;
     const gateway = await startGateway(
-      { CONNECTION_IDLE_DAYS: '30' },
-      { clock: () => Date.now() + offset, connectionSweepIntervalMs: 50 },
+      { BANK_CONNECTION_IDLE_DAYS: '30' },
+      { clock: () => Date.now() + offset, bankConnectionSweepIntervalMs: 50 },
     );
     const active = await signIn(gateway, 0);
     const idle = await signIn(gateway, 1);

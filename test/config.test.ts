@@ -73,10 +73,10 @@ describe('configuration', () => {
     expect(issuesOf({ MFA_ACCEPTED_AMR: 'otp,pwd' })).toEqual(['MFA_ACCEPTED_AMR']);
     expect(issuesOf({ MFA_POLICY: 'none' })).toEqual(['MFA_POLICY']);
     // A live session always has a live connection: the idle expiry cannot be shorter than a session.
-    expect(issuesOf({ CONNECTION_IDLE_DAYS: '1', SESSION_MAX_AGE_SECONDS: String(2 * 86_400) })).toEqual([
-      'CONNECTION_IDLE_DAYS',
+    expect(issuesOf({ BANK_CONNECTION_IDLE_DAYS: '1', SESSION_MAX_AGE_SECONDS: String(2 * 86_400) })).toEqual([
+      'BANK_CONNECTION_IDLE_DAYS',
     ]);
-    expect(loadConfig({}).connectionIdleMs).toBe(180 * 86_400_000);
+    expect(loadConfig({}).bankConnectionIdleMs).toBe(180 * 86_400_000);
     expect(loadConfig({ MFA_POLICY: 'read-only', MFA_ACCEPTED_AMR: 'hwk, otp' }).mfa).toMatchObject({
       policy: 'read-only',
       acceptedAmr: ['hwk', 'otp'],

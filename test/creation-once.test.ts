@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createCreationOnce } from '../src/idempotency/creation-once.js';
+import type { IdempotencyKeyStore } from '../src/idempotency/idempotency-key-store.js';
+import { createMemoryIdempotencyKeyStore } from '../src/idempotency/memory-idempotency-key-store.js';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../src/payments/creation-keys.js';
-import { createCreationOnce } from '../src/payments/creation-once.js';
 
 const KEY = { key: 'order-1', upstreamKey: 'scoped-order-1', input: 'input-a' };
 const LEASE_MS = 30;
@@ -30,8 +31,8 @@ function fakePlatform() {
 /** The memory store with one operation made to time out (a write sent, its answer lost). */
 function timingOut(
   operation: 'begin' | 'finish' | 'release',
-  store = createMemoryCreationKeys({ clock: Date.now }),
-): CreationKeyStore {
+  store = createMemoryIdempotencyKeyStore({ clock: Date.now }),
+): IdempotencyKeyStore {
   return {
     ...store,
     [operation]: async (...args: unknown[]) => {
@@ -46,7 +47,7 @@ const lapse = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('a creation whose key write times out', () => {
   it('sends nothing when taking the lease times out, and the key is free again once the lease lapses', async () => {
     const platform = fakePlatform();
-    const store = createMemoryCreationKeys({ clock: Date.now });
+    const store = createMemoryIdempotencyKeyStore({ clock: Date.now });
     const once = createCreationOnce({ store: timingOut('begin', store), windowMs: 60_000, leaseMs: LEASE_MS });
     await expect(once.create(KEY, platform.send, platform.read)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(platform.posts).toBe(0);

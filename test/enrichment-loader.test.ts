@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EnrichmentBatcher } from '../src/loaders/enrichment-batcher.js';
 import { createEnrichmentCache } from '../src/loaders/enrichment-cache.js';
-import { createEnrichmentLoader, type EnrichmentLookup } from '../src/loaders/enrichment-loader.js';
+import { createEnrichmentLoader } from '../src/loaders/enrichment-loader.js';
+import type { EnrichmentLookup } from '../src/loaders/enrichment-lookup.js';
 import { RequestActivity } from '../src/loaders/request-activity.js';
 import type { PlatformEnrichmentResult } from '../src/upstream/platform-types.js';
 import { UpstreamError } from '../src/upstream/upstream-error.js';
@@ -69,7 +70,7 @@ describe('the request enrichment loader', () => {
       { description: 'x', amount: -5 },
       { description: 'x', amount: 5 },
       { description: 'x', direction: 'DEBIT' },
-      { description: 'x', connectionId: 'conn_a' },
+      { description: 'x', bankId: 'conn_a' },
       { description: 'x', amount: -5 },
     ]);
     expect(calls).toEqual([['x', 'x', 'x', 'x', 'x']]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggedEvent } from '../src/pubsub/pubsub.js';
-import { EventsDroppedError, SubscriberQueue } from '../src/pubsub/subscriber-queue.js';
+import type { LoggedEvent } from '../src/event-log/event-log.js';
+import { EventsDroppedError, SubscriptionQueue } from '../src/event-log/subscription-queue.js';
 import { startGateway } from './support/gateway.js';
 import { socketClient } from './support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from './support/webhooks.js';
@@ -24,7 +24,7 @@ function logged(n: number, type: string, code: string, payload: Record<string, u
 
 describe('bursts coalesce, and nothing is dropped silently', () => {
   it('keeps only the newest pending event per payment, transfer or account, never folding transaction events', async () => {
-    const queue = new SubscriberQueue(100, () => undefined);
+    const queue = new SubscriptionQueue(100, () => undefined);
     let n = 0;
     for (const status of STATUSES)
       for (let p = 0; p < 25; p += 1) queue.push(logged(n++, 'PAYMENT', 'UPDATE', { item_id: `payment_${p}`, status }));
@@ -48,7 +48,7 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
   });
 
   it('ends the subscription with the cursor to resume from when more distinct objects are pending than it holds', async () => {
-    const queue = new SubscriberQueue(3, () => undefined);
+    const queue = new SubscriptionQueue(3, () => undefined);
     queue.push(logged(1, 'PAYMENT', 'UPDATE', { item_id: 'payment_1' }));
     expect((await queue.next()).value.cursor).toBe('1700000000000-1');
     for (let n = 2; n <= 5; n += 1) queue.push(logged(n, 'PAYMENT', 'UPDATE', { item_id: `payment_${n}` }));
@@ -58,7 +58,7 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
   });
 
   it('hands out cursors only in increasing order when a pending event is replaced by a newer one', async () => {
-    const queue = new SubscriberQueue(100, () => undefined);
+    const queue = new SubscriptionQueue(100, () => undefined);
     queue.push(logged(1, 'PAYMENT', 'UPDATE', { item_id: 'payment_1', status: 'PENDING' }));
     queue.push(logged(2, 'PAYMENT', 'UPDATE', { item_id: 'payment_2', status: 'PENDING' }));
     queue.push(logged(3, 'PAYMENT', 'UPDATE', { item_id: 'payment_1', status: 'SENT' }));
@@ -70,7 +70,7 @@ describe('bursts coalesce, and nothing is dropped silently', () => {
   });
 
   it('never hands a resumed subscriber an event at or before the cursor it resumed after', async () => {
-    const queue = new SubscriberQueue(100, () => undefined, '1700000000000-5');
+    const queue = new SubscriptionQueue(100, () => undefined, '1700000000000-5');
     for (let n = 4; n <= 6; n += 1) queue.push(logged(n, 'PAYMENT', 'UPDATE', { item_id: `payment_${n}` }));
     queue.end();
     const out: LoggedEvent[] = [];

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { FanOut } from '../src/pubsub/fan-out.js';
-import type { LoggedEvent } from '../src/pubsub/pubsub.js';
+import type { LoggedEvent } from '../src/event-log/event-log.js';
+import { FanOut } from '../src/event-log/fan-out.js';
 import { createSharedExecutions } from '../src/server/websocket/shared-executions.js';
 
 const event = (n: number): LoggedEvent => ({

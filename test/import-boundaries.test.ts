@@ -5,28 +5,53 @@ import { describe, expect, it } from 'vitest';
 /**
  * The one-way imports of the gateway, checked on every `npm test` (ESLint's TypeScript parser
  * does not support this project's TypeScript 7, so the rule lives here): for each area of src/,
- * the other areas it may import; anything else is a violation. Upstream clients know nothing of GraphQL or the server;
- * webhooks and subscriptions meet only at the pubsub. The platform sandbox is a package of its
- * own (sandbox/): the gateway reaches it through one seam (app/upstream-choice.ts, a dynamic import a
- * production install without the package survives), and the sandbox imports nothing of the gateway.
- * What both need (the platform's webhook table, small node:http helpers, the logger) is the third
- * package, common/, which imports neither.
+ * the other areas it may import; anything else is a violation, and so is an area the rule does
+ * not name. Upstream clients know nothing of GraphQL or the server; webhooks and subscriptions
+ * meet only at the event log; every store sits in its domain's area, on the Redis plumbing and key
+ * scheme of redis/, and only the composition root chooses and wires them. The platform sandbox is
+ * a package of its own (sandbox/): the gateway reaches it through one seam (app/upstream-choice.ts,
+ * a dynamic import a production install without the package survives), and the sandbox imports
+ * nothing of the gateway. What both need (the platform's webhook table, small node:http helpers,
+ * the logger) is the third package, common/, which imports neither.
  */
 const ALLOWED: Record<string, string[]> = {
   lib: [],
   config: ['lib'],
+  redis: ['lib', 'config'],
   upstream: ['lib', 'config'],
-  loaders: ['lib', 'config', 'upstream', 'pubsub'],
-  pubsub: ['lib'],
-  webhooks: ['lib', 'config', 'upstream', 'pubsub'],
-  payments: ['lib'],
-  readiness: ['lib', 'config'],
-  graphql: ['lib', 'config', 'upstream', 'loaders', 'pubsub', 'payments'],
-  auth: ['lib', 'config', 'upstream', 'pubsub'],
-  stores: ['lib', 'config', 'auth', 'webhooks', 'pubsub', 'payments'],
-  server: ['lib', 'config', 'upstream', 'loaders', 'pubsub', 'graphql', 'auth', 'webhooks', 'payments'],
-  // The composition root (app.ts and its steps in app/) and main.ts may import any area.
+  'event-log': ['lib', 'redis'],
+  idempotency: ['lib', 'redis'],
+  accreditation: ['lib', 'config'],
+  loaders: ['lib', 'config', 'upstream', 'event-log'],
+  webhooks: ['lib', 'config', 'redis', 'upstream', 'event-log'],
+  auth: ['lib', 'config', 'redis', 'upstream', 'event-log'],
+  graphql: ['lib', 'config', 'upstream', 'loaders', 'event-log', 'idempotency'],
+  server: ['lib', 'config', 'upstream', 'loaders', 'event-log', 'idempotency', 'graphql', 'auth', 'webhooks'],
 };
+
+/** The composition root (app.ts and its steps in app/), the process entry and its defaults: they may import any area. */
+const COMPOSITION_ROOT = ['app', 'app.ts', 'main.ts', 'process-defaults.ts'];
+
+/**
+ * The sandbox's rooms, floor by floor from the ground up. A file may import its own room and the
+ * rooms of lower floors, never a room beside it or above it: the model types at the bottom, the
+ * state and the HTTP helpers on them, the platform's APIs (core, identity, then webhooks and
+ * enrichment, which use core's app checks), the facade (sandbox-api.ts), the console and the
+ * browser drivers on the facade, then the routes, the sandbox and its entry points. A new room must
+ * be placed here.
+ */
+const SANDBOX_FLOORS: string[][] = [
+  ['model', 'lib', 'standalone-settings.ts'],
+  ['sandbox-state.ts'],
+  ['sandbox-http.ts', 'data'],
+  ['core', 'identity'],
+  ['webhooks', 'enrichment'],
+  ['sandbox-api.ts'],
+  ['console', 'testing'],
+  ['sandbox-routes.ts'],
+  ['sandbox.ts'],
+  ['main.ts', 'index.ts'],
+];
 
 /**
  * Inside server/, each room and the rooms it may import. The two transports (graphql-http/ over
@@ -64,6 +89,46 @@ function specifiersOf(file: string): string[] {
   return [...text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((match) => match[1]!);
 }
 
+/** Every relative import of a file, as the file it names (`.js` written for `.ts`). */
+function resolvedImportsOf(file: string): string[] {
+  return specifiersOf(file)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => normalize(join(dirname(file), specifier)).replace(/\.js$/, '.ts'));
+}
+
+/** The circles of an import graph: each a list of files that import one another (Tarjan). */
+function circlesOf(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const circle: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      circle.push(member);
+    } while (member !== node);
+    if (circle.length > 1 || (graph.get(node) ?? []).includes(node)) circles.push(circle.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return circles;
+}
+
 /** Every relative import of a file, as a path under src/ (`graphql/context.js`). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -78,12 +143,50 @@ describe('import boundaries', () => {
     const violations: string[] = [];
     for (const file of sourceFiles('src')) {
       const area = relative('src', file).split(/[\\/]/)[0]!;
+      if (!ALLOWED[area] && !COMPOSITION_ROOT.includes(area))
+        violations.push(`${relative('src', file)} is in an area of src/ the rule does not name`);
       for (const target of importsOf(file)) {
         const targetArea = target.split('/')[0]!;
         if (targetArea === area) continue;
         if (ALLOWED[area] && !ALLOWED[area].includes(targetArea))
           violations.push(`${relative('src', file)} imports ${target}`);
         if (target.startsWith('..')) violations.push(`${relative('src', file)} reaches outside src/: ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('keeps the rule one-way: no area may reach back to itself through the areas it may import', () => {
+    // With no circle in the rule, the areas stack into floors and no allowed import runs back up.
+    expect(circlesOf(new Map(Object.entries(ALLOWED)))).toEqual([]);
+    expect(circlesOf(new Map(Object.entries(SERVER_ROOMS)))).toEqual([]);
+  });
+
+  it('has no import circle in any package, type-only imports included', () => {
+    const files = [
+      ...sourceFiles('src'),
+      ...sourceFiles(join('sandbox', 'src')),
+      ...sourceFiles(join('common', 'src')),
+    ];
+    const graph = new Map(files.map((file) => [normalize(file), resolvedImportsOf(file)]));
+    expect(circlesOf(graph)).toEqual([]);
+  });
+
+  it('keeps each room of the sandbox on its floor: no import runs up or sideways', () => {
+    const root = join('sandbox', 'src');
+    const floorOf = (room: string) => SANDBOX_FLOORS.findIndex((rooms) => rooms.includes(room));
+    const violations: string[] = [];
+    for (const file of sourceFiles(root)) {
+      const room = relative(root, file).split(/[\\/]/)[0]!;
+      if (floorOf(room) < 0) {
+        violations.push(`${relative(root, file)} is in a room of the sandbox no floor names`);
+        continue;
+      }
+      for (const target of resolvedImportsOf(file)) {
+        const targetRoom = relative(root, target).split(/[\\/]/)[0]!;
+        if (targetRoom === room || targetRoom.startsWith('..')) continue;
+        if (!(floorOf(targetRoom) >= 0 && floorOf(targetRoom) < floorOf(room)))
+          violations.push(`${relative(root, file)} imports ${relative(root, target)}`);
       }
     }
     expect(violations).toEqual([]);
@@ -182,6 +285,19 @@ describe('import boundaries', () => {
     const imports = importsOf('src/upstream/core-client.ts');
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.every((target) => !target.startsWith('..'))).toBe(true);
+    expect(resolvedImportsOf('src/loaders/enrichment-loader.ts')).toContain(
+      normalize('src/loaders/enrichment-lookup.ts'),
+    );
+    const circles = circlesOf(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c', 'd']],
+        ['c', ['a']],
+        ['d', []],
+        ['e', ['e']],
+      ]),
+    );
+    expect(circles).toEqual([['a', 'b', 'c'], ['e']]);
   });
 
   it('keeps async_hooks out of src/: the request scope is passed along, not stored', () => {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { readinessReport, type ReadinessCheck } from '../src/accreditation/readiness-checks.js';
 import { loadConfig } from '../src/config/config.js';
-import { readinessReport, type ReadinessCheck } from '../src/readiness/readiness-checks.js';
 import { tokenKeysSetting } from './support/redis.js';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
@@ -116,7 +116,7 @@ describe('the accreditation readiness report', () => {
 
   it('prints the report from the built gateway and exits non-zero when something fails', async () => {
     const run = async (env: Record<string, string>) => {
-      const child = spawn(process.execPath, ['dist/readiness/main.js'], {
+      const child = spawn(process.execPath, ['dist/accreditation/main.js'], {
         env: { PATH: process.env.PATH ?? '', ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -65,7 +65,7 @@ describe('when Redis fails', () => {
     void closed.then(() => (socketClosed = true));
 
     await redis.stop();
-    await gateway.waitForEvent('redis-connection', (event) => event.role === 'commands' && event.state === 'lost');
+    await gateway.waitForEvent('redis-client', (event) => event.role === 'commands' && event.state === 'lost');
     const readiness = await fetch(`${gateway.url}/readyz`);
     expect(readiness.status).toBe(503);
     const body = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_during' });
@@ -77,11 +77,8 @@ describe('when Redis fails', () => {
     expect(refused.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
 
     redis = await ownRedis(port, dir);
-    await gateway.waitForEvent(
-      'redis-connection',
-      (event) => event.role === 'subscriber' && event.state === 'restored',
-    );
-    await gateway.waitForEvent('redis-connection', (event) => event.role === 'commands' && event.state === 'restored');
+    await gateway.waitForEvent('redis-client', (event) => event.role === 'listener' && event.state === 'restored');
+    await gateway.waitForEvent('redis-client', (event) => event.role === 'commands' && event.state === 'restored');
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
     const after = JSON.stringify({ webhook_type: 'INCOME', webhook_code: 'UPDATE', state, item_id: 'income_after' });

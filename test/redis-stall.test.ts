@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '@open-finance-gateway/common/ids';
-import { userTag } from '../src/auth/session-store.js';
+import { userTag } from '../src/redis/redis-keys.js';
 import { startGateway, type TestGateway } from './support/gateway.js';
 import { testPrefix, testRedis, tokenKeysSetting } from './support/redis.js';
 import { socketClient, subscribe } from './support/sockets.js';

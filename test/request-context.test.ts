@@ -31,7 +31,7 @@ const deps = {
   },
   core: {},
   userCalls: { run: <T>(_: string, call: () => Promise<T>) => call() },
-  creationKeys: { store: {}, windowMs: 60_000 },
+  idempotencyKeys: { store: {}, windowMs: 60_000 },
 } as unknown as RequestContextDependencies;
 
 /**

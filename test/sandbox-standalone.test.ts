@@ -60,4 +60,23 @@ describe('the standalone sandbox', () => {
       expect(other[key], key).not.toBe(first[key]);
     }
   });
+
+  it('refuses a mistyped setting at start: one line naming it, and a non-zero exit', async () => {
+    const child = spawn(process.execPath, ['sandbox/dist/main.js'], {
+      env: { ...process.env, SANDBOX_CORE_PORT: 'abc', SANDBOX_IDENTITY_PORT: '0', SANDBOX_ENRICHMENT_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    track(() => void child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(78);
+    expect(stdout).toBe('');
+    const lines = stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/\bSANDBOX_CORE_PORT must be a port from 0 to 65535\b/);
+    expect(lines[0]).not.toMatch(/SANDBOX_(IDENTITY|ENRICHMENT)_PORT/);
+  });
 });

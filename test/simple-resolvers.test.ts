@@ -38,7 +38,7 @@ describe('object types with simple resolvers', () => {
     const storage = metadata();
     const simple = new Set(storage.objectTypes.filter((type) => type.simpleResolvers).map((type) => type.target));
     expect([...simple].map((target) => target.name)).toEqual(
-      expect.arrayContaining(['Transaction', 'TransactionConnection', 'EnrichmentResult', 'Merchant']),
+      expect.arrayContaining(['Transaction', 'TransactionPage', 'EnrichmentResult', 'Merchant']),
     );
     const offending = [
       ...storage.fields.filter((field) => (field.roles?.length ?? 0) > 0 || (field.middlewares?.length ?? 0) > 0),

@@ -190,7 +190,7 @@ describe('subscriptions end to end through the sandbox', () => {
 
 describe('graphql-ws protocol rules', () => {
   it('closes with 4408 when no connection_init arrives in time', async () => {
-    const gateway = await startGateway({ WS_CONNECTION_INIT_TIMEOUT_MS: '200' });
+    const gateway = await startGateway({ WS_HANDSHAKE_TIMEOUT_MS: '200' });
     const { browser } = await signedInUser(gateway);
     const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
     const { closed } = rawSocket(gateway, { origin: gateway.url, cookie });

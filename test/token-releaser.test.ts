@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createTokenReleaser } from '../src/auth/token-releaser.js';
+import { createTokenRevoker } from '../src/auth/token-revoker.js';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
 import { track } from './support/leftovers.js';
 
 /**
  * A connection write whose answer was lost landed after all: the store, once it answers again,
- * holds the new token. The releaser was handed both tokens while the store could not answer.
+ * holds the new token. The revoker was handed both tokens while the store could not answer.
  */
-describe('tokens released while the store cannot say which one the connection holds', () => {
+describe('tokens given up while the store cannot say which one the connection holds', () => {
   it('are asked about again once the store answers: the one it holds stays, the other is revoked', async () => {
     let storeAnswers = false;
     const held = 'token-new';
@@ -18,7 +18,7 @@ describe('tokens released while the store cannot say which one the connection ho
     const revocation = new Promise<void>((resolve) => (revokedOne = resolve));
     let storeBack: () => void = () => undefined;
     const retried = new Promise<void>((resolve) => (storeBack = resolve));
-    const releaser = createTokenReleaser({
+    const revoker = createTokenRevoker({
       core: {
         revokeToken: async (token: string) => {
           revoked.push(token);
@@ -37,9 +37,12 @@ describe('tokens released while the store cannot say which one the connection ho
       logger: createLogger({ level: 'silent' }),
       storeRetryDelaysMs: [10, 10],
     });
-    track(() => releaser.close());
+    track(() => revoker.close());
 
-    const outcomes = await Promise.all([releaser.release('u1', 'token-new'), releaser.release('u1', 'token-old')]);
+    const outcomes = await Promise.all([
+      revoker.revokeUnlessHeld('u1', 'token-new'),
+      revoker.revokeUnlessHeld('u1', 'token-old'),
+    ]);
     // Nothing is revoked before the store has answered; a later attempt is scheduled instead.
     expect(outcomes).toEqual([false, false]);
     expect(revoked).toEqual([]);

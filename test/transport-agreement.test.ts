@@ -47,6 +47,7 @@ const QUERIES: Record<string, Variables> = {
   TransactionsWithEnrichment: () => ({ first: 5 }),
   PendingTransactions: () => ({}),
   VerifyName: () => ({ input: { familyName: 'ngata', givenName: 'Aroha', middleName: 'Mere' } }),
+  BankIds: () => ({ nameInput: { familyName: 'NGATA' } }),
   Enrich: () => ({ queries: ENRICH }),
   TwoEnrichFields: () => ({ first: ENRICH.slice(0, 1), second: ENRICH.slice(1) }),
   MeAndEnrich: () => ({ queries: ENRICH }),

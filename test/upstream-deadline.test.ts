@@ -47,7 +47,7 @@ function upstream(baseUrl: string, timeoutMs: number): UpstreamHttp {
     name: 'core',
     baseUrl,
     timeoutMs,
-    maxConnections: 2,
+    maxTcpConnections: 2,
     maxResponseBytes: 1_000_000,
     breaker: { failures: 100, halfOpenAfterMs: 1_000 },
     logger: createLogger({ level: 'silent' }),

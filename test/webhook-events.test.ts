@@ -6,8 +6,10 @@ import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 describe('the webhook event registry', () => {
   it('is what the receiver accepts: every listed type and code, and nothing else (prototype names included)', async () => {
     const dispatcher = createWebhookDispatcher({
-      pubsub: undefined as never,
+      eventLog: undefined as never,
       handles: { userFor: async () => 'user_1' } as never,
+      ledger: undefined as never,
+      deadLetters: undefined as never,
       logger: createLogger({ level: 'silent' }),
       clock: Date.now,
       onTokenRevoked: async () => undefined,

@@ -36,7 +36,7 @@ describe('webhook subscriptions at sign-in', () => {
     // Connecting again (a new consent) does not add another set at the platform.
     const connect = await startConnection(browser, gateway.url);
     await browser.request((await approveConsent(browser, connect.location!)).href);
-    await gateway.waitForEvent('webhooks-subscribed', (event) => event.alreadySubscribed.length === 6);
+    await gateway.waitForEvent('webhooks-registered', (event) => event.alreadyRegistered.length === 6);
     expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });
 

@@ -4,12 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { Router } from '@open-finance-gateway/common/http/router';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { SigningKeys } from '@open-finance-gateway/sandbox';
+import { createMemoryDeliveryMarks } from '../src/event-log/delivery-marks.js';
+import { createMemoryEventLog } from '../src/event-log/memory-event-log.js';
 import { RequestScope, type ScopedRouteRequest } from '../src/lib/request-scope.js';
-import { createMemoryDeliveryMarks } from '../src/pubsub/delivery-marks.js';
-import { createMemoryPubSub } from '../src/pubsub/memory-pubsub.js';
-import { createMemoryDeadLetters } from '../src/webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger } from '../src/webhooks/delivery-ledger.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../src/webhooks/routing-handles.js';
+import { createMemoryDeadLetterStore } from '../src/webhooks/memory-dead-letter-store.js';
+import { createMemoryDeliveryLedger } from '../src/webhooks/memory-delivery-ledger.js';
+import { createMemoryRoutingHandleStore } from '../src/webhooks/memory-routing-handle-store.js';
+import type { RoutingHandleStore } from '../src/webhooks/routing-handle-store.js';
 import { SigningKeyCache } from '../src/webhooks/signing-key-cache.js';
 import { createWebhookDispatcher } from '../src/webhooks/webhook-dispatcher.js';
 import { registerWebhookRoute } from '../src/webhooks/webhook-route.js';
@@ -24,8 +25,8 @@ const logger = createLogger({ level: 'silent' });
 async function receiver(options: { failTokenRevocation?: boolean; failCancellation?: boolean } = {}) {
   const keys = new SigningKeys();
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
-  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
-  const memoryHandles = createMemoryRoutingHandles();
+  const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
+  const memoryHandles = createMemoryRoutingHandleStore();
   let cancellationFails = options.failCancellation ?? false;
   const handles: RoutingHandleStore = {
     ...memoryHandles,
@@ -44,13 +45,12 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
   registerWebhookRoute(router, {
     headerPrefix: 'X-Service',
     keys: new SigningKeyCache({ fetchKey: async (id) => keys.lookup(id)!.publicPem, clock: Date.now }),
-    ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
-    deadLetters: createMemoryDeadLetters({ marks }),
-    clock: Date.now,
     accepting: () => true,
     dispatcher: createWebhookDispatcher({
-      pubsub,
+      eventLog,
       handles,
+      ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
+      deadLetters: createMemoryDeadLetterStore({ marks }),
       logger,
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),

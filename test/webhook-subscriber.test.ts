@@ -2,20 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { StoreUnavailableError } from '../src/lib/store-unavailable.js';
 import type { CoreClient } from '../src/upstream/core-client.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../src/webhooks/routing-handles.js';
-import { createWebhookSubscriber } from '../src/webhooks/webhook-subscriber.js';
+import { createMemoryRoutingHandleStore } from '../src/webhooks/memory-routing-handle-store.js';
+import type { RoutingHandleStore } from '../src/webhooks/routing-handle-store.js';
+import { createWebhookRegistrar } from '../src/webhooks/webhook-registrar.js';
 
 /** A platform that lists no subscription and records each one made. */
 function recordingCore(made: Array<{ type: string; state: string }>): CoreClient {
   return {
     listWebhooks: async () => [],
-    subscribeWebhook: async (_token: string, type: string, state: string) => void made.push({ type, state }),
+    registerWebhook: async (_token: string, type: string, state: string) => void made.push({ type, state }),
   } as unknown as CoreClient;
 }
 
 /** The memory store, whose first `failures` hand-outs fail as a store that did not answer in time. */
 function flakyHandles(failures: number): RoutingHandleStore {
-  const store = createMemoryRoutingHandles();
+  const store = createMemoryRoutingHandleStore();
   let left = failures;
   return {
     ...store,
@@ -29,7 +30,7 @@ function flakyHandles(failures: number): RoutingHandleStore {
 describe('subscribing a newly connected user to webhooks', () => {
   it('retries the routing handle when the store does not answer in time, then subscribes every type with it', async () => {
     const made: Array<{ type: string; state: string }> = [];
-    const subscribe = createWebhookSubscriber({
+    const subscribe = createWebhookRegistrar({
       core: recordingCore(made),
       handles: flakyHandles(2),
       types: ['PAYMENT', 'TOKEN'],
@@ -37,14 +38,14 @@ describe('subscribing a newly connected user to webhooks', () => {
       retryDelayMs: 1,
     });
     const outcome = await subscribe('user-1', 'token-1');
-    expect(outcome).toEqual({ subscribed: ['PAYMENT', 'TOKEN'], failed: [], alreadySubscribed: [] });
+    expect(outcome).toEqual({ registered: ['PAYMENT', 'TOKEN'], failed: [], alreadyRegistered: [] });
     expect(new Set(made.map((call) => call.state)).size).toBe(1);
     expect(made[0]!.state).toMatch(/^rh_/);
   });
 
   it('reports every type failed, and subscribes nothing, when no handle can be had', async () => {
     const made: Array<{ type: string; state: string }> = [];
-    const subscribe = createWebhookSubscriber({
+    const subscribe = createWebhookRegistrar({
       core: recordingCore(made),
       handles: flakyHandles(3),
       types: ['PAYMENT', 'TOKEN'],
@@ -52,9 +53,9 @@ describe('subscribing a newly connected user to webhooks', () => {
       retryDelayMs: 1,
     });
     expect(await subscribe('user-1', 'token-1')).toEqual({
-      subscribed: [],
+      registered: [],
       failed: ['PAYMENT', 'TOKEN'],
-      alreadySubscribed: [],
+      alreadyRegistered: [],
     });
     expect(made).toEqual([]);
   });

@@ -31,7 +31,7 @@ const env = (name: string) =>
     throw new Error(`${name} is required`);
   })();
 const MODE = env('MODE') as 'naive' | 'dataloader';
-const agent = new Agent({ connections: Number(process.env.UPSTREAM_MAX_CONNECTIONS ?? 32) });
+const agent = new Agent({ connections: Number(process.env.UPSTREAM_MAX_TCP_CONNECTIONS ?? 32) });
 
 interface Row {
   _id: string;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox } from './sandbox.js';
+import { readStandaloneSettings, StandaloneSettingsError, type StandaloneSettings } from './standalone-settings.js';
 
 /**
  * Credentials derived from SANDBOX_SEED: the same on every start (a gateway pointed at this
@@ -15,30 +16,27 @@ function seeded(seed: string, purpose: string, length: number): string {
  * Runs the platform sandbox on its own, for pointing a gateway (or anything else) at it over
  * fixed ports. `npm start` does not need this: it embeds the sandbox.
  */
-async function main(): Promise<void> {
-  const env = process.env;
-  const seed = env.SANDBOX_SEED ?? 'open-finance-sandbox';
-  const logger = createLogger({ level: env.LOG_LEVEL ?? 'info', service: 'platform-sandbox' });
-  const redirectUris = (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:4000/auth/callback')
-    .split(',')
-    .map((uri) => uri.trim());
+async function main(settings: StandaloneSettings): Promise<void> {
+  const seed = settings.SANDBOX_SEED;
+  const logger = createLogger({ level: settings.LOG_LEVEL, service: 'platform-sandbox' });
+  const redirectUris = settings.SANDBOX_REDIRECT_URIS;
   const sandbox = createSandbox({
     logger,
-    headerPrefix: env.PLATFORM_HEADER_PREFIX ?? 'X-Service',
-    host: env.SANDBOX_HOST ?? '127.0.0.1',
-    corePort: Number(env.SANDBOX_CORE_PORT ?? 4010),
-    enrichmentPort: Number(env.SANDBOX_ENRICHMENT_PORT ?? 4011),
+    headerPrefix: settings.PLATFORM_HEADER_PREFIX,
+    host: settings.SANDBOX_HOST,
+    corePort: settings.SANDBOX_CORE_PORT,
+    enrichmentPort: settings.SANDBOX_ENRICHMENT_PORT,
     credentials: {
-      appToken: env.SANDBOX_APP_TOKEN ?? `app_token_${seeded(seed, 'app-token', 24)}`,
-      appSecret: env.SANDBOX_APP_SECRET ?? seeded(seed, 'app-secret', 32),
-      enrichmentKey: env.SANDBOX_ENRICHMENT_KEY ?? `genie_token_${seeded(seed, 'enrichment-key', 24)}`,
+      appToken: settings.SANDBOX_APP_TOKEN ?? `app_token_${seeded(seed, 'app-token', 24)}`,
+      appSecret: settings.SANDBOX_APP_SECRET ?? seeded(seed, 'app-secret', 32),
+      enrichmentKey: settings.SANDBOX_ENRICHMENT_KEY ?? `genie_token_${seeded(seed, 'enrichment-key', 24)}`,
     },
     redirectUris,
-    webhookUrl: env.SANDBOX_WEBHOOK_URL ?? 'http://localhost:4000/webhooks',
-    webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
-    identityPort: Number(env.SANDBOX_IDENTITY_PORT ?? 4012),
+    webhookUrl: settings.SANDBOX_WEBHOOK_URL,
+    webhookTimeScale: settings.SANDBOX_WEBHOOK_TIME_SCALE,
+    identityPort: settings.SANDBOX_IDENTITY_PORT,
     identitySeed: seed,
-    identityIssuer: env.SANDBOX_IDENTITY_ISSUER,
+    identityIssuer: settings.SANDBOX_IDENTITY_ISSUER,
   });
   await sandbox.start();
   // The gateways whose platform callbacks are registered sign their users in here too.
@@ -62,7 +60,10 @@ async function main(): Promise<void> {
       `  OIDC_CLIENT_SECRET=${sandbox.identity.clientSecret}`,
       // Development against a sandbox: GraphiQL and introspection on, as on the embedded sandbox.
       '  GRAPHQL_INTROSPECTION=true',
-      ...(env.PLATFORM_HEADER_PREFIX ? [`  PLATFORM_HEADER_PREFIX=${env.PLATFORM_HEADER_PREFIX}`] : []),
+      // The gateway's default is the same: only another prefix needs saying.
+      ...(settings.PLATFORM_HEADER_PREFIX === 'X-Service'
+        ? []
+        : [`  PLATFORM_HEADER_PREFIX=${settings.PLATFORM_HEADER_PREFIX}`]),
       '',
       `Console (the demo world, webhook deliveries, payments and every control): ${sandbox.consoleUrl}`,
       `App identity provider (OpenID Connect, multi-factor demo users): ${sandbox.identity.issuer}`,
@@ -74,4 +75,18 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-void main();
+/** A bad setting stops the start with one line naming every bad key, and exit code 78 (EX_CONFIG), as the gateway. */
+function settingsOrExit(): StandaloneSettings {
+  try {
+    return readStandaloneSettings(process.env);
+  } catch (error) {
+    if (!(error instanceof StandaloneSettingsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
+}
+
+main(settingsOrExit()).catch((error: unknown) => {
+  process.stderr.write(`sandbox failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -10,7 +10,7 @@ import { registerTransactionRoutes } from './core/transaction-routes.js';
 import { registerUserRoutes } from './core/user-routes.js';
 import { registerVerifyNameRoutes } from './core/verify-name-routes.js';
 import type { SandboxCategory } from './data/categories.js';
-import type { SandboxConnection } from './data/connections.js';
+import type { SandboxConnection } from './model/core-model.js';
 import type { Sandbox } from './sandbox-api.js';
 import type { SandboxRouter } from './sandbox-http.js';
 import type { SandboxState } from './sandbox-state.js';

@@ -1,6 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@open-finance-gateway/common/clock';
-import type { SandboxAccount, SandboxParty, SandboxPendingTransaction, SandboxTransaction } from './core/core-model.js';
+import type {
+  SandboxAccount,
+  SandboxParty,
+  SandboxPendingTransaction,
+  SandboxTransaction,
+} from './model/core-model.js';
 
 export interface SandboxCredentials {
   appToken: string;

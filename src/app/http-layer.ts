@@ -7,9 +7,9 @@ import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules, type OperationRules } from '../graphql/operation-rules.js';
 import { buildGatewaySchema } from '../graphql/schema.js';
 import { loadTrustedDocuments, type TrustedDocuments } from '../graphql/trusted-documents.js';
+import { createCreationOnce } from '../idempotency/creation-once.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
-import { createCreationOnce } from '../payments/creation-once.js';
 import { createApolloServer } from '../server/graphql-http/apollo.js';
 import { createGraphQLHttpHandler } from '../server/graphql-http/graphql-http-handler.js';
 import { createGatewayHttpServer } from '../server/http/http-server.js';
@@ -108,22 +108,22 @@ function createRequestContext({ config, upstreams, state, clock, logger, ...deps
   return createRequestContextFactory({
     core: upstreams.coreClient,
     sessions: state.sessions,
-    connections: state.stores.connections,
+    bankConnections: state.stores.bankConnections,
     tokenDied: state.tokenDied,
     mfa: config.mfa,
     loaders: upstreams.loaderDeps,
     eraser: state.eraser,
     appKind: config.appKind,
-    pubsub: state.stores.pubsub,
+    eventLog: state.stores.eventLog,
     publicUrl: deps.publicUrl,
     allowedOrigins: deps.allowedOrigins,
     userCalls: createUserCallLimiter({ maxInFlight: config.resilience.maxInFlightPerUser }),
-    creationKeys: {
-      store: state.stores.creationKeys,
+    idempotencyKeys: {
+      store: state.stores.idempotencyKeys,
       windowMs: config.payments.dedupeWindowMs,
       // The in-progress lease outlives the platform call's deadline, so a live call keeps its key.
       once: createCreationOnce({
-        store: state.stores.creationKeys,
+        store: state.stores.idempotencyKeys,
         windowMs: config.payments.dedupeWindowMs,
         leaseMs: config.core.timeoutMs + 5_000,
       }),
@@ -164,7 +164,7 @@ function attachWebSockets(
       mfa: config.mfa,
       publicUrl: deps.publicUrl,
       clock,
-      pubsub: state.stores.pubsub,
+      eventLog: state.stores.eventLog,
       logger,
       onStarted: (userId, type) => {
         metrics.subscriptionStarted();
@@ -180,7 +180,7 @@ function attachWebSockets(
     onOperation: (type, outcome) => metrics.operation(type, outcome, 'websocket'),
     limits: config.websocket,
     logger,
-    connectionInitTimeoutMs: config.wsConnectionInitTimeoutMs,
+    handshakeTimeoutMs: config.wsHandshakeTimeoutMs,
     sessionRecheckMs: deps.sessionRecheckMs,
     heartbeatIntervalMs: deps.heartbeatIntervalMs,
     onFrameSent: () => metrics.eventDelivered(),

@@ -2,14 +2,14 @@ import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { TokenReleaser } from '../auth/token-releaser.js';
+import type { TokenRevoker } from '../auth/token-revoker.js';
 import type { GatewayConfig } from '../config/config.js';
+import type { EventLog } from '../event-log/event-log.js';
 import type { GatewayContext } from '../graphql/context.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import type { PubSub } from '../pubsub/pubsub.js';
 import type { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
-import type { GatewayStores } from '../stores/create-stores.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';
+import type { GatewayStores } from './stores.js';
 import type { Sandbox, SandboxOptions } from './upstream-choice.js';
 
 export interface AppOptions {
@@ -22,7 +22,7 @@ export interface AppOptions {
   /** How often WebSocket peers are pinged (tests shorten it). @default 12000 */
   heartbeatIntervalMs?: number;
   /** How often idle bank connections are looked for (tests shorten it). @default 60000 */
-  connectionSweepIntervalMs?: number;
+  bankConnectionSweepIntervalMs?: number;
 }
 
 export interface StopOptions {
@@ -34,7 +34,7 @@ export interface StopOptions {
   delay?: boolean;
 }
 
-/** What a running gateway holds: what stop() drains and releases. */
+/** What a running gateway holds: what stop() drains and closes. */
 export interface Running {
   /** Draining: shutdown began; readiness fails, webhooks get 503, in-flight work finishes. */
   phase: 'running' | 'draining';
@@ -44,8 +44,8 @@ export interface Running {
   apollo: ApolloServer<GatewayContext>;
   upstreams: UpstreamHttp[];
   stores: GatewayStores;
-  releaser: TokenReleaser;
-  pubsub: PubSub;
+  revoker: TokenRevoker;
+  eventLog: EventLog;
   websockets: ReturnType<typeof attachGraphQLWebSocket>;
   sandbox: Sandbox | undefined;
 }

@@ -5,7 +5,7 @@ import { WEBHOOK_TYPES } from '@open-finance-gateway/common/webhook-events';
 import { registerAppSignInRoutes } from '../auth/app-sign-in-routes.js';
 import { createAppSignIn } from '../auth/app-sign-in.js';
 import { createAuthRouteSupport } from '../auth/auth-route-support.js';
-import { registerConnectionRoutes } from '../auth/connection-routes.js';
+import { registerBankConnectionRoutes } from '../auth/bank-connection-routes.js';
 import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
@@ -13,7 +13,7 @@ import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { registerGraphiqlRoutes } from '../server/graphiql/graphiql-routes.js';
 import { registerAdminRoutes } from '../server/http/admin-routes.js';
 import type { GatewayMetrics } from '../server/observability/metrics.js';
-import { createWebhookSubscriber } from '../webhooks/webhook-subscriber.js';
+import { createWebhookRegistrar } from '../webhooks/webhook-registrar.js';
 import type { GatewayState } from './state.js';
 import type { UpstreamEndpoints } from './upstream-choice.js';
 import type { Upstreams } from './upstreams.js';
@@ -22,7 +22,7 @@ import { registerWebhookReceiver } from './webhook-receiver.js';
 /** What the routes are built from (and, with more, the HTTP layer: http-layer.ts). */
 export interface RouteDependencies {
   config: GatewayConfig;
-  platform: UpstreamEndpoints;
+  endpoints: UpstreamEndpoints;
   upstreams: Upstreams;
   state: GatewayState;
   metrics: GatewayMetrics;
@@ -46,12 +46,12 @@ export async function scrapeOf(metrics: GatewayMetrics) {
  * connection, the operator routes, and GraphiQL; answers GraphiQL's routes when it is on.
  */
 export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies) {
-  const { config, state, platform } = deps;
+  const { config, state, endpoints } = deps;
   if (config.appKind === 'FULL') {
     registerWebhookReceiver(router, {
       events: deps.events,
       config,
-      platform,
+      endpoints,
       keysHttp: deps.upstreams.keysHttp,
       state,
       metrics: deps.metrics,
@@ -69,14 +69,14 @@ export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDe
     });
   // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
   return config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)
-    ? registerGraphiqlRoutes(router, state.sessions, () => platform.sandbox?.consoleUrl)
+    ? registerGraphiqlRoutes(router, state.sessions, () => endpoints.sandbox?.consoleUrl)
     : undefined;
 }
 
 /** App sign-in (OIDC) and the bank connection; a new connection subscribes its webhooks (full apps). */
 function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies): void {
-  const { config, platform, upstreams, state, clock } = deps;
-  const subscribeWebhooks = createWebhookSubscriber({
+  const { config, endpoints, upstreams, state, clock } = deps;
+  const registerWebhooks = createWebhookRegistrar({
     core: upstreams.coreClient,
     handles: state.stores.handles,
     types: WEBHOOK_TYPES,
@@ -90,20 +90,20 @@ function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDep
   registerAppSignInRoutes(router, {
     support,
     signIn: createAppSignIn({
-      issuer: platform.identity.issuer,
-      clientId: platform.identity.clientId,
-      clientSecret: platform.identity.clientSecret,
-      scopes: platform.identity.scopes,
-      allowInsecureIssuer: platform.identity.issuer.startsWith('http:'),
+      issuer: endpoints.identity.issuer,
+      clientId: endpoints.identity.clientId,
+      clientSecret: endpoints.identity.clientSecret,
+      scopes: endpoints.identity.scopes,
+      allowInsecureIssuer: endpoints.identity.issuer.startsWith('http:'),
     }),
     sessions: state.sessions,
     states: state.stores.oauthStates,
-    connections: state.stores.connections,
+    bankConnections: state.stores.bankConnections,
     mfa: config.mfa,
     publicUrl: deps.publicUrl,
     clock,
   });
-  registerConnectionRoutes(router, {
+  registerBankConnectionRoutes(router, {
     support,
     consumerInfo: {
       appName: config.consumerInfo.appName,
@@ -114,19 +114,19 @@ function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDep
     },
     sessions: state.sessions,
     states: state.stores.oauthStates,
-    connections: state.stores.connections,
+    bankConnections: state.stores.bankConnections,
     core: upstreams.coreClient,
     mfa: config.mfa,
-    appToken: platform.core.appToken,
-    authorizeUrl: platform.core.authorizeUrl,
+    appToken: endpoints.core.appToken,
+    authorizeUrl: endpoints.core.authorizeUrl,
     publicUrl: deps.publicUrl,
     clock,
-    releaseToken: (userId, token) => state.releaser.release(userId, token),
+    revokeReplacedToken: (userId, token) => state.revoker.revokeUnlessHeld(userId, token),
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {
-            const outcome = await subscribeWebhooks(userId, token);
-            deps.events.emit('webhooks-subscribed', { userId, ...outcome });
+            const outcome = await registerWebhooks(userId, token);
+            deps.events.emit('webhooks-registered', { userId, ...outcome });
           }
         : undefined,
   });

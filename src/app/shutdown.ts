@@ -26,7 +26,7 @@ export async function stopApp(parts: AppParts, options: StopOptions = {}): Promi
   await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
   await closeServer(running.server, config.shutdown.graceMs);
   holder.lifecycle = { phase: 'stopped' };
-  await releaseEverything(parts, running);
+  await closeEverything(parts, running);
   logger.info('gateway stopped');
 }
 
@@ -47,15 +47,15 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
 }
 
 /** After the listener: the metrics listener, the event log, Apollo, tokens, upstreams, stores, the sandbox, traces. */
-async function releaseEverything({ config, logger, holder }: AppParts, running: Running): Promise<void> {
+async function closeEverything({ config, logger, holder }: AppParts, running: Running): Promise<void> {
   const { metricsListener } = holder;
   if (metricsListener) await new Promise((resolve) => metricsListener.close(resolve));
   holder.metricsListener = undefined;
-  await running.pubsub.close();
+  await running.eventLog.close();
   await running.apollo.stop();
   await revokeForgottenTokens(running, config.shutdown.graceMs, logger);
   await Promise.all(running.upstreams.map((upstream) => upstream.close()));
-  running.releaser.close();
+  running.revoker.close();
   await running.stores.close();
   await running.sandbox?.stop();
   await holder.tracing
@@ -75,7 +75,7 @@ async function revokeForgottenTokens(running: Running, graceMs: number, logger: 
   let failed = 0;
   const revocations = Promise.all(
     tokens.map(async ({ userId, token }) => {
-      if (!(await running.releaser.revokeNow(userId, token))) failed += 1;
+      if (!(await running.revoker.revokeNow(userId, token))) failed += 1;
     }),
   );
   const outcome = await Promise.race([

@@ -2,18 +2,18 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { SessionManager } from '../auth/session-manager.js';
-import { createTokenReleaser, type TokenReleaser } from '../auth/token-releaser.js';
+import { createTokenRevoker, type TokenRevoker } from '../auth/token-revoker.js';
 import { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import { createStores, type GatewayStores } from '../stores/create-stores.js';
 import type { CoreClient } from '../upstream/core-client.js';
+import { createStores, type GatewayStores } from './stores.js';
 
 export interface GatewayState {
   stores: GatewayStores;
   sessions: SessionManager;
   /** Revokes the platform tokens the gateway no longer holds (a connection replaced by a new consent). */
-  releaser: TokenReleaser;
+  revoker: TokenRevoker;
   /** Deletes everything the gateway holds for a user, store by store. */
   eraser: UserDataEraser;
   /**
@@ -35,7 +35,7 @@ export async function createState(
   clock: Clock,
   events: GatewayEvents,
   undo: Array<() => unknown>,
-  options: { connectionSweepIntervalMs?: number } = {},
+  options: { bankConnectionSweepIntervalMs?: number } = {},
 ): Promise<GatewayState> {
   const stores = await createStores({
     config,
@@ -44,21 +44,21 @@ export async function createState(
     // A lapsed session only closes its sockets: the bank connection belongs to the app user and
     // outlives sessions (revoked explicitly, on a dead token, or with the app account).
     onSessionExpired: (key, record) => sessions.expired(key, record),
-    // No longer needed (the user has not signed in for CONNECTION_IDLE_DAYS): the consent ends at
+    // No longer needed (the user has not signed in for BANK_CONNECTION_IDLE_DAYS): the consent ends at
     // the platform and what the gateway holds for the user goes.
-    onConnectionExpired: (userId, record) => {
+    onBankConnectionExpired: (userId, record) => {
       logger.info(
         { userId, connectedAt: new Date(record.connectedAt).toISOString() },
-        'bank connection idle past CONNECTION_IDLE_DAYS: revoking it',
+        'bank connection idle past BANK_CONNECTION_IDLE_DAYS: revoking it',
       );
       // The revocation first (retried in the background if it fails), then the user's records.
-      void releaser
-        .release(userId, record.accessToken)
+      void revoker
+        .revokeUnlessHeld(userId, record.accessToken)
         .then(() => eraser.forget(userId))
         .catch(() => undefined);
     },
-    connectionSweepIntervalMs: options.connectionSweepIntervalMs,
-    onRedisConnectionChange: (role, state) => events.emit('redis-connection', { role, state }),
+    bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
+    onRedisClientChange: (role, state) => events.emit('redis-client', { role, state }),
   });
   undo.push(() => stores.close());
   // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
@@ -71,24 +71,24 @@ export async function createState(
     secure: config.publicUrl?.startsWith('https:') ?? false,
     endings: stores.sessionEndings,
   });
-  const releaser = createTokenReleaser({
+  const revoker = createTokenRevoker({
     core: coreClient,
-    inUse: async (userId, token) => (await stores.connections.get(userId))?.accessToken === token,
+    inUse: async (userId, token) => (await stores.bankConnections.get(userId))?.accessToken === token,
     logger,
   });
-  undo.push(() => releaser.close());
+  undo.push(() => revoker.close());
   const eraser = new UserDataEraser(logger, (userId, failures) =>
     events.emit('user-data-deleted', { userId, failures }),
   );
   eraser.register('sessions', (userId) => sessions.endAllForUser(userId));
-  eraser.register('connection', async (userId) => void (await stores.connections.delete(userId)));
-  eraser.register('events', (userId) => stores.pubsub.deleteUser(userId));
+  eraser.register('connection', async (userId) => void (await stores.bankConnections.delete(userId)));
+  eraser.register('events', (userId) => stores.eventLog.deleteUser(userId));
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
   async function tokenDied(userId: string, token: string): Promise<number> {
-    await stores.connections.delete(userId, token);
+    await stores.bankConnections.delete(userId, token);
     const remaining = await sessions.endSessionsWithToken(userId, token);
     if (remaining === 0) await eraser.forget(userId);
     return remaining;
   }
-  return { stores, sessions, releaser, eraser, tokenDied };
+  return { stores, sessions, revoker, eraser, tokenDied };
 }

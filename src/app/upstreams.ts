@@ -27,13 +27,13 @@ export interface Upstreams {
 /** Step 2: the upstream clients, each with its deadlines, caps, breakers and metrics. */
 export function createUpstreams(
   config: GatewayConfig,
-  platform: UpstreamEndpoints,
+  endpoints: UpstreamEndpoints,
   metrics: GatewayMetrics,
   logger: Logger,
   clock: Clock,
   undo: Array<() => unknown>,
 ): Upstreams {
-  const { core, enrichment } = platform;
+  const { core, enrichment } = endpoints;
   // Every credential the gateway holds (for any upstream, and every setting the table marks
   // secret): none may echo back through an upstream's error text.
   const secrets = [...new Set([core.appToken, core.appSecret, enrichment.apiKey, ...configSecrets(config)])];
@@ -41,12 +41,18 @@ export function createUpstreams(
     failures: config.resilience.breakerFailures,
     halfOpenAfterMs: config.resilience.breakerHalfOpenAfterMs,
   };
-  const pool = (name: string, baseUrl: string, timeoutMs: number, maxConnections: number, maxResponseBytes: number) => {
+  const pool = (
+    name: string,
+    baseUrl: string,
+    timeoutMs: number,
+    maxTcpConnections: number,
+    maxResponseBytes: number,
+  ) => {
     const http = createUpstreamHttp({
       name,
       baseUrl,
       timeoutMs,
-      maxConnections,
+      maxTcpConnections,
       maxResponseBytes,
       breaker,
       secrets,
@@ -60,14 +66,14 @@ export function createUpstreams(
     'core',
     core.baseUrl,
     config.core.timeoutMs,
-    config.upstreamMaxConnections,
+    config.upstreamMaxTcpConnections,
     MAX_CORE_RESPONSE_BYTES,
   );
   const enrichmentHttp = pool(
     'enrichment',
     enrichment.baseUrl,
     config.enrichment.timeoutMs,
-    config.upstreamMaxConnections,
+    config.upstreamMaxTcpConnections,
     MAX_ENRICHMENT_RESPONSE_BYTES,
   );
   // 1.5 s: with the key cache's 1 s wait for a near key, a webhook is still answered within 3 s.

@@ -21,7 +21,7 @@ export function registerWebhookReceiver(
   router: Router<ScopedRouteRequest>,
   deps: {
     config: GatewayConfig;
-    platform: UpstreamEndpoints;
+    endpoints: UpstreamEndpoints;
     keysHttp: UpstreamHttp;
     state: GatewayState;
     metrics: GatewayMetrics;
@@ -33,7 +33,7 @@ export function registerWebhookReceiver(
   },
 ): void {
   const { config, state, metrics, logger, clock } = deps;
-  const keyClient = createSigningKeyClient(deps.keysHttp, deps.platform.core.appToken, deps.platform.core.appSecret);
+  const keyClient = createSigningKeyClient(deps.keysHttp, deps.endpoints.core.appToken, deps.endpoints.core.appSecret);
   registerWebhookRoute(router, {
     headerPrefix: config.headerPrefix,
     keys: new SigningKeyCache({
@@ -48,15 +48,14 @@ export function registerWebhookReceiver(
       clock,
       unknownFetchesPerMinute: config.webhooks.keyFetchesPerMinute,
     }),
-    ledger: state.stores.ledger,
-    deadLetters: state.stores.deadLetters,
-    clock,
     accepting: deps.accepting,
     bodyTimeoutMs: config.http.webhookBodyTimeoutMs,
     onOutcome: (outcome) => metrics.webhook(outcome),
     dispatcher: createWebhookDispatcher({
-      pubsub: state.stores.pubsub,
+      eventLog: state.stores.eventLog,
       handles: state.stores.handles,
+      ledger: state.stores.ledger,
+      deadLetters: state.stores.deadLetters,
       logger,
       clock,
       onPublished: (userId, type, code) => deps.events.emit('webhook-published', { userId, type, code }),

@@ -12,7 +12,7 @@ import {
   type PendingSignIn,
 } from './app-sign-in.js';
 import { fail, type AuthRoutes } from './auth-route-support.js';
-import type { ConnectionStore } from './connection-store.js';
+import type { BankConnectionStore } from './bank-connection-store.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
 import type { SessionManager } from './session-manager.js';
 
@@ -21,7 +21,7 @@ export interface AppSignInRoutesOptions {
   signIn: AppSignIn;
   sessions: SessionManager;
   states: OAuthStateStore;
-  connections: ConnectionStore;
+  bankConnections: BankConnectionStore;
   mfa: GatewayConfig['mfa'];
   publicUrl: () => string;
   clock: Clock;
@@ -141,9 +141,9 @@ async function startSession(
     scope.log.info({ userId: identity.sub, mfa }, 'user stepped up');
     return redirect(res, returnTo, {}, 303);
   }
-  const connection = await options.connections.get(identity.sub);
-  // Signing in is what keeps a connection needed (CONNECTION_IDLE_DAYS counts from here).
-  if (connection) await options.connections.touch(identity.sub);
+  const connection = await options.bankConnections.get(identity.sub);
+  // Signing in is what keeps a connection needed (BANK_CONNECTION_IDLE_DAYS counts from here).
+  if (connection) await options.bankConnections.touch(identity.sub);
   await options.sessions.end(req, res);
   await options.sessions.start(res, signedIn, connection?.accessToken);
   scope.log.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');

@@ -1,5 +1,4 @@
-import { LRUCache } from 'lru-cache';
-import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 
 export interface PendingSignIn {
   /** Digest of the browser-binding cookie that was set when this state was issued. */
@@ -31,27 +30,4 @@ export function checkPending(entry: PendingSignIn | undefined, browserBinding: s
   if (!entry) return { ok: false, reason: 'unknown' };
   if (!browserBinding || sha256Hex(browserBinding) !== entry.bindingDigest) return { ok: false, reason: 'foreign' };
   return entry.data ? { ok: true, returnTo: entry.returnTo, data: entry.data } : { ok: true, returnTo: entry.returnTo };
-}
-
-/** In process memory, bounded, so a flood of /auth/login calls cannot grow memory without limit. */
-export function createMemoryOAuthStates(options: { ttlMs?: number; maxPending: number }): OAuthStateStore {
-  const pending = new LRUCache<string, PendingSignIn>({
-    max: options.maxPending,
-    ttl: options.ttlMs ?? OAUTH_STATE_TTL_MS,
-    ttlAutopurge: false,
-  });
-  return {
-    async issue(browserBinding, returnTo, data) {
-      const state = randomToken();
-      pending.set(sha256Hex(state), { bindingDigest: sha256Hex(browserBinding), returnTo, ...(data ? { data } : {}) });
-      return state;
-    },
-    async consume(state, browserBinding) {
-      if (!state) return { ok: false, reason: 'missing' };
-      const key = sha256Hex(state);
-      const entry = pending.get(key);
-      pending.delete(key);
-      return checkPending(entry, browserBinding);
-    },
-  };
 }

@@ -7,8 +7,3 @@ export interface SessionEndingsBus {
   /** Endings announced by other instances. */
   onRemoteEnded(listener: (userId: string, sessionKeys: string[]) => void): void;
 }
-
-export const localSessionEndings: SessionEndingsBus = {
-  async publish() {},
-  onRemoteEnded() {},
-};

@@ -3,8 +3,9 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
+import { userTag } from '../redis/redis-keys.js';
 import type { SessionEndingsBus } from './session-endings.js';
-import { userTag, type SessionRecord, type SessionStore } from './session-store.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
 
 export interface Session extends SessionRecord {

@@ -1,5 +1,3 @@
-import { sha256Hex } from '@open-finance-gateway/common/ids';
-
 /**
  * What the gateway holds for a signed-in browser. The user access token lives here and only here:
  * never in a cookie, a response or a log line.
@@ -21,20 +19,6 @@ export interface SessionRecord {
   expiresAt: number;
   /** Last time the session was used; the idle timeout counts from here. */
   lastSeenAt: number;
-}
-
-/**
- * The hash tag of a user's keys: a digest of the user id, so a Redis Cluster keeps a user's keys
- * in one slot and the session key (which starts with it) leads to them without a lookup.
- */
-export function userTag(userId: string): string {
-  return sha256Hex(`user:${userId}`).slice(0, 16);
-}
-
-/** The user tag a session key starts with (`<tag>.<digest>`), if it has one. */
-export function tagOfSessionKey(sessionKey: string): string | undefined {
-  const match = /^([0-9a-f]{16})\.[0-9a-f]{64}$/.exec(sessionKey);
-  return match?.[1];
 }
 
 /**

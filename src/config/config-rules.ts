@@ -81,8 +81,8 @@ export function readRedis({ values, given, fail }: ParsedSettings): GatewayConfi
 /** Durations that only make sense in a given order. */
 export function checkOrderings(config: GatewayConfig, { fail }: ParsedSettings): void {
   // A live session always has a live connection: sign-in moves the connection's idle deadline.
-  if (config.connectionIdleMs < config.session.maxAgeMs)
-    fail('CONNECTION_IDLE_DAYS', 'must be at least SESSION_MAX_AGE_SECONDS');
+  if (config.bankConnectionIdleMs < config.session.maxAgeMs)
+    fail('BANK_CONNECTION_IDLE_DAYS', 'must be at least SESSION_MAX_AGE_SECONDS');
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs)
     fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
 }

@@ -10,7 +10,7 @@ import { parseSettings, secretValues, type ConfigIssue, type Env } from './parse
 import type { SettingValues } from './settings.js';
 
 export type { AppKind, GatewayConfig } from './gateway-config.js';
-export type { ConfigIssue, Env } from './parse-settings.js';
+export type { ConfigIssue, DeprecatedSetting, Env } from './parse-settings.js';
 export { DEFAULT_APP_NAME, DEFAULT_MFA_AMR } from './settings/setting-forms.js';
 
 /**
@@ -61,6 +61,7 @@ export function loadConfig(env: Env): GatewayConfig {
   config.trustedDocuments = readTrustedDocuments(parsed);
   checkOrderings(config, parsed);
   if (parsed.issues.length > 0) throw new ConfigError(parsed.issues);
+  if (parsed.deprecated.length > 0) config.deprecatedSettings = parsed.deprecated;
   SECRETS.set(config, secretValues(env));
   return config;
 }
@@ -79,11 +80,11 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
     appKind: v.APP_KIND,
     ...upstreamParts(v),
     allowedOrigins: v.ALLOWED_ORIGINS,
-    wsConnectionInitTimeoutMs: v.WS_CONNECTION_INIT_TIMEOUT_MS,
+    wsHandshakeTimeoutMs: v.WS_HANDSHAKE_TIMEOUT_MS,
     sandboxWebhookTimeScale: v.SANDBOX_WEBHOOK_TIME_SCALE,
     redis: undefined,
     eventRetentionMs: v.EVENT_RETENTION_SECONDS * SECOND,
-    connectionIdleMs: v.CONNECTION_IDLE_DAYS * DAY,
+    bankConnectionIdleMs: v.BANK_CONNECTION_IDLE_DAYS * DAY,
     trustRequestIdHeader: v.REQUEST_ID_HEADER_TRUSTED,
     tracing:
       v.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
@@ -131,7 +132,7 @@ function defaultPlatformName(headerPrefix: string, sandboxOnly: boolean): string
   return headerPrefix === 'X-Akahu' ? 'Akahu' : 'the open finance platform';
 }
 
-function upstreamParts(v: SettingValues): Pick<GatewayConfig, 'core' | 'enrichment' | 'upstreamMaxConnections'> {
+function upstreamParts(v: SettingValues): Pick<GatewayConfig, 'core' | 'enrichment' | 'upstreamMaxTcpConnections'> {
   return {
     core: {
       baseUrl: v.CORE_API_URL,
@@ -150,7 +151,7 @@ function upstreamParts(v: SettingValues): Pick<GatewayConfig, 'core' | 'enrichme
       cacheMaxEntries: v.ENRICHMENT_CACHE_MAX_ENTRIES,
       batchWindowMs: v.ENRICHMENT_BATCH_WINDOW_MS,
     },
-    upstreamMaxConnections: v.UPSTREAM_MAX_CONNECTIONS,
+    upstreamMaxTcpConnections: v.UPSTREAM_MAX_TCP_CONNECTIONS,
   };
 }
 
@@ -162,7 +163,7 @@ function limitParts(
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,
       webhookBodyTimeoutMs: v.WEBHOOK_BODY_TIMEOUT_MS,
-      maxConnections: v.MAX_CONNECTIONS,
+      maxTcpConnections: v.HTTP_MAX_TCP_CONNECTIONS,
     },
     webhooks: { keyFetchesPerMinute: v.WEBHOOK_KEY_FETCHES_PER_MINUTE },
     websocket: {

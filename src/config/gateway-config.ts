@@ -1,9 +1,12 @@
+import type { DeprecatedSetting } from './parse-settings.js';
 import type { RedisConnectionSettings } from './redis-settings.js';
 
 export type AppKind = 'FULL' | 'PERSONAL';
 
 /** The gateway's validated configuration, as the rest of the code uses it (built by loadConfig). */
 export interface GatewayConfig {
+  /** Settings given under a former name: read, and warned about at start. */
+  deprecatedSettings?: DeprecatedSetting[];
   port: number;
   host: string | undefined;
   /** Explicit external URL; when undefined it is derived from the bound port at start. */
@@ -31,11 +34,11 @@ export interface GatewayConfig {
     /** Concurrent requests' lookups wait this long to share `/v1/search` calls; 0: no sharing. */
     batchWindowMs: number;
   };
-  upstreamMaxConnections: number;
+  upstreamMaxTcpConnections: number;
   /** Origins allowed to open GraphQL WebSockets; the public URL's origin is always allowed. */
   allowedOrigins: string[];
   /** How long a socket may wait before `connection_init` (then 4408). */
-  wsConnectionInitTimeoutMs: number;
+  wsHandshakeTimeoutMs: number;
   /** Embedded sandbox only: divides webhook retry intervals so demos see retries in seconds. */
   sandboxWebhookTimeScale: number;
   /** Shared state on Redis (several instances, survives restarts); undefined keeps it in memory. */
@@ -53,7 +56,7 @@ export interface GatewayConfig {
   /** How long events are kept for subscribers to resume from their cursor. */
   eventRetentionMs: number;
   /** A bank connection whose app user has not signed in for this long is revoked and deleted. */
-  connectionIdleMs: number;
+  bankConnectionIdleMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
   adminToken: string | undefined;
   payments: {
@@ -91,7 +94,7 @@ export interface GatewayConfig {
     /** A webhook body must arrive within this (the platform waits 5 s for the answer). */
     webhookBodyTimeoutMs: number;
     /** Concurrent TCP connections, WebSockets included; more are dropped at accept. */
-    maxConnections: number;
+    maxTcpConnections: number;
   };
   webhooks: {
     /** Fetches of signing key ids that are neither the current nor the next, per minute. */

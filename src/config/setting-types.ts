@@ -17,6 +17,11 @@ export interface SettingType<T> {
 export interface Setting<N extends string = string, T = unknown> {
   /** The environment variable. */
   name: N;
+  /**
+   * The variable's former name, deprecated: still read when `name` is unset, with a warning at
+   * start and a note in the settings reference, until the next version removes it.
+   */
+  formerly?: string;
   type: SettingType<T>;
   /** Applies when the variable is unset or blank (or invalid, though that stops the start anyway). */
   default?: T;

@@ -1,10 +1,10 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { AppKind } from '../config/config.js';
+import type { EventLog } from '../event-log/event-log.js';
+import type { IdempotencyKeys } from '../idempotency/idempotency-keys.js';
 import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestLoaders } from '../loaders/request-loaders.js';
 import type { UserClient } from '../loaders/user-client.js';
-import type { CreationKeys } from '../payments/idempotency-keys.js';
-import type { PubSub } from '../pubsub/pubsub.js';
 
 /**
  * What the session may reach, decided once per request from how the user signed in and whether
@@ -42,7 +42,7 @@ export interface GatewayContext {
   connection(): Promise<{ connectedAt: number } | undefined>;
   loaders: RequestLoaders;
   /** Where webhook events arrive; subscriptions read only their own user's channel. */
-  pubsub: PubSub;
+  eventLog: EventLog;
   /** Core API calls that are not reads worth batching (mutations, verification, paging). */
   userClient: UserClient;
   session: {
@@ -59,9 +59,9 @@ export interface GatewayContext {
   };
   appKind: AppKind;
   /** Idempotency keys for payments and transfers (client-supplied, or derived per user and input). */
-  creationKeys: CreationKeys;
+  idempotencyKeys: IdempotencyKeys;
   links: {
-    /** Where to send a user whose connection needs attention (starts the connection flow again). */
+    /** Where to send a user whose bank connection needs attention (starts the bank connection flow again). */
     reconnectUrl: string;
   };
   /** The request's logger (each line carries its id), or the gateway's for a subscription event. */
@@ -75,7 +75,7 @@ export interface GatewayContext {
  * to check, before each event, that the session is still live. Each event then executes with a
  * full GatewayContext of its own, so an idle subscription costs as little memory as possible.
  */
-export type EventStreamContext = Pick<GatewayContext, 'user' | 'pubsub' | 'logger' | 'access'> & {
+export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'logger' | 'access'> & {
   session: Pick<GatewayContext['session'], 'isLive'>;
   /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
   onStarted?: (type: string) => void;

@@ -3,7 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { gateRootFields } from './access-gate.js';
 import { AccessResolver } from './access/access.resolver.js';
-import { ConnectionResolver } from './access/connection.resolver.js';
+import { BankConnectionResolver } from './access/bank-connection.resolver.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { authChecker } from './authorization.js';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
@@ -12,7 +12,7 @@ import { EventResolver } from './subscriptions/event.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
-import { HolderNameSource, PartyNameSource } from './verification/name-verification.types.js';
+import { HolderNameSource, PartyNameSource } from './verification/name-verification.type.js';
 
 export interface SchemaOptions {
   enrichment: EnrichmentLimits;
@@ -35,18 +35,18 @@ async function buildUngatedSchema(options: SchemaOptions): Promise<GraphQLSchema
       TransactionResolver,
       NameVerificationResolver,
       AccessResolver,
-      ConnectionResolver,
+      BankConnectionResolver,
       PaymentResolver,
       EventResolver,
     ],
     // Every @Authorized field is checked here (money movement: read-only apps, MFA freshness).
     authChecker,
-    // Every @Subscription brings its own `subscribe` (the user's channel of our PubSub), but
+    // Every @Subscription brings its own `subscribe` (the user's channel of our EventLog), but
     // type-graphql refuses to build subscriptions without a pubSub option: give it one that
     // fails loudly if anything ever routes through it by topic.
     pubSub: {
       publish: () => {
-        throw new Error('topic-based publishing is not used; publish through src/pubsub');
+        throw new Error('topic-based publishing is not used; append to the event log (src/event-log)');
       },
       subscribe: () => {
         throw new Error('topic-based subscriptions are not used; see userEvents()');

@@ -3,20 +3,20 @@ import { EventEmitter } from 'node:events';
 /**
  * Things that happened inside the gateway that an embedding program or a test may wait for, as
  * events rather than log text: the gateway is listening; a subscription's live delivery began; a
- * webhook was published; a user's webhook subscriptions were set up; a user's data was deleted; a
- * Redis connection was lost or restored.
+ * webhook was published; a user's webhooks were registered at the platform; a user's data was
+ * deleted; a Redis client was lost or restored.
  */
 export interface GatewayEventMap {
-  /** The gateway accepts connections at `url` (its public URL) and `listenUrl`. */
+  /** The gateway accepts requests at `url` (its public URL) and `listenUrl`. */
   listening: [{ url: string; listenUrl: string }];
   'subscription-started': [{ userId: string; type: string }];
   'webhook-published': [{ userId: string; type: string; code: string }];
-  /** A signed-in user's webhook subscriptions at the platform were set up (or some failed). */
-  'webhooks-subscribed': [{ userId: string; subscribed: string[]; failed: string[]; alreadySubscribed: string[] }];
+  /** A signed-in user's webhooks were registered at the platform (or some failed). */
+  'webhooks-registered': [{ userId: string; registered: string[]; failed: string[]; alreadyRegistered: string[] }];
   /** Everything the gateway held for a user was deleted (`failures` names stores that failed). */
   'user-data-deleted': [{ userId: string; failures: string[] }];
-  /** A Redis connection ('commands' or 'subscriber') was lost or came back. */
-  'redis-connection': [{ role: string; state: 'lost' | 'restored' }];
+  /** A Redis client ('commands' or 'listener') was lost or came back. */
+  'redis-client': [{ role: string; state: 'lost' | 'restored' }];
   /** A WebSocket was cut by the gateway: its client stopped reading (WS_MAX_BUFFERED_BYTES). */
   'socket-cut': [{ reason: 'slow-reader' }];
 }
@@ -26,9 +26,9 @@ export const GATEWAY_EVENT_NAMES = [
   'listening',
   'subscription-started',
   'webhook-published',
-  'webhooks-subscribed',
+  'webhooks-registered',
   'user-data-deleted',
-  'redis-connection',
+  'redis-client',
   'socket-cut',
 ] as const satisfies ReadonlyArray<keyof GatewayEventMap>;
 

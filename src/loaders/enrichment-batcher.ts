@@ -1,7 +1,7 @@
 import type { EnrichmentClient } from '../upstream/enrichment-client.js';
 import type { PlatformEnrichmentQuery, PlatformEnrichmentResult } from '../upstream/platform-types.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
-import type { EnrichmentLookup } from './enrichment-loader.js';
+import type { EnrichmentLookup } from './enrichment-lookup.js';
 
 type Outcome = readonly PlatformEnrichmentResult[] | Error;
 
@@ -17,7 +17,7 @@ export interface EnrichmentBatcher {
 /** Fields set one by one rather than spread in: three spreads made three objects per lookup. */
 function toQuery(lookup: EnrichmentLookup, id: string): PlatformEnrichmentQuery {
   const query: PlatformEnrichmentQuery = { id, description: lookup.description };
-  if (lookup.connectionId !== undefined) query._connection = lookup.connectionId;
+  if (lookup.bankId !== undefined) query._connection = lookup.bankId;
   if (lookup.amount !== undefined) query.amount = lookup.amount;
   if (lookup.direction !== undefined) query.direction = lookup.direction;
   return query;

@@ -6,7 +6,7 @@ import { AccessRevokedError, RefreshForbiddenError, UpstreamError } from '../ups
  * The core API for one signed-in user: the token is bound here and never handed to resolvers.
  * Subscribing to webhooks is the connection's business, not a request's.
  */
-export type UserClient = Omit<BoundUserCalls, 'subscribeWebhook'>;
+export type UserClient = Omit<BoundUserCalls, 'registerWebhook'>;
 
 function isForbidden(error: unknown): boolean {
   return error instanceof UpstreamError && error.kind === 'http' && error.status === 403;
@@ -46,7 +46,7 @@ export function bindUserClient(
   };
   const platform = Object.fromEntries(
     (Object.keys(userCalls) as UserCallName[])
-      .filter((name) => name !== 'subscribeWebhook' && name !== 'refresh')
+      .filter((name) => name !== 'registerWebhook' && name !== 'refresh')
       .map((name) => [name, guarded(name)]),
   ) as Omit<UserClient, 'refresh'>;
   return {

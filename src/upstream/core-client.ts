@@ -2,7 +2,8 @@ import { ensureOk, type UserScope } from './core-envelopes.js';
 import { userCalls, type TokenFirstCalls, type UserCallName } from './core-user-calls.js';
 import type { PlatformTokenGrant } from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
-import type { UpstreamHttp, UpstreamRequest } from './upstream-http.js';
+import type { UpstreamHttp } from './upstream-http.js';
+import type { UpstreamRequest } from './upstream-request.js';
 
 export type { DateRange, TransactionFilter } from './core-user-calls.js';
 

@@ -1,7 +1,8 @@
 import { isPaymentLike } from './platform-type-guards.js';
 import type { PlatformCreation } from './platform-types.js';
 import { UpstreamError } from './upstream-error.js';
-import { httpStatusError, type UpstreamRequest, type UpstreamResponse } from './upstream-http.js';
+import { httpStatusError } from './upstream-http.js';
+import type { UpstreamRequest, UpstreamResponse } from './upstream-request.js';
 
 /** One user's access to the core API: what every user-scoped call sends through. */
 export interface UserScope {

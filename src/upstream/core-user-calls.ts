@@ -162,7 +162,7 @@ export const userCalls = {
   },
 
   /** `POST /v1/webhooks`: subscribes the user to one webhook type; returns the subscription id. */
-  subscribeWebhook: async (scope: UserScope, webhookType: string, state: string): Promise<string> => {
+  registerWebhook: async (scope: UserScope, webhookType: string, state: string): Promise<string> => {
     const response = await scope.send({
       method: 'POST',
       path: '/v1/webhooks',

@@ -6,6 +6,7 @@ import { scrubErrorBody } from '../lib/scrub.js';
 import { inClientSpan } from '../lib/tracing.js';
 import { createCircuitBreakers, operationGroup, type CircuitBreakerSettings } from './circuit-breakers.js';
 import { UpstreamError } from './upstream-error.js';
+import type { UpstreamRequest, UpstreamResponse } from './upstream-request.js';
 import { classifyTransportError, credentialsIn, parseJson, readCapped, wireRequest } from './upstream-transport.js';
 
 const MAX_RETRIES = 2;
@@ -20,7 +21,7 @@ export interface UpstreamHttpOptions {
   /** Base URL; may carry a path prefix, which is prepended to every request path. */
   baseUrl: string;
   timeoutMs: number;
-  maxConnections: number;
+  maxTcpConnections: number;
   /** Responses larger than this are refused rather than buffered. */
   maxResponseBytes: number;
   /** Credentials the gateway holds for this upstream, scrubbed from every error body it returns. */
@@ -30,31 +31,6 @@ export interface UpstreamHttpOptions {
   logger: Logger;
   /** Told of every attempt: the request path, the status (or the error kind) and its duration. */
   observe?: (path: string, status: number | string, seconds: number) => void;
-}
-
-export interface UpstreamRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  query?: Record<string, string | undefined>;
-  headers?: Record<string, string>;
-  json?: unknown;
-  /** Overrides the upstream's default deadline for this call. */
-  timeoutMs?: number;
-  /**
-   * Retry transport failures and 502/503/504, with jittered backoff, inside the same deadline.
-   * Only for idempotent reads: revocation and refresh must never be repeated blindly.
-   * @default true for GET, false otherwise
-   */
-  retry?: boolean;
-  /** The gateway request this call serves: sent as `x-request-id` and on the call's log lines. */
-  requestId?: string;
-}
-
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON body, or undefined when the body was empty. */
-  body: unknown;
 }
 
 export interface UpstreamHttp {
@@ -85,7 +61,7 @@ class PooledUpstream {
     const base = new URL(options.baseUrl);
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.pool = new Pool(base.origin, {
-      connections: options.maxConnections,
+      connections: options.maxTcpConnections,
       connectTimeout: Math.min(options.timeoutMs, 5_000),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

@@ -1,6 +1,6 @@
 import { errors as undiciErrors } from 'undici';
 import { UpstreamError } from './upstream-error.js';
-import type { UpstreamRequest } from './upstream-http.js';
+import type { UpstreamRequest } from './upstream-request.js';
 
 /** What goes on the wire for `request`: the prefixed path with its query, the headers, the JSON body. */
 export function wireRequest(

@@ -1,9 +1,4 @@
-import {
-  deliveryMarkKey,
-  type ClaimOutcome,
-  type DeliveryMarks,
-  type DeliveryScope,
-} from '../pubsub/delivery-marks.js';
+import type { ClaimOutcome, DeliveryScope } from '../event-log/delivery-marks.js';
 
 /**
  * Hashes of webhook bodies, in two phases (the idempotency-key pattern of payment APIs). The
@@ -33,15 +28,4 @@ const PLATFORM_ANSWER_DEADLINE_MS = 5_000;
  */
 export function deliveryLeaseMs(commandTimeoutMs: number): number {
   return PLATFORM_ANSWER_DEADLINE_MS + 2 * commandTimeoutMs;
-}
-
-export function createMemoryDeliveryLedger(options: { marks: DeliveryMarks; leaseMs: number }): DeliveryLedger {
-  return {
-    async claim(scope, bodyHash) {
-      return options.marks.claim(deliveryMarkKey(scope, bodyHash), options.leaseMs);
-    },
-    async release(scope, bodyHash, token) {
-      options.marks.release(deliveryMarkKey(scope, bodyHash), token);
-    },
-  };
 }

@@ -1,21 +1,27 @@
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { sha256Hex } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
+import type { EventLog, UserEvent } from '../event-log/event-log.js';
 import { currentTraceparent } from '../lib/tracing.js';
-import type { PubSub, UserEvent } from '../pubsub/pubsub.js';
-import type { RoutingHandleStore } from './routing-handles.js';
+import type { DeadLetterStore } from './dead-letter-store.js';
+import { deadLetter } from './dead-lettering.js';
+import { runClaimed, type InProgress } from './delivery-claim.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
+import type { RoutingHandleStore } from './routing-handle-store.js';
 
 export interface WebhookDispatcherOptions {
-  pubsub: PubSub;
+  eventLog: EventLog;
   handles: RoutingHandleStore;
+  ledger: DeliveryLedger;
+  deadLetters: DeadLetterStore;
   logger: Logger;
-  clock: () => number;
+  clock: Clock;
   /** Told after each event is published. */
   onPublished?: (userId: string, type: string, code: string) => void;
   /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
   onTokenRevoked(userId: string, token: string): Promise<void>;
 }
-
-export type DispatchOutcome = 'published' | 'ignored' | 'duplicate';
 
 /** A verified webhook, its user found: ready to publish. */
 export interface RoutedWebhook {
@@ -30,6 +36,12 @@ export interface IgnoredWebhook {
 }
 
 export interface WebhookDispatcher {
+  /**
+   * Stores a verified body: its event for its user (published, or a duplicate of one stored
+   * before), a dead letter when it cannot be understood, or nothing for an unknown type or user
+   * (ignored). A body another request holds is InProgress: the route answers 503 with Retry-After.
+   */
+  dispatch(raw: Buffer, log: Logger): Promise<string | InProgress>;
   /**
    * Who the webhook is for, or why it is ignored. Only reads (the routing handle); the delivery
    * ledger's claim follows, in the user's key space.
@@ -48,15 +60,37 @@ export interface WebhookDispatcher {
 }
 
 /**
- * Turns a verified webhook into a user event. Events are signals, not state: subscribers re-read
- * the object by `item_id`, so late or out-of-order deliveries cannot show stale data.
+ * Turns a verified webhook into a user event, in one direction: parse, find the user, claim the
+ * body in the delivery ledger (in the user's key space, next to the event log it ends in), then
+ * publish, which stores the event and marks the body done in one step. Events are signals, not
+ * state: subscriptions re-read the object by `item_id`, so late or out-of-order deliveries cannot
+ * show stale data.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   async function revokeToken({ userId, event }: RoutedWebhook): Promise<void> {
     if (event.type === 'TOKEN' && event.code === 'DELETE' && typeof event.payload.item_id === 'string')
       await options.onTokenRevoked(userId, event.payload.item_id);
   }
-  return {
+  const dispatcher: WebhookDispatcher = {
+    async dispatch(raw, log) {
+      const hash = sha256Hex(raw);
+      const body = parseObject(raw);
+      if (typeof body === 'string') return deadLetter(options, raw, hash, body, log);
+      const routed = await dispatcher.route(body);
+      if ('ignored' in routed) {
+        // Nothing is stored or changed, so a redelivery is harmless: no claim needed.
+        log.info(routed.fields, routed.ignored);
+        return 'ignored';
+      }
+      return runClaimed(
+        options.ledger,
+        { userId: routed.userId },
+        hash,
+        () => dispatcher.deliver(routed, hash),
+        () => dispatcher.redo(routed),
+      );
+    },
+
     async route(body) {
       const { webhook_type: type, webhook_code: code, state, ...payload } = body;
       if (!isKnownWebhook(type, code)) {
@@ -73,7 +107,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           ignored: 'webhook for no known user (state unknown or already deleted): ignored',
           fields: { type, code: known },
         };
-      // The webhook's trace travels with the event, so its delivery to subscribers joins it.
+      // The webhook's trace travels with the event, so its delivery to subscriptions joins it.
       const traceparent = currentTraceparent();
       return {
         userId,
@@ -89,14 +123,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     // Order, for a retry after a partial failure: the cancellation is recorded before the event is
     // stored (and marked done), so a failure before that leaves the body claimable and the retry
-    // redoes everything; the token's sessions end after the event is stored (subscribers hear
+    // redoes everything; the token's sessions end after the event is stored (subscriptions hear
     // accessRevoked before their socket closes), so a failure there is redone by `redo` when the
     // retry finds the body done. Every side effect is idempotent.
     async deliver(routed, bodyHash) {
       const { userId, event } = routed;
       const { type, code } = event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
-      const cursor = await options.pubsub.publishDelivery(userId, event, bodyHash);
+      const cursor = await options.eventLog.publishDelivery(userId, event, bodyHash);
       await revokeToken(routed);
       if (cursor === undefined) return 'duplicate';
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.
@@ -111,4 +145,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       await revokeToken(routed);
     },
   };
+  return dispatcher;
+}
+
+/** The body as a JSON object, or why it is not one. */
+function parseObject(raw: Buffer): Record<string, unknown> | string {
+  let body: unknown;
+  try {
+    // fatal: invalid UTF-8 is refused rather than silently replaced.
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
+  } catch {
+    return 'not valid JSON';
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'not a JSON object';
+  return body as Record<string, unknown>;
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '@open-finance-gateway/common/clock';
 import {
   BodyTimeoutError,
   BodyTooLargeError,
@@ -8,11 +7,7 @@ import {
 } from '@open-finance-gateway/common/http/read-body';
 import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
-import { sha256Hex } from '@open-finance-gateway/common/ids';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
-import type { DeliveryScope } from '../pubsub/delivery-marks.js';
-import { DEAD_LETTER_PREVIEW_BYTES, type DeadLetterStore } from './dead-letters.js';
-import type { DeliveryLedger } from './delivery-ledger.js';
 import type { SigningKeyCache } from './signing-key-cache.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { checkSignature } from './webhook-signature.js';
@@ -20,12 +15,10 @@ import { checkSignature } from './webhook-signature.js';
 export interface WebhookRouteOptions {
   headerPrefix: string;
   keys: SigningKeyCache;
-  ledger: DeliveryLedger;
-  deadLetters: DeadLetterStore;
+  /** What a verified body goes to: it claims, stores and dead-letters (see createWebhookDispatcher). */
   dispatcher: WebhookDispatcher;
   /** Told of each webhook's outcome (for metrics): published, duplicate, ignored, dead-lettered, in-progress, refused_<reason>, unavailable. */
   onOutcome?: (outcome: string) => void;
-  clock: Clock;
   /** False once shutdown began: nothing is acknowledged that could then be lost. */
   accepting(): boolean;
   /** @default 64 KiB */
@@ -38,12 +31,11 @@ export interface WebhookRouteOptions {
 const RETRY_AFTER_SECONDS = '60';
 
 /**
- * `POST /webhooks`: verify over the raw bytes, look its user up, claim the body in the delivery
- * ledger (in progress), then publish, which stores the event and marks the body done in one step.
- * Answers 200 only once the event is stored (the log, in memory or on Redis), or was stored before;
- * a body another request is processing gets 503 with Retry-After. So a failure is retried by the
- * platform rather than lost. A verified body that cannot be understood is acknowledged and kept
- * as a dead letter: redelivering the same bytes for three days would not make it understandable.
+ * `POST /webhooks`, the HTTP edge only: the media type, draining, the body's size and time
+ * limits, and the signature over the raw bytes; then the dispatcher stores the verified body.
+ * Answers 200 only once its event is stored (the log, in memory or on Redis), or was stored
+ * before, or the body was kept as a dead letter or ignored; a body another request is processing
+ * gets 503 with Retry-After. So a failure is retried by the platform rather than lost.
  */
 export function registerWebhookRoute(router: Router<ScopedRouteRequest>, options: WebhookRouteOptions): void {
   const route = new WebhookRoute(options);
@@ -58,7 +50,7 @@ class WebhookRoute {
   async receive({ req, res, scope }: ScopedRouteRequest): Promise<void> {
     const raw = await this.verifiedBody(req, res, scope);
     if (!raw) return;
-    const outcome = await this.store(raw, scope);
+    const outcome = await this.options.dispatcher.dispatch(raw, scope.log);
     if (typeof outcome !== 'string') {
       // Another request holds the body: answering 200 now could acknowledge an event never stored.
       this.counted('in-progress');
@@ -122,86 +114,4 @@ class WebhookRoute {
       throw error;
     }
   }
-
-  /** Stores a verified body: its event for its user, or a dead letter when it cannot be understood. */
-  private async store(raw: Buffer, scope: Scope): Promise<string | InProgress> {
-    const { dispatcher } = this.options;
-    const hash = sha256Hex(raw);
-    const body = parseObject(raw);
-    if (typeof body === 'string') return this.deadLetter(raw, hash, body, scope);
-    // The user first: the claim lives in their key space, next to the event log it ends in.
-    const routed = await dispatcher.route(body);
-    if ('ignored' in routed) {
-      // Nothing is stored or changed, so a redelivery is harmless: no claim needed.
-      scope.log.info(routed.fields, routed.ignored);
-      return 'ignored';
-    }
-    return this.claimed(
-      { userId: routed.userId },
-      hash,
-      () => dispatcher.deliver(routed, hash),
-      () => dispatcher.redo(routed),
-    );
-  }
-
-  private deadLetter(raw: Buffer, hash: string, reason: string, scope: Scope): Promise<string | InProgress> {
-    const letter = {
-      receivedAt: new Date(this.options.clock()).toISOString(),
-      bodyHash: hash,
-      reason,
-      bodyBytes: raw.length,
-      bodyPreview: raw.subarray(0, DEAD_LETTER_PREVIEW_BYTES).toString('utf8'),
-    };
-    return this.claimed('dead-letters', hash, async () => {
-      if (!(await this.options.deadLetters.add(letter))) return 'duplicate';
-      scope.log.error(
-        { bodyHash: hash, reason, bytes: raw.length },
-        'verified webhook is not a JSON object: acknowledged and kept as a dead letter',
-      );
-      return 'dead-lettered';
-    });
-  }
-
-  /**
-   * Runs `store` under a claim of the body (see DeliveryLedger). A body stored before is a
-   * duplicate (its idempotent side effects redone); a failure gives the claim back, so the
-   * platform's retry is processed (and were the claim not given back, its lease runs out).
-   */
-  private async claimed(
-    scope: DeliveryScope,
-    hash: string,
-    store: () => Promise<string>,
-    redo?: () => Promise<void>,
-  ): Promise<string | InProgress> {
-    const { ledger } = this.options;
-    const claim = await ledger.claim(scope, hash);
-    if (claim.state === 'in-progress') return { retryAfterMs: claim.retryAfterMs };
-    if (claim.state === 'done') {
-      await redo?.();
-      return 'duplicate';
-    }
-    try {
-      return await store();
-    } catch (error) {
-      await ledger.release(scope, hash, claim.token).catch(() => undefined);
-      throw error;
-    }
-  }
-}
-
-interface InProgress {
-  retryAfterMs: number;
-}
-
-/** The body as a JSON object, or why it is not one. */
-function parseObject(raw: Buffer): Record<string, unknown> | string {
-  let body: unknown;
-  try {
-    // fatal: invalid UTF-8 is refused rather than silently replaced.
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw));
-  } catch {
-    return 'not valid JSON';
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'not a JSON object';
-  return body as Record<string, unknown>;
 }

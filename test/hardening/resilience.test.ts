@@ -10,7 +10,7 @@ function accountListCalls(gateway: TestGateway) {
 describe('one user or one slow endpoint cannot take the gateway down', () => {
   it("keeps another user's calls flowing while one user's reads hang", async () => {
     const gateway = await startGateway({
-      UPSTREAM_MAX_CONNECTIONS: '8',
+      UPSTREAM_MAX_TCP_CONNECTIONS: '8',
       UPSTREAM_MAX_IN_FLIGHT_PER_USER: '4',
       CORE_TIMEOUT_MS: '5000',
     });

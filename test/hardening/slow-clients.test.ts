@@ -53,8 +53,8 @@ describe('slow clients and connection limits', () => {
     }
   });
 
-  it('drops half-open requests at the header deadline, and connections beyond MAX_CONNECTIONS at once', async () => {
-    const gateway = await startGateway({ ...limits, MAX_CONNECTIONS: '50' });
+  it('drops half-open requests at the header deadline, and connections beyond HTTP_MAX_TCP_CONNECTIONS at once', async () => {
+    const gateway = await startGateway({ ...limits, HTTP_MAX_TCP_CONNECTIONS: '50' });
     const halfOpen = await Promise.all(Array.from({ length: 50 }, () => openRaw(gateway.url)));
     for (const connection of halfOpen) connection.socket.write('GET /healthz HTTP/1.1\r\nHost: local');
     const extra = await openRaw(gateway.url);

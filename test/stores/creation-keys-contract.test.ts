@@ -1,25 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';
+import type { IdempotencyKeyStore } from '../../src/idempotency/idempotency-key-store.js';
+import { createMemoryIdempotencyKeyStore } from '../../src/idempotency/memory-idempotency-key-store.js';
+import { createRedisIdempotencyKeyStore } from '../../src/idempotency/redis-idempotency-key-store.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 
-async function redisCreationKeys(): Promise<CreationKeyStore> {
+async function redisCreationKeys(): Promise<IdempotencyKeyStore> {
   const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
   await redis.connect();
   track(() => redis.disconnect());
-  return createRedisCreationKeys({ redis, keyPrefix: testPrefix() });
+  return createRedisIdempotencyKeyStore({ redis, keyPrefix: testPrefix() });
 }
 
 /** Lets a short lease or window lapse (the one wait here: Redis expiry has no clock to move). */
 const lapse = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const [kind, make] of [
-  ['memory', async () => createMemoryCreationKeys({ clock: Date.now })],
+  ['memory', async () => createMemoryIdempotencyKeyStore({ clock: Date.now })],
   ['redis', redisCreationKeys],
 ] as const) {
   describe(`creation keys contract: ${kind}`, () => {

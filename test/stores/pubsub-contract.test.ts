@@ -2,17 +2,18 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { userTag } from '../../src/auth/session-store.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createMemoryDeliveryMarks } from '../../src/pubsub/delivery-marks.js';
-import { createMemoryPubSub } from '../../src/pubsub/memory-pubsub.js';
-import { CursorExpiredError, type LoggedEvent, type PubSub } from '../../src/pubsub/pubsub.js';
-import { compareCursors } from '../../src/pubsub/subscriber-queue.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
-import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
-import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
-import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
+import { CursorExpiredError, type EventLog, type LoggedEvent } from '../../src/event-log/event-log.js';
+import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
+import { createRedisEventLog } from '../../src/event-log/redis-event-log.js';
+import { compareCursors } from '../../src/event-log/subscription-queue.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { userTag } from '../../src/redis/redis-keys.js';
+import { createRedisListener } from '../../src/redis/redis-listener.js';
+import type { DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
+import { createRedisDeliveryLedger } from '../../src/webhooks/redis-delivery-ledger.js';
 import { track } from '../support/leftovers.js';
 import { ownTopologies } from '../support/redis-topologies.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
@@ -26,49 +27,52 @@ const topologies = ownTopologies();
  * Two handles on one log: in memory the same object, on Redis two instances sharing a prefix; and
  * the delivery ledger whose "done" marks the log's delivery appends write.
  */
-type Pair = [PubSub, PubSub] & { ledger: DeliveryLedger };
+type Pair = [EventLog, EventLog] & { ledger: DeliveryLedger };
 
-/** One gateway's event log on Redis: its own command and subscriber connections, closed after the test. */
-async function redisPubSub(connection: RedisConnectionSettings, keyPrefix: string) {
+/** One gateway's event log on Redis: its own command and listener connections, closed after the test. */
+async function redisEventLog(connection: RedisConnectionSettings, keyPrefix: string) {
   const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
-  const subscriber = createRedisSubscriber({
+  const listener = createRedisListener({
     connection,
     commandTimeoutMs: 1_000,
     logger,
-    role: 'test-subscriber',
+    role: 'test-listener',
     commands: redis,
   });
-  await Promise.all([redis.connect(), subscriber.connect()]);
-  const pubsub = createRedisPubSub({
+  await Promise.all([redis.connect(), listener.connect()]);
+  const eventLog = createRedisEventLog({
     redis,
-    subscriber,
+    listener,
     keyPrefix,
     clock: Date.now,
     retentionMs: RETENTION_MS,
     logger,
   });
   track(async () => {
-    await pubsub.close();
+    await eventLog.close();
     redis.disconnect();
-    subscriber.disconnect();
+    listener.disconnect();
   });
-  return { pubsub, subscriber, redis };
+  return { eventLog, listener, redis };
 }
 
 async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
   const keyPrefix = testPrefix();
-  const first = await redisPubSub(connection, keyPrefix);
+  const first = await redisEventLog(connection, keyPrefix);
   const ledger = createRedisDeliveryLedger({ redis: first.redis, keyPrefix, leaseMs: 60_000 });
-  return Object.assign([first.pubsub, (await redisPubSub(connection, keyPrefix)).pubsub] as [PubSub, PubSub], {
-    ledger,
-  });
+  return Object.assign(
+    [first.eventLog, (await redisEventLog(connection, keyPrefix)).eventLog] as [EventLog, EventLog],
+    {
+      ledger,
+    },
+  );
 }
 
 async function memoryPair(): Promise<Pair> {
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
-  const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS, marks });
-  track(() => pubsub.close());
-  return Object.assign([pubsub, pubsub] as [PubSub, PubSub], {
+  const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: RETENTION_MS, marks });
+  track(() => eventLog.close());
+  return Object.assign([eventLog, eventLog] as [EventLog, EventLog], {
     ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
   });
 }
@@ -97,7 +101,7 @@ async function take(iterator: AsyncIterableIterator<LoggedEvent>, count: number)
  * then sends a marker and reads up to it, so what follows starts from a known point.
  */
 async function settled(
-  publisher: PubSub,
+  publisher: EventLog,
   iterator: AsyncIterableIterator<LoggedEvent>,
   userId: string,
 ): Promise<string> {
@@ -126,16 +130,16 @@ for (const [kind, pair] of [
 ] as const) {
   describe(`event log contract: ${kind}`, () => {
     it('stores a delivery once: the append marks its body done, and a late second append stores nothing', async () => {
-      const pubsub = await pair();
-      const [publisher, subscriber] = pubsub;
-      const claim = await pubsub.ledger.claim({ userId: 'user_g' }, 'body-1');
+      const eventLog = await pair();
+      const [publisher, subscriber] = eventLog;
+      const claim = await eventLog.ledger.claim({ userId: 'user_g' }, 'body-1');
       expect(claim.state).toBe('claimed');
       const cursor = await publisher.publishDelivery('user_g', event(1), 'body-1');
       expect(cursor).toEqual(expect.any(String));
       // Stored and done in one step: the next claim finds it done, and releasing the claim then
       // (its request failed after the append) does not make it claimable again.
-      await pubsub.ledger.release({ userId: 'user_g' }, 'body-1', claim.state === 'claimed' ? claim.token : '');
-      expect(await pubsub.ledger.claim({ userId: 'user_g' }, 'body-1')).toEqual({ state: 'done' });
+      await eventLog.ledger.release({ userId: 'user_g' }, 'body-1', claim.state === 'claimed' ? claim.token : '');
+      expect(await eventLog.ledger.claim({ userId: 'user_g' }, 'body-1')).toEqual({ state: 'done' });
       // A write that timed out and ran after the retry's: nothing more is stored.
       expect(await subscriber.publishDelivery('user_g', event(1), 'body-1')).toBeUndefined();
       // Another user's body of the same hash is another delivery.
@@ -237,19 +241,19 @@ for (const [kind, pair] of [
 
 describe('the in-memory event log', () => {
   it('stays under its total bound, dropping the oldest events of any user, and refuses cursors before them', async () => {
-    const pubsub = createMemoryPubSub({ logger, clock: Date.now, retentionMs: RETENTION_MS, maxTotal: 4 });
-    track(() => pubsub.close());
-    const first = await pubsub.publish('user_a', event(0));
-    await pubsub.publish('user_a', event(1));
-    await pubsub.publish('user_b', event(2));
-    await pubsub.publish('user_b', event(3));
-    const fifth = await pubsub.publish('user_b', event(4));
+    const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: RETENTION_MS, maxTotal: 4 });
+    track(() => eventLog.close());
+    const first = await eventLog.publish('user_a', event(0));
+    await eventLog.publish('user_a', event(1));
+    await eventLog.publish('user_b', event(2));
+    await eventLog.publish('user_b', event(3));
+    const fifth = await eventLog.publish('user_b', event(4));
     // user_a's first event was dropped: resuming from before it would skip it; from it is fine.
     const beforeFirst = `${Number(first.split('-')[0]) - 1}-0`;
-    await expect(pubsub.checkCursor('user_a', beforeFirst)).rejects.toBeInstanceOf(CursorExpiredError);
-    await expect(pubsub.checkCursor('user_a', first)).resolves.toBeUndefined();
-    const resumed = pubsub.subscribe('user_b', { after: fifth });
-    await pubsub.publish('user_b', event(5));
+    await expect(eventLog.checkCursor('user_a', beforeFirst)).rejects.toBeInstanceOf(CursorExpiredError);
+    await expect(eventLog.checkCursor('user_a', first)).resolves.toBeUndefined();
+    const resumed = eventLog.subscribe('user_b', { after: fifth });
+    await eventLog.publish('user_b', event(5));
     expect(items(await take(resumed, 1))).toEqual(['payment_5']);
     await resumed.return!();
   });
@@ -264,22 +268,22 @@ for (const [kind, connectionOf] of [
     async function setUp() {
       const connection = connectionOf();
       const keyPrefix = testPrefix();
-      const { pubsub, subscriber } = await redisPubSub(connection, keyPrefix);
+      const { eventLog, listener } = await redisEventLog(connection, keyPrefix);
       const raw = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-raw' });
       await raw.connect();
       track(() => raw.disconnect());
       /** Appends to the stream without announcing: as if the announcement was lost. */
       const appendSilently = (userId: string, n: number) =>
         raw.xadd(`${keyPrefix}{u:${userTag(userId)}}:events`, '*', 'e', JSON.stringify(event(n))) as Promise<string>;
-      return { pubsub, subscriber, appendSilently };
+      return { eventLog, listener, appendSilently };
     }
 
     it('reads an event whose announcement was lost from the stream, before the next one, in order', async () => {
-      const { pubsub, appendSilently } = await setUp();
-      const live = pubsub.subscribe('user_gap');
-      await settled(pubsub, live, 'user_gap');
+      const { eventLog, appendSilently } = await setUp();
+      const live = eventLog.subscribe('user_gap');
+      await settled(eventLog, live, 'user_gap');
       const silent = [await appendSilently('user_gap', 1), await appendSilently('user_gap', 2)];
-      const announced = await pubsub.publish('user_gap', event(3));
+      const announced = await eventLog.publish('user_gap', event(3));
       const received = await take(live, 3);
       expect(received.map((logged) => logged.cursor)).toEqual([...silent, announced]);
       expect(items(received)).toEqual(['payment_1', 'payment_2', 'payment_3']);
@@ -288,10 +292,10 @@ for (const [kind, connectionOf] of [
 
     if (kind === 'redis') {
       it('after its connection drops, delivers what was appended meanwhile, in order, with no further event needed', async () => {
-        const { pubsub, subscriber, appendSilently } = await setUp();
-        const live = pubsub.subscribe('user_drop');
-        await settled(pubsub, live, 'user_drop');
-        const connection = subscriber as Redis;
+        const { eventLog, listener, appendSilently } = await setUp();
+        const live = eventLog.subscribe('user_drop');
+        await settled(eventLog, live, 'user_drop');
+        const connection = listener as Redis;
         const reconnected = once(connection, 'ready');
         connection.stream.destroy();
         const meanwhile = [await appendSilently('user_drop', 1), await appendSilently('user_drop', 2)];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { createStores, type GatewayStores } from '../../src/app/stores.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createStores, type GatewayStores } from '../../src/stores/create-stores.js';
 import { clusterInfo, until } from '../support/fault-redis.js';
 import { track } from '../support/leftovers.js';
 import { tokenKeysSetting } from '../support/redis.js';
@@ -26,7 +26,7 @@ describe('starting the stores on a Redis Cluster that is not ok yet', () => {
       clock: Date.now,
       logger,
       onSessionExpired: () => undefined,
-      onConnectionExpired: () => undefined,
+      onBankConnectionExpired: () => undefined,
     }).then((stores) => {
       started = stores;
       track(() => stores.close());

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { userTag } from '../../src/auth/session-store.js';
+import { createStores, type GatewayStores } from '../../src/app/stores.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createStores, type GatewayStores } from '../../src/stores/create-stores.js';
+import { userTag } from '../../src/redis/redis-keys.js';
 import { ask, nextWithin, paymentEvent } from '../support/cluster-pubsub.js';
 import { startReplicatedCluster, type ReplicatedCluster } from '../support/fault-redis.js';
 import { track } from '../support/leftovers.js';
@@ -28,7 +28,7 @@ async function storesOn(cluster: ReplicatedCluster, keyPrefix: string): Promise<
     clock: Date.now,
     logger,
     onSessionExpired: () => undefined,
-    onConnectionExpired: () => undefined,
+    onBankConnectionExpired: () => undefined,
   });
   track(() => stores.close());
   return stores;
@@ -87,7 +87,7 @@ async function userAwayFrom(ports: number[], port: number, keyPrefix: string): P
   }
 }
 
-describe('the event reader on a Cluster when the node holding its subscriber connection dies', () => {
+describe('the event reader on a Cluster when the node holding its listener dies', () => {
   it('hands on an event announced while that node was frozen, then killed, without waiting for the reconcile', async () => {
     const cluster = await startReplicatedCluster();
     track(() => cluster.stop());
@@ -96,15 +96,15 @@ describe('the event reader on a Cluster when the node holding its subscriber con
     const [reader, writer] = [await storesOn(cluster, keyPrefix), await storesOn(cluster, keyPrefix)];
 
     // Where the reader listens does not depend on the user: find it with a first follower.
-    const probe = reader.pubsub.subscribe('user_probe');
+    const probe = reader.eventLog.subscribe('user_probe');
     await probe.started;
     const node = await nodeSubscribedTo(ports, `${keyPrefix}{u:${userTag('user_probe')}}:events:live`);
     const userId = await userAwayFrom(ports, node, keyPrefix);
-    const live = reader.pubsub.subscribe(userId);
+    const live = reader.eventLog.subscribe(userId);
     await live.started;
     await probe.return!();
 
-    const first = await writer.pubsub.publish(userId, paymentEvent('before'));
+    const first = await writer.eventLog.publish(userId, paymentEvent('before'));
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: first });
 
     // Announced while the node is frozen: its subscriber hears nothing, and the node then dies once
@@ -114,13 +114,13 @@ describe('the event reader on a Cluster when the node holding its subscriber con
       `${keyPrefix}{u:${userTag(userId)}}:events:live`,
     );
     await cluster.freeze(node);
-    const missed = await writer.pubsub.publish(userId, paymentEvent('while frozen'));
+    const missed = await writer.eventLog.publish(userId, paymentEvent('while frozen'));
     await others.heard('while frozen');
     await cluster.killNode(node);
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: missed });
 
     // And live delivery goes on from the node it moved to, each event once, in order.
-    const after = await writer.pubsub.publish(userId, paymentEvent('after'));
+    const after = await writer.eventLog.publish(userId, paymentEvent('after'));
     expect(await nextWithin(live, DELIVERY_BOUND_MS)).toMatchObject({ cursor: after });
     await live.return!();
   }, 90_000);

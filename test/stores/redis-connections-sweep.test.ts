@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { createRedisBankConnectionStore } from '../../src/auth/redis-bank-connection-store.js';
 import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import { StoreUnavailableError } from '../../src/lib/store-unavailable.js';
-import { createRedisClient, type RedisClient } from '../../src/stores/redis-client.js';
-import { createRedisConnections } from '../../src/stores/redis-connections.js';
+import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 
@@ -44,7 +44,7 @@ describe('bank connections on Redis, when a sweep write times out', () => {
     track(() => redis.disconnect());
     let now = Date.now();
     const expired: string[] = [];
-    const connections = createRedisConnections({
+    const connections = createRedisBankConnectionStore({
       redis: losingFirstSweepAnswer(redis),
       keyPrefix: testPrefix(),
       cipher: createTokenCipher([{ id: 'k1', key: randomBytes(32) }]),

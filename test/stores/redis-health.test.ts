@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisHealthProbe } from '../../src/stores/redis-health.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { createRedisHealthProbe } from '../../src/redis/redis-health.js';
 import { track } from '../support/leftovers.js';
 import { SHARED_REDIS } from '../support/redis.js';
 

@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { StoreUnavailableError } from '../../src/lib/store-unavailable.js';
-import { createReplicaWait } from '../../src/stores/redis-replica-wait.js';
-import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
+import { createReplicaWait } from '../../src/redis/redis-replica-wait.js';
+import { createRedisRoutingHandleStore } from '../../src/webhooks/redis-routing-handle-store.js';
 import { track } from '../support/leftovers.js';
 import { tokenKeysSetting } from '../support/redis.js';
 import { startStallableRedis } from '../support/stallable-redis.js';
@@ -39,7 +39,7 @@ describe('waiting for replicas before a webhook is acknowledged', () => {
 
   it('hands out a routing handle only once a replica holds it: a failover cannot make a user unroutable', async () => {
     const { redis, replica } = await primaryWithReplica();
-    const handles = createRedisRoutingHandles({
+    const handles = createRedisRoutingHandleStore({
       redis,
       keyPrefix: 'ofg-wait-handles:',
       waitForReplicas: createReplicaWait(redis, 1, 400),

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { connectRedis, createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisPubSub } from '../../src/stores/redis-pubsub.js';
-import { createRedisSubscriber } from '../../src/stores/redis-subscriber.js';
+import { createRedisEventLog } from '../../src/event-log/redis-event-log.js';
+import { connectRedis, createRedisClient } from '../../src/redis/redis-client.js';
+import { createRedisListener } from '../../src/redis/redis-listener.js';
 import { ask, nextWithin, paymentEvent } from '../support/cluster-pubsub.js';
 import { startReplicatedCluster } from '../support/fault-redis.js';
 import { track } from '../support/leftovers.js';
@@ -12,19 +12,19 @@ import { track } from '../support/leftovers.js';
 const logger = createLogger({ level: 'silent' });
 const COMMAND_TIMEOUT_MS = 500;
 
-/** An event log whose pub/sub connection goes to `subscriberNode`, and whose reconcile runs every second. */
-async function pubsubOn(connection: RedisConnectionSettings, keyPrefix: string, subscriberNode: number) {
+/** An event log whose listener goes to `listenerNode`, and whose reconcile runs every second. */
+async function pubsubOn(connection: RedisConnectionSettings, keyPrefix: string, listenerNode: number) {
   const redis = createRedisClient({ connection, commandTimeoutMs: COMMAND_TIMEOUT_MS, logger, role: 'test' });
-  const subscriber = createRedisSubscriber({
-    connection: { ...connection, nodes: [{ host: '127.0.0.1', port: subscriberNode }] },
+  const listener = createRedisListener({
+    connection: { ...connection, nodes: [{ host: '127.0.0.1', port: listenerNode }] },
     commandTimeoutMs: COMMAND_TIMEOUT_MS,
     logger,
-    role: 'test-subscriber',
+    role: 'test-listener',
   });
-  await Promise.all([connectRedis(redis), connectRedis(subscriber)]);
-  const pubsub = createRedisPubSub({
+  await Promise.all([connectRedis(redis), connectRedis(listener)]);
+  const eventLog = createRedisEventLog({
     redis,
-    subscriber,
+    listener,
     keyPrefix,
     clock: Date.now,
     retentionMs: 3_600_000,
@@ -32,14 +32,14 @@ async function pubsubOn(connection: RedisConnectionSettings, keyPrefix: string, 
     reconcileIntervalMs: 1_000,
   });
   track(async () => {
-    await pubsub.close();
+    await eventLog.close();
     redis.disconnect();
-    subscriber.disconnect();
+    listener.disconnect();
   });
-  return pubsub;
+  return eventLog;
 }
 
-describe('the event reader on a Cluster when the node holding its subscriber connection stalls', () => {
+describe('the event reader on a Cluster when the node holding its listener stalls', () => {
   it('keeps reading the followed streams (the reconcile) although it cannot subscribe there', async () => {
     const cluster = await startReplicatedCluster();
     track(() => cluster.stop());

@@ -2,25 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '@open-finance-gateway/common/ids';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { createMemoryConnectionStore, type ConnectionStore } from '../../src/auth/connection-store.js';
+import type { BankConnectionStore } from '../../src/auth/bank-connection-store.js';
+import { createMemoryBankConnectionStore } from '../../src/auth/memory-bank-connection-store.js';
+import { createMemoryOAuthStateStore } from '../../src/auth/memory-oauth-state-store.js';
 import { createMemorySessionStore } from '../../src/auth/memory-session-store.js';
-import { createMemoryOAuthStates, type OAuthStateStore } from '../../src/auth/oauth-state-store.js';
-import { userTag, type SessionRecord, type SessionStore } from '../../src/auth/session-store.js';
+import type { OAuthStateStore } from '../../src/auth/oauth-state-store.js';
+import { createRedisBankConnectionStore } from '../../src/auth/redis-bank-connection-store.js';
+import { createRedisOAuthStateStore } from '../../src/auth/redis-oauth-state-store.js';
+import { createRedisSessionStore } from '../../src/auth/redis-session-store.js';
+import type { SessionRecord, SessionStore } from '../../src/auth/session-store.js';
 import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createMemoryCreationKeys, type CreationKeyStore } from '../../src/payments/creation-keys.js';
-import { createMemoryDeliveryMarks, type ClaimOutcome } from '../../src/pubsub/delivery-marks.js';
-import { createRedisClient } from '../../src/stores/redis-client.js';
-import { createRedisConnections } from '../../src/stores/redis-connections.js';
-import { createRedisCreationKeys } from '../../src/stores/redis-creation-keys.js';
-import { createRedisDeadLetters } from '../../src/stores/redis-dead-letters.js';
-import { createRedisDeliveryLedger } from '../../src/stores/redis-delivery-ledger.js';
-import { createRedisOAuthStates } from '../../src/stores/redis-oauth-states.js';
-import { createRedisRoutingHandles } from '../../src/stores/redis-routing-handles.js';
-import { createRedisSessionStore } from '../../src/stores/redis-session-store.js';
-import { createMemoryDeadLetters, type DeadLetterStore } from '../../src/webhooks/dead-letters.js';
-import { createMemoryDeliveryLedger, type DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
-import { createMemoryRoutingHandles, type RoutingHandleStore } from '../../src/webhooks/routing-handles.js';
+import { createMemoryDeliveryMarks, type ClaimOutcome } from '../../src/event-log/delivery-marks.js';
+import type { IdempotencyKeyStore } from '../../src/idempotency/idempotency-key-store.js';
+import { createMemoryIdempotencyKeyStore } from '../../src/idempotency/memory-idempotency-key-store.js';
+import { createRedisIdempotencyKeyStore } from '../../src/idempotency/redis-idempotency-key-store.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { userTag } from '../../src/redis/redis-keys.js';
+import type { DeadLetterStore } from '../../src/webhooks/dead-letter-store.js';
+import type { DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
+import { createMemoryDeadLetterStore } from '../../src/webhooks/memory-dead-letter-store.js';
+import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
+import { createMemoryRoutingHandleStore } from '../../src/webhooks/memory-routing-handle-store.js';
+import { createRedisDeadLetterStore } from '../../src/webhooks/redis-dead-letter-store.js';
+import { createRedisDeliveryLedger } from '../../src/webhooks/redis-delivery-ledger.js';
+import { createRedisRoutingHandleStore } from '../../src/webhooks/redis-routing-handle-store.js';
+import type { RoutingHandleStore } from '../../src/webhooks/routing-handle-store.js';
 import { track } from '../support/leftovers.js';
 import { ownTopologies } from '../support/redis-topologies.js';
 import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
@@ -40,9 +47,9 @@ interface Stores {
   /** What `onExpired` reported, on either handle. */
   expired: Array<{ key: string; token: string | undefined }>;
   oauthStates: OAuthStateStore;
-  connections: ConnectionStore;
+  connections: BankConnectionStore;
   /** A second handle on the same connections (another instance, on Redis). */
-  otherConnections: ConnectionStore;
+  otherConnections: BankConnectionStore;
   /** What the connection stores' `onExpired` reported. */
   expiredConnections: Array<{ userId: string; token: string }>;
   /** Moves the connection stores' clock on. */
@@ -52,7 +59,7 @@ interface Stores {
   shortLedger: DeliveryLedger;
   handles: RoutingHandleStore;
   deadLetters: DeadLetterStore;
-  creationKeys: CreationKeyStore;
+  idempotencyKeys: IdempotencyKeyStore;
   /** What Redis holds (empty in memory), for the at-rest checks. */
   dump(): Promise<Array<[string, string]>>;
 }
@@ -72,7 +79,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
   let now = Date.now();
   const expiredConnections: Array<{ userId: string; token: string }> = [];
   const connectionStore = () => {
-    const store = createRedisConnections({
+    const store = createRedisBankConnectionStore({
       ...options,
       cipher,
       logger,
@@ -100,16 +107,16 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
     sessions: sessionStore(),
     otherSessions: sessionStore(),
     expired,
-    oauthStates: createRedisOAuthStates(options),
+    oauthStates: createRedisOAuthStateStore(options),
     connections: connectionStore(),
     otherConnections: connectionStore(),
     expiredConnections,
     advance: (ms) => (now += ms),
     ledger: createRedisDeliveryLedger({ ...options, leaseMs: LEASE_MS }),
     shortLedger: createRedisDeliveryLedger({ ...options, leaseMs: SHORT_LEASE_MS }),
-    handles: createRedisRoutingHandles(options),
-    deadLetters: createRedisDeadLetters({ ...options, maxEntries: 3 }),
-    creationKeys: createRedisCreationKeys(options),
+    handles: createRedisRoutingHandleStore(options),
+    deadLetters: createRedisDeadLetterStore({ ...options, maxEntries: 3 }),
+    idempotencyKeys: createRedisIdempotencyKeyStore(options),
     dump: () => (connection.mode === 'standalone' ? dumpKeys(keyPrefix) : Promise.resolve([])),
   };
 }
@@ -118,7 +125,7 @@ function memoryStores(): Stores {
   const expired: Array<{ key: string; token: string | undefined }> = [];
   let now = Date.now();
   const expiredConnections: Array<{ userId: string; token: string }> = [];
-  const connections = createMemoryConnectionStore({
+  const connections = createMemoryBankConnectionStore({
     clock: () => now,
     idleMs: CONNECTION_IDLE_MS,
     onExpired: (userId, record) => expiredConnections.push({ userId, token: record.accessToken }),
@@ -135,16 +142,16 @@ function memoryStores(): Stores {
     sessions,
     otherSessions: sessions,
     expired,
-    oauthStates: createMemoryOAuthStates({ maxPending: 100 }),
+    oauthStates: createMemoryOAuthStateStore({ maxPending: 100 }),
     connections,
     otherConnections: connections,
     expiredConnections,
     advance: (ms) => (now += ms),
     ledger: createMemoryDeliveryLedger({ marks, leaseMs: LEASE_MS }),
     shortLedger: createMemoryDeliveryLedger({ marks, leaseMs: SHORT_LEASE_MS }),
-    handles: createMemoryRoutingHandles(),
-    deadLetters: createMemoryDeadLetters({ maxEntries: 3, marks }),
-    creationKeys: createMemoryCreationKeys({ clock: Date.now }),
+    handles: createMemoryRoutingHandleStore(),
+    deadLetters: createMemoryDeadLetterStore({ maxEntries: 3, marks }),
+    idempotencyKeys: createMemoryIdempotencyKeyStore({ clock: Date.now }),
     dump: async () => [],
   };
 }
@@ -317,17 +324,17 @@ for (const [kind, make] of [
     });
 
     it('creation keys: the first claim of an input wins, even raced, and holds for the window only', async () => {
-      const { creationKeys } = await make();
+      const { idempotencyKeys } = await make();
       const raced = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => creationKeys.claim('fingerprint-1', `key-${index}`, 60_000)),
+        Array.from({ length: 10 }, (_, index) => idempotencyKeys.claim('fingerprint-1', `key-${index}`, 60_000)),
       );
       expect(new Set(raced).size).toBe(1);
-      expect(await creationKeys.claim('fingerprint-1', 'later', 60_000)).toBe(raced[0]);
-      expect(await creationKeys.claim('fingerprint-2', 'other', 60_000)).toBe('other');
+      expect(await idempotencyKeys.claim('fingerprint-1', 'later', 60_000)).toBe(raced[0]);
+      expect(await idempotencyKeys.claim('fingerprint-2', 'other', 60_000)).toBe('other');
       // A short window lapses (the one wait here: Redis expiry has no clock to move).
-      expect(await creationKeys.claim('fingerprint-3', 'first', 30)).toBe('first');
+      expect(await idempotencyKeys.claim('fingerprint-3', 'first', 30)).toBe('first');
       await new Promise((resolve) => setTimeout(resolve, 60));
-      expect(await creationKeys.claim('fingerprint-3', 'second', 30)).toBe('second');
+      expect(await idempotencyKeys.claim('fingerprint-3', 'second', 30)).toBe('second');
     });
 
     it('delivery ledger: one claim wins, even raced, the others find it in progress; only its holder releases it', async () => {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { LoggedEvent } from '../../src/pubsub/pubsub.js';
+import type { LoggedEvent } from '../../src/event-log/event-log.js';
 
 /** Helpers for event-log tests on a Cluster of the test's own. */
 

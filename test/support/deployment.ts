@@ -78,7 +78,7 @@ export async function signInVia(deployed: Deployment, start: Instance, finish: I
   const me = await graphql(deployed, finish);
   const userId = (me.body as { data: { me: { id: string } } }).data.me.id;
   const appUser = deployed.sandbox.identity.users.byEmail(email)!.sub;
-  await finish.events.waitFor('webhooks-subscribed', (event) => event.userId === appUser);
+  await finish.events.waitFor('webhooks-registered', (event) => event.userId === appUser);
   return userId;
 }
 

@@ -89,7 +89,7 @@ async function connectUser(platform: Platform, publicUrl: string, via: Instance,
   const signedIn = await signInToApp(browser, platform, publicUrl, email);
   if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}: ${signedIn.text}`);
   const appUser = platform.identity.users.byEmail(email)!.sub;
-  const subscribed = via.events.waitFor('webhooks-subscribed', (event) => event.userId === appUser);
+  const subscribed = via.events.waitFor('webhooks-registered', (event) => event.userId === appUser);
   const login = await startConnection(browser, publicUrl);
   if (login.status !== 302 || !login.location) throw new Error(`connect answered ${login.status}`);
   const callback = await approveConsent(browser, login.location, { userIndex: index });

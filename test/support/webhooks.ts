@@ -57,7 +57,7 @@ export function signedHeaders(gateway: TestGateway, body: Buffer | string, keyId
  * subscribed them for the app user `appUser` (whose connection is the platform user `userId`).
  */
 export async function routingStateOf(gateway: TestGateway, userId: string, appUser: string): Promise<string> {
-  await gateway.waitForEvent('webhooks-subscribed', (event) => event.userId === appUser);
+  await gateway.waitForEvent('webhooks-registered', (event) => event.userId === appUser);
   const hook = gateway.sandbox.webhookSubscriptions().find((subscription) => subscription.userId === userId);
   return hook!.state!;
 }

@@ -1,7 +1,7 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
+import type { SandboxAccount } from '../model/core-model.js';
 import { platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
-import type { SandboxAccount } from './core-model.js';
 import { authenticateUser } from './user-auth.js';
 
 const REFRESH_INTERVAL_MS = 5 * 60_000;

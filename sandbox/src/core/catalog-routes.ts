@@ -1,7 +1,7 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
 import type { SandboxCategory } from '../data/categories.js';
-import type { SandboxConnection } from '../data/connections.js';
 import { sandboxId } from '../data/sandbox-ids.js';
+import type { SandboxConnection } from '../model/core-model.js';
 import { platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { authenticateApp } from './app-auth.js';

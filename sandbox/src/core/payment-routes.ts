@@ -1,8 +1,8 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
 import { TokenBucket } from '@open-finance-gateway/common/token-bucket';
+import type { PaymentBook } from '../model/payment-model.js';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
-import type { PaymentControls } from '../webhooks/payment-controls.js';
 import { IdempotencyBook } from './idempotency.js';
 import { checkIrdPayment, checkPayment, checkTransfer, type Checked } from './payment-rules.js';
 import { authenticateUser } from './user-auth.js';
@@ -33,13 +33,13 @@ function dateRange(request: SandboxRequest, now: number): Checked<{ start: numbe
  * Payments and transfers as the live platform serves them: list, read, create (validated, with
  * idempotency keys and the per-user quota), cancel.
  */
-export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
+export function registerPaymentRoutes(router: SandboxRouter, state: SandboxState, controls: PaymentBook): void {
   registerReads(router, state, controls);
   registerCreations(router, state, controls);
   registerCancel(router, state, controls);
 }
 
-function registerReads(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
+function registerReads(router: SandboxRouter, state: SandboxState, controls: PaymentBook): void {
   const list =
     <T extends { sandboxUserId: string; created_at: string }>(items: Iterable<T>) =>
     (request: SandboxRequest) => {
@@ -73,7 +73,7 @@ function registerReads(router: SandboxRouter, state: SandboxState, controls: Pay
   });
 }
 
-function registerCreations(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
+function registerCreations(router: SandboxRouter, state: SandboxState, controls: PaymentBook): void {
   const idempotency = new IdempotencyBook(state.clock);
   const quotas = new Map<string, TokenBucket>();
   const withinQuota = (userId: string): boolean => {
@@ -135,7 +135,7 @@ function registerCreations(router: SandboxRouter, state: SandboxState, controls:
   );
 }
 
-function registerCancel(router: SandboxRouter, state: SandboxState, controls: PaymentControls): void {
+function registerCancel(router: SandboxRouter, state: SandboxState, controls: PaymentBook): void {
   // The specification's path, and the one the SDK calls.
   const cancel = (request: SandboxRequest) => {
     const auth = authenticateUser(request, state);

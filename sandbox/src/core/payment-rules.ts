@@ -1,5 +1,5 @@
-import type { SandboxAccount } from './core-model.js';
-import type { PaymentMeta } from './payment-model.js';
+import type { SandboxAccount } from '../model/core-model.js';
+import type { PaymentMeta } from '../model/payment-model.js';
 
 /**
  * The platform's checks on `POST /v1/payments`, `/v1/payments/ird` and `/v1/transfers`, with its

@@ -1,8 +1,8 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
+import type { SandboxAccount } from '../model/core-model.js';
 import { parseBody, platformError, type SandboxRequest, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { visibleAccount } from './account-routes.js';
-import type { SandboxAccount } from './core-model.js';
 import { judgeName, type NameInput } from './name-matcher.js';
 import { authenticateUser } from './user-auth.js';
 

@@ -1,14 +1,6 @@
 import { logoFileOf } from '../logos/logo-files.js';
+import type { SandboxConnection } from '../model/core-model.js';
 import { sandboxId } from './sandbox-ids.js';
-
-export interface SandboxConnection {
-  _id: string;
-  name: string;
-  logo: string;
-  connection_type: 'classic' | 'official';
-  /** Whether the app may connect new users to this bank (false while migrating them to official). */
-  new_connections_enabled: boolean;
-}
 
 /** Nine New Zealand banks, as the enrichment API's supported connections. */
 const BANKS = [

@@ -1,11 +1,11 @@
 import type {
   SandboxAccount,
+  SandboxConnection,
   SandboxParty,
   SandboxPendingTransaction,
   SandboxTransaction,
-} from '../core/core-model.js';
+} from '../model/core-model.js';
 import type { SandboxUser } from '../sandbox-state.js';
-import type { SandboxConnection } from './connections.js';
 import { MERCHANTS, type MerchantDefinition } from './merchants.js';
 import { pick, seededRandom } from './random.js';
 import { sandboxId } from './sandbox-ids.js';

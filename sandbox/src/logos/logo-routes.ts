@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { sendError } from '@open-finance-gateway/common/http/respond';
-import type { SandboxConnection } from '../data/connections.js';
 import { MERCHANTS } from '../data/merchants.js';
+import type { SandboxConnection } from '../model/core-model.js';
 import type { SandboxRouter } from '../sandbox-http.js';
 import { initialsOf, initialsPng, placeholderPng } from './initials-png.js';
 import { logoFileOf, PLACEHOLDER_LOGO_FILE } from './logo-files.js';

@@ -1,12 +1,23 @@
 import { sendJson } from '@open-finance-gateway/common/http/respond';
-import type { Sandbox } from '../sandbox-api.js';
+import type { DemoWorld } from '../data/demo-world.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
+import type { DeliveryEngine } from './delivery-engine.js';
+import type { PaymentControls } from './payment-controls.js';
+import type { SigningKeys } from './signing-keys.js';
+
+/** What the demo controls move: the signing keys, payments and transfers, and their deliveries. */
+export interface DemoControlled {
+  signingKeys: SigningKeys;
+  payments: PaymentControls;
+  deliveries: DeliveryEngine;
+  world(): DemoWorld;
+}
 
 /**
  * Sandbox-only controls to watch webhooks in a demo: rotate the signing key, run a payment or a
  * transfer from READY to SENT (optionally delivered out of order), or move one step at a time.
  */
-export function registerDemoControlRoutes(router: SandboxRouter, sandbox: Sandbox): void {
+export function registerDemoControlRoutes(router: SandboxRouter, sandbox: DemoControlled): void {
   router.on('POST', '/sandbox/keys/rotate', ({ res }) =>
     sendJson(res, 200, { success: true, key_id: sandbox.signingKeys.rotate() }),
   );

@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
+import { sandboxId } from '../data/sandbox-ids.js';
 import {
   CANCELLABLE_STATUSES,
   FINAL_STATUSES,
-  type PaymentMeta,
+  type NewPayment,
+  type PaymentBook,
   type SandboxPayment,
   type SandboxTransfer,
-} from '../core/payment-model.js';
-import { sandboxId } from '../data/sandbox-ids.js';
+} from '../model/payment-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 
@@ -14,15 +15,6 @@ export interface PaymentStep {
   status: string;
   statusCode?: string;
   statusText?: string;
-}
-
-export interface NewPayment {
-  amount: number;
-  /** An account id of the user's with PAYMENT_FROM; default: the first such account. */
-  from?: string;
-  toName?: string;
-  toAccount?: string;
-  meta?: PaymentMeta;
 }
 
 /**
@@ -45,7 +37,7 @@ export function scenarioFor(amount: number): PaymentStep[] {
  * their statuses (on their own after `settleMs`, or step by step), each transition announced
  * with the platform's PAYMENT and TRANSFER webhooks.
  */
-export class PaymentControls {
+export class PaymentControls implements PaymentBook {
   readonly payments = new Map<string, SandboxPayment>();
   readonly transfers = new Map<string, SandboxTransfer>();
   private sequence = 0;

@@ -1,8 +1,8 @@
 import type { WebhookCode } from '@open-finance-gateway/common/webhook-events';
-import type { SandboxAccount, SandboxTransaction } from '../core/core-model.js';
 import { compareTransactions } from '../data/demo-world.js';
 import { MERCHANTS } from '../data/merchants.js';
 import { sandboxId } from '../data/sandbox-ids.js';
+import type { SandboxAccount, SandboxTransaction } from '../model/core-model.js';
 import type { SandboxState } from '../sandbox-state.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import type { WebhookSubscription } from './subscription-routes.js';

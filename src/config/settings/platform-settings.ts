@@ -93,11 +93,12 @@ export const PLATFORM_SETTINGS = {
         'Deadline for one core API call (`UPSTREAM_TIMEOUT` past it). Retries of idempotent reads happen only within the same deadline.',
     }),
     setting({
-      name: 'UPSTREAM_MAX_CONNECTIONS',
+      name: 'UPSTREAM_MAX_TCP_CONNECTIONS',
+      formerly: 'UPSTREAM_MAX_CONNECTIONS',
       type: int(1, 1024),
       default: 32,
       usedBy: 'the upstream HTTP pools',
-      description: 'Connection cap per upstream origin.',
+      description: 'TCP connections open to each upstream origin at most (the undici pool per origin).',
     }),
     setting({
       name: 'UPSTREAM_MAX_IN_FLIGHT_PER_USER',

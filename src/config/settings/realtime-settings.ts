@@ -30,11 +30,13 @@ export const REALTIME_SETTINGS = {
       envNote: 'events kept for subscribers resuming with a cursor (3 days)',
     }),
     setting({
-      name: 'WS_CONNECTION_INIT_TIMEOUT_MS',
+      name: 'WS_HANDSHAKE_TIMEOUT_MS',
+      formerly: 'WS_CONNECTION_INIT_TIMEOUT_MS',
       type: int(100, 60_000),
       default: 3_000,
       usedBy: 'GraphQL WebSockets',
-      description: 'A socket that sends no `connection_init` in time is closed with 4408.',
+      description:
+        'The handshake: a socket that sends no `connection_init` (graphql-ws) within this is closed with 4408.',
     }),
     setting({
       name: 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET',

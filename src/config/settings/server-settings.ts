@@ -44,7 +44,8 @@ export const SERVER_SETTINGS = {
       envNote: 'extra browser origins (comma-separated) for sockets and state-changing requests',
     }),
     setting({
-      name: 'MAX_CONNECTIONS',
+      name: 'HTTP_MAX_TCP_CONNECTIONS',
+      formerly: 'MAX_CONNECTIONS',
       type: int(1, 1_000_000),
       default: 4_096,
       usedBy: 'the HTTP listener ([limits against abuse](../operations/security.md#limits-against-abuse))',
@@ -105,7 +106,7 @@ export const SERVER_SETTINGS = {
       default: false,
       usedBy: 'test harnesses and supervisors',
       description:
-        "Send the gateway's events (listening, subscription started, webhook published, webhooks subscribed, user data deleted, Redis connection lost or restored, socket cut) to the parent process over Node's IPC channel, for a harness that starts `node dist/main.js` with one (`stdio: [..., 'ipc']`). The same events an embedder gets from `app.events`. They queue in the gateway while the parent is slow, so leave it off in production.",
+        "Send the gateway's events (listening, subscription started, webhook published, webhooks registered, user data deleted, Redis client lost or restored, socket cut) to the parent process over Node's IPC channel, for a harness that starts `node dist/main.js` with one (`stdio: [..., 'ipc']`). The same events an embedder gets from `app.events`. They queue in the gateway while the parent is slow, so leave it off in production.",
       envNote: "test harnesses: the gateway's events to the parent over Node IPC",
     }),
   ],

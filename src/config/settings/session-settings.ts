@@ -101,7 +101,8 @@ export const SESSION_SETTINGS = {
       envNote: 'at most 2 h; payments then need /auth/step-up',
     }),
     setting({
-      name: 'CONNECTION_IDLE_DAYS',
+      name: 'BANK_CONNECTION_IDLE_DAYS',
+      formerly: 'CONNECTION_IDLE_DAYS',
       type: int(1, 3_650),
       default: 180,
       boundsNote: '; at least `SESSION_MAX_AGE_SECONDS`',

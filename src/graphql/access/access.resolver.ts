@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { AccessRevokedError } from '../../upstream/upstream-error.js';
 import type { GatewayContext } from '../context.js';
-import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.types.js';
+import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.type.js';
 import { deleteAccount } from './account-deletion.js';
 
 /** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */
@@ -40,7 +40,7 @@ export class AccessResolver {
 
   @Mutation(() => AccountDeletion, {
     description:
-      'The user deletes their account with the app: removes their webhook subscriptions at the platform (`DELETE /v1/webhooks/{id}`), revokes every platform token (`DELETE /v1/token`), then ends every session and deletes everything the gateway holds for them (sockets close with 4401). Passing failures are retried; what still fails is reported in `failures`, never passed over.',
+      'The user deletes their account with the app: removes their webhook registrations at the platform (`DELETE /v1/webhooks/{id}`), revokes every platform token (`DELETE /v1/token`), then ends every session and deletes everything the gateway holds for them (sockets close with 4401). Passing failures are retried; what still fails is reported in `failures`, never passed over.',
   })
   async deleteMyAccount(@Ctx() context: GatewayContext): Promise<AccountDeletion> {
     return deleteAccount(context);
@@ -48,7 +48,7 @@ export class AccessResolver {
 
   @Mutation(() => RefreshRequest, {
     description:
-      'Asks the platform to refresh data now (`POST /v1/refresh`, or `/v1/refresh/{id}` for an account or connection). ' +
+      'Asks the platform to refresh data now (`POST /v1/refresh`, or `/v1/refresh/{id}` for one account). ' +
       'At most once per 5 minutes: more often is RATE_LIMITED.',
   })
   async refresh(

@@ -1,6 +1,6 @@
 import { parseInstant } from '../../lib/instant.js';
 import type { PlatformAccount } from '../../upstream/platform-types.js';
-import { Account, AccountAttribute, AccountStatus, AccountType } from './account.types.js';
+import { Account, AccountAttribute, AccountStatus, AccountType } from './account.type.js';
 
 const TYPES = new Set<string>(Object.values(AccountType));
 const ATTRIBUTES = new Set<string>(Object.values(AccountAttribute));

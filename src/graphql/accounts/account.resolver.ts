@@ -1,7 +1,7 @@
 import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../context.js';
 import { toAccount } from './account.mapper.js';
-import { Account } from './account.types.js';
+import { Account } from './account.type.js';
 
 @Resolver(() => Account)
 export class AccountResolver {

@@ -3,8 +3,8 @@ import type { EnrichmentQueryInput } from './enrichment.input.js';
 
 export const MAX_DESCRIPTION_LENGTH = 1000;
 export const MAX_CORRELATION_ID_LENGTH = 256;
-/** `conn_` followed by an opaque id, as the platform issues them. */
-const CONNECTION_ID = /^conn_[A-Za-z0-9]{1,64}$/;
+/** A bank's id: `conn_` followed by an opaque id, as the platform issues them. */
+const BANK_ID = /^conn_[A-Za-z0-9]{1,64}$/;
 
 export interface InvalidQuery {
   index: number;
@@ -21,9 +21,12 @@ export function findInvalidQueries(queries: readonly EnrichmentQueryInput[]): In
     if (query.description.trim().length === 0) report('description', 'must not be empty');
     else if (query.description.length > MAX_DESCRIPTION_LENGTH)
       report('description', `must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
-    if (query.connectionId !== undefined && query.connectionId !== null && !CONNECTION_ID.test(query.connectionId)) {
-      report('connectionId', 'must be a connection id of the form conn_…');
+    for (const field of ['bankId', 'connectionId'] as const) {
+      const id = query[field];
+      if (id !== undefined && id !== null && !BANK_ID.test(id)) report(field, 'must be a bank id of the form conn_…');
     }
+    if (query.bankId && query.connectionId && query.bankId !== query.connectionId)
+      report('connectionId', 'differs from bankId (send only bankId; connectionId is its deprecated name)');
     if (query.id !== undefined && query.id !== null && query.id.length > MAX_CORRELATION_ID_LENGTH)
       report('id', `must be at most ${MAX_CORRELATION_ID_LENGTH} characters`);
     if (query.amount !== undefined && query.amount !== null && query.direction) {

@@ -1,5 +1,5 @@
 import { Field, Float, InputType } from 'type-graphql';
-import { TransactionDirection } from './enrichment.types.js';
+import { TransactionDirection } from './enrichment.type.js';
 
 @InputType({ description: 'One transaction description to enrich.' })
 export class EnrichmentQueryInput {
@@ -11,8 +11,11 @@ export class EnrichmentQueryInput {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Connection (bank) id the description came from, `conn_…`. Strongly recommended.',
+    description: 'The bank the description came from (`conn_…`, as `Account.bank.id`). Strongly recommended.',
   })
+  bankId?: string;
+
+  @Field(() => String, { nullable: true, deprecationReason: 'Use `bankId`. Removed in the next version.' })
   connectionId?: string;
 
   @Field(() => Float, { nullable: true, description: 'Positive for money in, negative for money out.' })

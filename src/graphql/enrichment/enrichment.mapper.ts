@@ -1,5 +1,5 @@
 import type { PlatformEnrichmentResult } from '../../upstream/platform-types.js';
-import type { Category, EnrichmentMatch, EnrichmentResult, Merchant } from './enrichment.types.js';
+import type { Category, EnrichmentMatch, EnrichmentResult, Merchant } from './enrichment.type.js';
 
 /** Platform results (snake_case, `_id`, groups as a map) to the schema's shapes, best first. */
 export function toEnrichmentResult(

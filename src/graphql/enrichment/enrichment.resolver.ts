@@ -3,7 +3,7 @@ import type { GatewayContext } from '../context.js';
 import { findInvalidQueries, invalidQueriesError, tooManyQueriesError } from './enrichment-validation.js';
 import { EnrichmentQueryInput } from './enrichment.input.js';
 import { toEnrichmentResult } from './enrichment.mapper.js';
-import { EnrichmentResult } from './enrichment.types.js';
+import { EnrichmentResult } from './enrichment.type.js';
 
 /** Limits injected at composition time; the resolver class itself stays a stateless singleton. */
 export interface EnrichmentLimits {
@@ -34,7 +34,7 @@ export function createEnrichmentResolver(limits: EnrichmentLimits) {
       const results = await context.loaders.enrichment.loadAll(
         queries.map((query) => ({
           description: query.description,
-          connectionId: query.connectionId ?? undefined,
+          bankId: query.bankId ?? query.connectionId ?? undefined,
           amount: query.amount ?? undefined,
           direction: query.direction ?? undefined,
         })),

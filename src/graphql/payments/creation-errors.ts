@@ -1,5 +1,5 @@
 import type { GraphQLError } from 'graphql';
-import { CreationConflictError, CreationInProgressError } from '../../payments/creation-once.js';
+import { CreationConflictError, CreationInProgressError } from '../../idempotency/creation-once.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
 import { ErrorCode, gatewayError, upstreamFailureToGraphQLError } from '../errors.js';
 

@@ -1,6 +1,6 @@
 import type { PlatformPaymentRequest, PlatformTransferRequest } from '../../upstream/platform-types.js';
 import { ErrorCode, gatewayError } from '../errors.js';
-import type { CreatePaymentInput, CreateTransferInput } from './payment.inputs.js';
+import type { CreatePaymentInput, CreateTransferInput } from './payment.input.js';
 
 /** `BB-bbbb-AAAAAAA-SS(S)`: bank, branch, account, suffix. */
 const NZ_ACCOUNT_NUMBER = /^\d{2}-\d{4}-\d{7}-\d{2,3}$/;

@@ -1,6 +1,6 @@
 import { parseInstant } from '../../lib/instant.js';
 import type { PlatformPayment, PlatformTimelineEntry, PlatformTransfer } from '../../upstream/platform-types.js';
-import type { Payment, StatementDetails, TimelineEntry, Transfer } from './payment.types.js';
+import type { Payment, StatementDetails, TimelineEntry, Transfer } from './payment.type.js';
 
 function toTimeline(entries: PlatformTimelineEntry[] | undefined): TimelineEntry[] {
   return (entries ?? []).flatMap((entry) => {

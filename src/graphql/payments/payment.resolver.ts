@@ -11,9 +11,9 @@ import {
   transferRequestOf,
   type InputProblem,
 } from './payment-validation.js';
-import { CreatePaymentInput, CreateTransferInput } from './payment.inputs.js';
+import { CreatePaymentInput, CreateTransferInput } from './payment.input.js';
 import { toPayment, toTransfer } from './payment.mapper.js';
-import { Payment, PaymentCreation, Transfer, TransferCreation } from './payment.types.js';
+import { Payment, PaymentCreation, Transfer, TransferCreation } from './payment.type.js';
 
 const IDEMPOTENCY_KEY_DESCRIPTION =
   'Your key for this creation (1-200 printable characters). The same key replays the first result; with another input it is IDEMPOTENCY_CONFLICT. Omitted: the gateway derives one, so the same input again within PAYMENT_DEDUPE_WINDOW_SECONDS replays instead of paying twice.';
@@ -36,13 +36,13 @@ async function createOnce<T extends { _id: string }>(
 ): Promise<{ item: T; idempotencyKey: string; replayed: boolean }> {
   const clientKey = checkIdempotencyKey(idempotencyKey, problems);
   if (problems.length > 0) throw invalidInputError(problems);
-  const key = await context.creationKeys.keyFor(
+  const key = await context.idempotencyKeys.keyFor(
     what === 'payment' ? 'createPayment' : 'createTransfer',
     request,
     clientKey,
   );
   try {
-    const created = await context.creationKeys.create(key, create, read);
+    const created = await context.idempotencyKeys.create(key, create, read);
     context.logger.info(
       { userId: context.user.id, [`${what}Id`]: created.item._id, replayed: created.replayed },
       `${what} created`,

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
-import type { LoggedEvent } from '../../pubsub/pubsub.js';
+import type { LoggedEvent } from '../../event-log/event-log.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
 import { toPayment, toTransfer } from '../payments/payment.mapper.js';
@@ -11,7 +11,7 @@ import {
   PaymentUpdate,
   TransactionEvent,
   TransferUpdate,
-} from './event.types.js';
+} from './event.type.js';
 import { dateField, eventsAbout, stringField, stringList, userEvents } from './user-events.js';
 
 type Args = Record<string, string | undefined>;

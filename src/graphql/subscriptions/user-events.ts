@@ -1,14 +1,14 @@
 import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
+import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../event-log/event-log.js';
+import { EventsDroppedError } from '../../event-log/subscription-queue.js';
 import { parseInstant } from '../../lib/instant.js';
-import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../pubsub/pubsub.js';
-import { EventsDroppedError } from '../../pubsub/subscriber-queue.js';
 import type { EventStreamContext } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 
 /**
  * The signed-in user's events of one webhook type, optionally narrowed. Always the user's own
  * channel: arguments can only narrow it, never point it at someone else. `return()` reaches the
- * pubsub at once, so a completed subscription stops holding a subscriber. With `after`, the
+ * event log at once, so a completed subscription stops holding a queue. With `after`, the
  * retained events after that cursor come first; a cursor that cannot be resumed from ends the
  * subscription with CURSOR_EXPIRED, a subscriber that fell too far behind with EVENTS_DROPPED.
  * Each event first checks that the session is still live, so an expired session's token is never
@@ -36,7 +36,7 @@ export async function userEvents(
   after: string | undefined,
   accept: (event: LoggedEvent) => boolean = () => true,
 ): Promise<AsyncIterableIterator<LoggedEvent>> {
-  const source = context.pubsub.subscribe(context.user.id, { after: after ?? undefined });
+  const source = context.eventLog.subscribe(context.user.id, { after: after ?? undefined });
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
   await source.started;

@@ -1,7 +1,7 @@
 import { parseInstant } from '../../lib/instant.js';
 import type { PlatformPendingTransaction, PlatformTransaction } from '../../upstream/platform-types.js';
-import { TransactionDirection } from '../enrichment/enrichment.types.js';
-import type { PendingTransaction, Transaction } from './transaction.types.js';
+import { TransactionDirection } from '../enrichment/enrichment.type.js';
+import type { PendingTransaction, Transaction } from './transaction.type.js';
 
 function direction(amount: number): TransactionDirection {
   return amount < 0 ? TransactionDirection.DEBIT : TransactionDirection.CREDIT;
@@ -11,6 +11,7 @@ export function toTransaction(row: PlatformTransaction): Transaction {
   return {
     id: row._id,
     accountId: row._account,
+    bankId: row._connection,
     connectionId: row._connection,
     date: new Date(row.date),
     description: row.description,
@@ -29,6 +30,7 @@ export function toTransaction(row: PlatformTransaction): Transaction {
 export function toPendingTransaction(row: PlatformPendingTransaction): PendingTransaction {
   return {
     accountId: row._account,
+    bankId: row._connection,
     connectionId: row._connection,
     date: new Date(row.date),
     description: row.description,

@@ -2,12 +2,12 @@ import { Arg, Ctx, FieldResolver, GraphQLISODateTime, ID, Int, Query, Resolver, 
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { GatewayContext } from '../context.js';
 import { toEnrichmentResult } from '../enrichment/enrichment.mapper.js';
-import { EnrichmentResult } from '../enrichment/enrichment.types.js';
+import { EnrichmentResult } from '../enrichment/enrichment.type.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { decodeCursor } from './transaction-cursor.js';
 import { readTransactions } from './transaction-pager.js';
 import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
-import { PendingTransaction, Transaction, TransactionConnection } from './transaction.types.js';
+import { PendingTransaction, Transaction, TransactionPage } from './transaction.type.js';
 
 export const MAX_TRANSACTIONS_PER_PAGE = 100;
 
@@ -16,7 +16,7 @@ export const MAX_TRANSACTIONS_PER_PAGE = 100;
  * `@Root()` of a class type, type-graphql copies every row into a new instance first (a hundred
  * copies per page).
  */
-export type EnrichedRow = Pick<Transaction, 'id' | 'description' | 'amount' | 'direction' | 'connectionId'>;
+export type EnrichedRow = Pick<Transaction, 'id' | 'description' | 'amount' | 'direction' | 'bankId'>;
 
 /**
  * An edge whose cursor is encoded only when read. A class getter, not one on each edge object: V8
@@ -36,7 +36,7 @@ class TransactionEdgeValue {
 
 @Resolver(() => Transaction)
 export class TransactionResolver {
-  @Query(() => TransactionConnection, {
+  @Query(() => TransactionPage, {
     description:
       'Settled transactions, newest first, across all accounts or one. `start` is exclusive and `end` inclusive (UTC).',
   })
@@ -57,7 +57,7 @@ export class TransactionResolver {
       description: 'An `endCursor` or edge cursor from a previous page of the same query.',
     })
     after?: string,
-  ): Promise<TransactionConnection> {
+  ): Promise<TransactionPage> {
     if (first < 1 || first > MAX_TRANSACTIONS_PER_PAGE)
       throw gatewayError(ErrorCode.BAD_USER_INPUT, `first must be from 1 to ${MAX_TRANSACTIONS_PER_PAGE}.`, {
         argumentName: 'first',
@@ -110,7 +110,7 @@ export class TransactionResolver {
       description: transaction.description,
       amount: transaction.amount,
       direction: transaction.direction,
-      connectionId: /^conn_[A-Za-z0-9]{1,64}$/.test(transaction.connectionId) ? transaction.connectionId : undefined,
+      bankId: /^conn_[A-Za-z0-9]{1,64}$/.test(transaction.bankId) ? transaction.bankId : undefined,
     });
     return toEnrichmentResult(transaction.id, transaction.description, results);
   }

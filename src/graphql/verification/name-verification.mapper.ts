@@ -5,7 +5,7 @@ import {
   type HolderNameSource,
   type NameVerification,
   type PartyNameSource,
-} from './name-verification.types.js';
+} from './name-verification.type.js';
 
 const optionalString = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -37,14 +37,10 @@ export function toNameVerification(result: PlatformNameVerification): NameVerifi
         hasUnlistedHolders: typeof meta.has_unlisted_holders === 'boolean' ? meta.has_unlisted_holders : undefined,
       });
     } else if (source.type === NameSourceType.PARTY_NAME && typeof meta.value === 'string') {
-      sources.push({
-        ...common,
-        type: NameSourceType.PARTY_NAME,
-        value: meta.value,
-        connectionIds: Array.isArray(meta.sources)
-          ? meta.sources.filter((id): id is string => typeof id === 'string')
-          : [],
-      });
+      const bankIds = Array.isArray(meta.sources)
+        ? meta.sources.filter((id): id is string => typeof id === 'string')
+        : [];
+      sources.push({ ...common, type: NameSourceType.PARTY_NAME, value: meta.value, bankIds, connectionIds: bankIds });
     }
   }
   return {

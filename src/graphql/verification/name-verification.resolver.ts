@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { toNameVerification } from './name-verification.mapper.js';
-import { NameInput, NameVerification } from './name-verification.types.js';
+import { NameInput, NameVerification } from './name-verification.type.js';
 
 const MAX_NAME_LENGTH = 200;
 

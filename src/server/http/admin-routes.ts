@@ -3,7 +3,7 @@ import { sendError, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Router } from '@open-finance-gateway/common/http/router';
 import { sha256Hex } from '@open-finance-gateway/common/ids';
 import type { ScopedRouteRequest } from '../../lib/request-scope.js';
-import type { DeadLetterStore } from '../../webhooks/dead-letters.js';
+import type { DeadLetterStore } from '../../webhooks/dead-letter-store.js';
 
 export interface AdminRoutesOptions {
   /** The operators' bearer token (ADMIN_TOKEN). */

@@ -19,7 +19,7 @@ export interface GatewayHttpServerOptions extends DispatchOptions {
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
-    maxConnections: number;
+    maxTcpConnections: number;
   };
 }
 
@@ -49,7 +49,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
     (req, res) => receive(options, req, res),
   );
   // Past the cap, new connections are dropped at accept (WebSockets count too).
-  server.maxConnections = options.limits.maxConnections;
+  server.maxConnections = options.limits.maxTcpConnections;
   logDrops(server, options);
   return server;
 }
@@ -152,8 +152,8 @@ function logDrops(server: Server, options: GatewayHttpServerOptions): void {
     if (performance.now() - lastDropLog < 10_000) return;
     lastDropLog = performance.now();
     options.logger.warn(
-      { maxConnections: options.limits.maxConnections },
-      'connections dropped: MAX_CONNECTIONS reached',
+      { maxTcpConnections: options.limits.maxTcpConnections },
+      'TCP connections dropped: HTTP_MAX_TCP_CONNECTIONS reached',
     );
   });
 }

@@ -7,7 +7,7 @@ import type { UserClient } from '../../loaders/user-client.js';
 export interface LazyParts {
   loaders(): RequestLoaders;
   userClient(): UserClient;
-  creationKeys(): GatewayContext['creationKeys'];
+  idempotencyKeys(): GatewayContext['idempotencyKeys'];
   logger(): Logger;
 }
 
@@ -38,8 +38,8 @@ export class LazyContext {
   get userClient(): UserClient {
     return this[LAZY].userClient();
   }
-  get creationKeys(): GatewayContext['creationKeys'] {
-    return this[LAZY].creationKeys();
+  get idempotencyKeys(): GatewayContext['idempotencyKeys'] {
+    return this[LAZY].idempotencyKeys();
   }
   get logger(): Logger {
     return this[LAZY].logger();

@@ -1,18 +1,18 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { ConnectionStore } from '../../auth/connection-store.js';
+import type { BankConnectionStore } from '../../auth/bank-connection-store.js';
 import type { Session } from '../../auth/session-manager.js';
 import type { UserDataEraser } from '../../auth/user-data-eraser.js';
 import type { AppKind } from '../../config/config.js';
 import type { GatewayContext } from '../../graphql/context.js';
 import { ErrorCode, gatewayError } from '../../graphql/errors.js';
+import type { CreationOnce } from '../../idempotency/creation-once.js';
+import type { IdempotencyKeyStore } from '../../idempotency/idempotency-key-store.js';
+import { idempotencyKeysFor } from '../../idempotency/idempotency-keys.js';
 import type { RequestScope } from '../../lib/request-scope.js';
 import { RequestActivity } from '../../loaders/request-activity.js';
 import { createRequestLoaders, type LoaderDependencies, type RequestLoaders } from '../../loaders/request-loaders.js';
 import type { UserCallLimiter } from '../../loaders/user-call-limiter.js';
 import { bindUserClient, type UserClient } from '../../loaders/user-client.js';
-import type { CreationKeyStore } from '../../payments/creation-keys.js';
-import type { CreationOnce } from '../../payments/creation-once.js';
-import { creationKeysFor } from '../../payments/idempotency-keys.js';
 import type { CoreClient } from '../../upstream/core-client.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
 import { LazyContext, SessionControls, type LazyParts } from './lazy-context.js';
@@ -21,7 +21,7 @@ import { accessStates, livenessCheck, type SessionAccessDependencies } from './s
 export interface RequestContextDependencies extends SessionAccessDependencies {
   core: CoreClient;
   /** Each app user's bank connection (`Query.bankConnection` reads it). */
-  connections: ConnectionStore;
+  bankConnections: BankConnectionStore;
   /** A token the platform refused (403): its connection, the sessions holding it, then the user's data. */
   tokenDied(userId: string, token: string): Promise<number>;
   loaders: LoaderDependencies;
@@ -30,7 +30,7 @@ export interface RequestContextDependencies extends SessionAccessDependencies {
   /** Each user's share of upstream concurrency. */
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
-  creationKeys: { store: CreationKeyStore; windowMs: number; once: CreationOnce };
+  idempotencyKeys: { store: IdempotencyKeyStore; windowMs: number; once: CreationOnce };
 }
 
 /** What a request's user client reports to: its session state, upstream client, activity and logger. */
@@ -139,15 +139,20 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
           logger,
         }));
       },
-      creationKeys: () =>
-        creationKeysFor(session.userId, deps.creationKeys.store, deps.creationKeys.windowMs, deps.creationKeys.once),
+      idempotencyKeys: () =>
+        idempotencyKeysFor(
+          session.userId,
+          deps.idempotencyKeys.store,
+          deps.idempotencyKeys.windowMs,
+          deps.idempotencyKeys.once,
+        ),
       logger,
     };
     const context: GatewayContext = Object.assign(new LazyContext(lazyParts), {
       user: { id: session.userId },
       access,
-      connection: () => deps.connections.get(session.userId),
-      pubsub: deps.pubsub,
+      connection: () => deps.bankConnections.get(session.userId),
+      eventLog: deps.eventLog,
       session: new SessionControls(
         state,
         end,

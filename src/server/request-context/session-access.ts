@@ -3,15 +3,15 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { mfaStatus } from '../../auth/app-sign-in.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayConfig } from '../../config/config.js';
+import type { EventLog } from '../../event-log/event-log.js';
 import type { AccessState, EventStreamContext } from '../../graphql/context.js';
-import type { PubSub } from '../../pubsub/pubsub.js';
 
 /** What a session's access and liveness are read from. */
 export interface SessionAccessDependencies {
   sessions: SessionManager;
   /** The multi-factor policy, acceptable methods and freshness. */
   mfa: GatewayConfig['mfa'];
-  pubsub: PubSub;
+  eventLog: EventLog;
   publicUrl: () => string;
   /** Frontends' origins (ALLOWED_ORIGINS): links handed to one of them return the browser to it. */
   allowedOrigins?: () => ReadonlySet<string>;
@@ -83,7 +83,7 @@ export function accessStates(deps: Pick<SessionAccessDependencies, 'mfa' | 'cloc
 
 /** The lean context a subscription keeps for its life (see EventStreamContext). */
 export function createEventStreamContextFactory(
-  deps: Pick<SessionAccessDependencies, 'sessions' | 'clock' | 'pubsub' | 'logger' | 'mfa' | 'publicUrl'> & {
+  deps: Pick<SessionAccessDependencies, 'sessions' | 'clock' | 'eventLog' | 'logger' | 'mfa' | 'publicUrl'> & {
     /** A subscription's live delivery began. */
     onStarted?: (userId: string, type: string) => void;
   },
@@ -92,7 +92,7 @@ export function createEventStreamContextFactory(
   return (session: Session): EventStreamContext => ({
     user: { id: session.userId },
     access: accessState(session),
-    pubsub: deps.pubsub,
+    eventLog: deps.eventLog,
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
     onStarted: deps.onStarted && ((type) => deps.onStarted!(session.userId, type)),

@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import { FAN_OUT_SLICE } from '../../pubsub/fan-out.js';
+import { FAN_OUT_SLICE } from '../../event-log/fan-out.js';
 
 /** How long an event's result is kept for subscriptions that execute it late (one slow socket). */
 const KEEP_MS = 5_000;
@@ -19,9 +19,9 @@ export function createSharedExecutions(options: { sliceSize?: number; keepMs?: n
     { outcome?: Promise<ExecutionResult>; waiting: Array<() => void>; settled: boolean }
   >();
 
-  function release(entry: { waiting: Array<() => void> }): void {
+  function resumeWaiting(entry: { waiting: Array<() => void> }): void {
     for (const resume of entry.waiting.splice(0, sliceSize)) resume();
-    if (entry.waiting.length > 0) setImmediate(() => release(entry));
+    if (entry.waiting.length > 0) setImmediate(() => resumeWaiting(entry));
   }
 
   return {
@@ -42,7 +42,7 @@ export function createSharedExecutions(options: { sliceSize?: number; keepMs?: n
           )
           .then(() => {
             created.settled = true;
-            release(created);
+            resumeWaiting(created);
           });
         entries.set(key, created);
         setTimeout(() => entries.delete(key), options.keepMs ?? KEEP_MS).unref();

@@ -42,7 +42,7 @@ export interface WebSocketOptions {
   limits: WebSocketLimits;
   logger: Logger;
   /** @default 3000 */
-  connectionInitTimeoutMs?: number;
+  handshakeTimeoutMs?: number;
   /** ws defaults to 100 MiB; a GraphQL message needs a few KiB. @default 64 KiB */
   maxPayloadBytes?: number;
   /** Told when a frame is sent (metrics). */
@@ -88,7 +88,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     {
       schema: options.schema,
       subscribe: (args) => subscribePerEvent(args, executionOf(operations, args.contextValue), sharedExecutions),
-      connectionInitWaitTimeout: options.connectionInitTimeoutMs ?? 3_000,
+      connectionInitWaitTimeout: options.handshakeTimeoutMs ?? 3_000,
       onConnect: (ctx) => admitSocket(options, registry, ctx),
       onSubscribe: (ctx, _id, payload) => prepareOperation(operations, ctx, payload),
       // Refused before it ran (limits, trusted documents, parsing, validation), as HTTP counts them.

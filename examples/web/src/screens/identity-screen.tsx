@@ -117,6 +117,6 @@ function describe(source: Source, banks: Map<string, string>): string {
   const match = MATCH_WORDS[source.matchResult];
   if (source.__typename === 'HolderNameSource')
     return `Holder name of ${source.accountName ?? 'an account'} (${source.formattedAccount ?? source.accountId}): ${source.holder}, ${match}`;
-  const at = source.connectionIds.map((id) => banks.get(id) ?? id).join(', ');
+  const at = source.bankIds.map((id) => banks.get(id) ?? id).join(', ');
   return `Name behind your login at ${at || 'your bank'}: ${source.value}, ${match}`;
 }

@@ -1,0 +1,54 @@
+import { sha256Hex } from '@open-finance-gateway/common/ids';
+
+/**
+ * The key scheme every Redis store shares. Every key starts with REDIS_KEY_PREFIX; a user's keys
+ * (sessions, bank connection, routing handle, event stream, delivery marks) also carry the user's
+ * hash tag, `{u:<tag>}`, so a Redis Cluster keeps them in one slot and one script may touch
+ * several. Each store adds its own suffix (`:sessions`, `:connection`, `:events`…) beside its code.
+ */
+
+/**
+ * The hash tag of a user's keys: a digest of the user id, so a Redis Cluster keeps a user's keys
+ * in one slot and the session key (which starts with it) leads to them without a lookup.
+ */
+export function userTag(userId: string): string {
+  return sha256Hex(`user:${userId}`).slice(0, 16);
+}
+
+/** The user tag a session key starts with (`<tag>.<digest>`), if it has one. */
+export function tagOfSessionKey(sessionKey: string): string | undefined {
+  const match = /^([0-9a-f]{16})\.[0-9a-f]{64}$/.exec(sessionKey);
+  return match?.[1];
+}
+
+/** What every key of the user with this tag starts with: `<prefix>{u:<tag>}`. */
+export function taggedKeys(keyPrefix: string, tag: string): string {
+  return `${keyPrefix}{u:${tag}}`;
+}
+
+/** What every key of this user starts with: `<prefix>{u:<tag>}`. */
+export function userKeys(keyPrefix: string, userId: string): string {
+  return taggedKeys(keyPrefix, userTag(userId));
+}
+
+/** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
+export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
+
+/**
+ * Where a delivery's claim and "done" mark live: in the hash slot of what the delivery stores, so
+ * one script can store it and mark it done. A user's under the user's tag, next to their event
+ * stream. The dead letters' under a tag that is the whole list key (`{<prefix>dead-letters}`),
+ * which Redis Cluster hashes exactly like the untagged list key itself.
+ */
+export function deliveryMarkRedisKey(
+  keyPrefix: string,
+  scope: { userId: string } | 'dead-letters',
+  bodyHash: string,
+): string {
+  if (scope === 'dead-letters')
+    return `${deadLettersKey(keyPrefix)}:delivery:{${deadLettersKey(keyPrefix)}}:${bodyHash}`;
+  return `${userKeys(keyPrefix, scope.userId)}:delivery:${bodyHash}`;
+}
+
+/** The value of a done delivery mark; an in-progress claim holds `p:<token>`. */
+export const DONE_MARK = 'done';
