@@ -36,7 +36,7 @@ const COMPOSITION_ROOT = ['app', 'app.ts', 'main.ts', 'process-defaults.ts'];
  * The sandbox's rooms, floor by floor from the ground up. A file may import its own room and the
  * rooms of lower floors, never a room beside it or above it: the model types at the bottom, the
  * state and the HTTP helpers on them, the platform's APIs (core, identity, then webhooks and
- * enrichment, which use core's app checks), the facade (sandbox-api.ts), the console and the
+ * enrichment, which use core's app checks, and the logos enrichment hands out), the facade (sandbox-api.ts), the console and the
  * browser drivers on the facade, then the routes, the sandbox and its entry points. A new room must
  * be placed here.
  */
@@ -45,7 +45,7 @@ const SANDBOX_FLOORS: string[][] = [
   ['sandbox-state.ts'],
   ['sandbox-http.ts', 'data'],
   ['core', 'identity'],
-  ['webhooks', 'enrichment'],
+  ['webhooks', 'enrichment', 'logos'],
   ['sandbox-api.ts'],
   ['console', 'testing'],
   ['sandbox-routes.ts'],

@@ -1,5 +1,5 @@
-import { logoFileOf } from '../logos/logo-files.js';
 import type { SandboxConnection } from '../model/core-model.js';
+import { logoFileOf } from './logo-files.js';
 import { sandboxId } from './sandbox-ids.js';
 
 /** Nine New Zealand banks, as the enrichment API's supported connections. */

@@ -1,7 +1,7 @@
 import type { SandboxCategory } from '../data/categories.js';
+import { PLACEHOLDER_LOGO_FILE } from '../data/logo-files.js';
 import { CATEGORY_KEYWORDS, MERCHANTS, type MerchantDefinition } from '../data/merchants.js';
 import { sandboxId } from '../data/sandbox-ids.js';
-import { PLACEHOLDER_LOGO_FILE } from '../logos/logo-files.js';
 
 export interface SearchQuery {
   description: string;

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { sendError } from '@open-finance-gateway/common/http/respond';
+import { logoFileOf, PLACEHOLDER_LOGO_FILE } from '../data/logo-files.js';
 import { MERCHANTS } from '../data/merchants.js';
 import type { SandboxConnection } from '../model/core-model.js';
 import type { SandboxRouter } from '../sandbox-http.js';
 import { initialsOf, initialsPng, placeholderPng } from './initials-png.js';
-import { logoFileOf, PLACEHOLDER_LOGO_FILE } from './logo-files.js';
 
 /**
  * An image for every logo URL the sandbox hands out: each bank connection's and each merchant's
