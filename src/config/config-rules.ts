@@ -78,6 +78,22 @@ export function readRedis({ values, given, fail }: ParsedSettings): GatewayConfi
   };
 }
 
+/**
+ * USER_DATA_STORE follows the other stores unless given: memory on one instance, Redis with
+ * REDIS_URL. Memory beside Redis is refused: a webhook reaches one instance, and the copies the
+ * others keep would never hear of it. Redis without REDIS_URL has nowhere to go.
+ */
+export function checkUserDataStore(
+  { values, fail }: ParsedSettings,
+  onRedis: boolean,
+): GatewayConfig['userData']['store'] {
+  const chosen = values.USER_DATA_STORE;
+  if (chosen === 'memory' && onRedis)
+    fail('USER_DATA_STORE', 'cannot be memory with REDIS_URL (other instances would keep what a webhook changed)');
+  if (chosen === 'redis' && !onRedis) fail('USER_DATA_STORE', 'is redis but REDIS_URL is not set');
+  return chosen ?? (onRedis ? 'redis' : 'memory');
+}
+
 /** Durations that only make sense in a given order. */
 export function checkOrderings(config: GatewayConfig, { fail }: ParsedSettings): void {
   // A live session always has a live connection: sign-in moves the connection's idle deadline.
