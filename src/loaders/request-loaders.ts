@@ -44,6 +44,11 @@ export interface RequestLoaders {
   transactionPage: DataLoader<TransactionPageKey, PlatformTransactionPage, string>;
   payment: DataLoader<string, PlatformPayment | undefined>;
   transfer: DataLoader<string, PlatformTransfer | undefined>;
+  /**
+   * The app's access to an account ended (`revokeAccount`): what the user-data store kept of it
+   * (the account, the list, its transactions) is dropped, and this request reads them afresh.
+   */
+  accountRevoked(accountId: string): Promise<void>;
 }
 
 /**
@@ -131,6 +136,16 @@ class LazyRequestLoaders implements RequestLoaders {
     ));
   }
 
+  async accountRevoked(accountId: string): Promise<void> {
+    await this.deps.keptReads?.change(this.userId, [
+      { kind: 'account', accountId },
+      { kind: 'transactions', accountId },
+    ]);
+    this.built.accounts?.clearAll();
+    this.built.account?.clear(accountId);
+    this.built.transactionPage?.clearAll();
+  }
+
   get payment(): RequestLoaders['payment'] {
     return (this.built.payment ??= oneReadEach((id) => this.userClient().getPayment(id)));
   }
@@ -187,6 +202,10 @@ class SharedReads implements RequestLoaders {
 
   get transfer(): RequestLoaders['transfer'] {
     return this.shared.transfer;
+  }
+
+  accountRevoked(accountId: string): Promise<void> {
+    return this.shared.accountRevoked(accountId);
   }
 }
 

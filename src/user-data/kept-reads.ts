@@ -1,5 +1,5 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
-import type { UserDataEntry, UserDataStore } from './user-data-store.js';
+import type { UserDataChange, UserDataEntry, UserDataStore } from './user-data-store.js';
 
 /** How one read went: answered by the store, read from the platform and kept, or the store skipped. */
 export type LookupResult = 'hit' | 'miss' | 'bypass';
@@ -13,6 +13,10 @@ export interface KeptReads {
   read<T>(userId: string, entry: UserDataEntry, fetch: () => Promise<T>): Promise<T>;
   /** Whether this user's last read was answered by the store (the sandbox console shows it). */
   servedFromStore(userId: string): boolean | undefined;
+  /** Drops what the gateway itself changed (a revoked account); a failure is thrown, not skipped. */
+  change(userId: string, changes: readonly UserDataChange[]): Promise<void>;
+  /** Drops everything kept for the user (a new consent). */
+  forget(userId: string): Promise<void>;
 }
 
 export interface KeptReadsOptions {
@@ -69,7 +73,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       // Not kept: an absent answer (a 404), which the platform is asked again each time.
       if (value !== undefined) {
         try {
-          await store.write(userId, entry, JSON.stringify(value), lookup.stamp);
+          await store.write(userId, entry, JSON.stringify(value), lookup);
         } catch (error) {
           failed(error); // the answer is the platform's and right; only keeping it failed
         }
@@ -77,5 +81,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       return value;
     },
     servedFromStore: (userId) => lastAnswer.get(userId),
+    change: (userId, changes) => store.change(userId, changes),
+    forget: (userId) => store.deleteUser(userId),
   };
 }

@@ -79,10 +79,10 @@ export function createMemoryUserDataStore(
       const { topic } = topicOf(entry);
       const kept = user.entries.get(fieldOf(entry));
       const fresh = kept && options.clock() - kept.writtenAt < options.maxAgeMs;
-      return { value: fresh ? kept.value : undefined, stamp: stampOf(user, topic) };
+      return { value: fresh ? kept.value : undefined, stamp: stampOf(user, topic), at: options.clock() };
     },
 
-    async write(userId, entry, value, stamp) {
+    async write(userId, entry, value, { stamp, at }) {
       const user = users.get(userId);
       const { topic } = topicOf(entry);
       if (!user || stampOf(user, topic) !== stamp) return 'stale';
@@ -93,7 +93,7 @@ export function createMemoryUserDataStore(
         for (const other of [...user.entries.keys()]) drop(user, other);
         options.onEviction?.('user-cap', 1);
       }
-      user.entries.set(field, { value, writtenAt: options.clock() });
+      user.entries.set(field, { value, writtenAt: at });
       user.bytes += sizeOf(value);
       total += sizeOf(value);
       touch(userId, false);

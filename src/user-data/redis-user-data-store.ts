@@ -101,16 +101,17 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
     async read(userId, entry) {
       const { topic } = topicOf(entry);
       const field = fieldOf(entry);
+      const at = clock();
       const [stamp, stored] = await storeCall(() =>
         commands.ofgUserDataRead(keyOfTag(userTag(userId)), topic, field, randomToken(8), options.maxAgeMs),
       );
-      return { value: decode(userId, field, stored), stamp };
+      return { value: decode(userId, field, stored), stamp, at };
     },
 
-    async write(userId, entry, value, stamp) {
+    async write(userId, entry, value, { stamp, at }) {
       const tag = userTag(userId);
       const field = fieldOf(entry);
-      const writtenAt = String(clock());
+      const writtenAt = String(at);
       const stored = `${writtenAt}.${cipher.encrypt(value, binding(userId, field, writtenAt))}`;
       const [outcome, bytes, dropped] = await storeCall(() =>
         commands.ofgUserDataWrite(

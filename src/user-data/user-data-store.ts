@@ -28,6 +28,11 @@ export type UserDataChange = { kind: 'account'; accountId: string } | { kind: 't
 export interface Lookup {
   value: string | undefined;
   stamp: string;
+  /**
+   * When the stamp was taken, before the platform call: a kept answer counts its age from here,
+   * so an answer that took long to arrive never claims to be fresher than it is.
+   */
+  at: number;
 }
 
 /** Why a write-back was not kept: a change since its stamp (`stale`), or it alone is over the user's cap. */
@@ -37,10 +42,10 @@ export interface UserDataStore {
   /** The entry, if kept and fresh; and the stamp a write of this entry must present. */
   read(userId: string, entry: UserDataEntry): Promise<Lookup>;
   /**
-   * Keeps `value` only if nothing changed since `stamp` was read (compare-and-set): a platform read
+   * Keeps `value` only if nothing changed since `since` was read (compare-and-set): a platform read
    * that started before an invalidation never writes its older answer back after it.
    */
-  write(userId: string, entry: UserDataEntry, value: string, stamp: string): Promise<WriteOutcome>;
+  write(userId: string, entry: UserDataEntry, value: string, since: Omit<Lookup, 'value'>): Promise<WriteOutcome>;
   /** Bumps the topics' generations and drops their entries (before a webhook is acknowledged). */
   change(userId: string, changes: readonly UserDataChange[]): Promise<void>;
   /** Everything kept for the user, generations included: a read in flight cannot write back. */

@@ -29,12 +29,16 @@ describe('the user-data store settings', () => {
     expect(loadConfig({ USER_DATA_MAX_AGE_SECONDS: '60' }).userData.maxAgeMs).toBe(60_000);
   });
 
-  it('refuse memory beside Redis (other instances would not hear a webhook) and Redis without REDIS_URL', () => {
+  it('refuse memory beside Redis (other instances would not hear a webhook), Redis without REDIS_URL, and any for a personal app', () => {
     expect(problemsOf({ ...REDIS, USER_DATA_STORE: 'memory' })).toEqual([
       { key: 'USER_DATA_STORE', problem: expect.stringContaining('cannot be memory with REDIS_URL') },
     ]);
     expect(problemsOf({ USER_DATA_STORE: 'redis' })).toEqual([
       { key: 'USER_DATA_STORE', problem: expect.stringContaining('REDIS_URL is not set') },
+    ]);
+    expect(loadConfig({ APP_KIND: 'PERSONAL' }).userData.store).toBe('off');
+    expect(problemsOf({ APP_KIND: 'PERSONAL', USER_DATA_STORE: 'memory' })).toEqual([
+      { key: 'USER_DATA_STORE', problem: expect.stringContaining('receives no webhooks') },
     ]);
     expect(problemsOf({ USER_DATA_STORE: 'disk', USER_DATA_MAX_AGE_SECONDS: '0' }).map((p) => p.key)).toEqual([
       'USER_DATA_STORE',

@@ -85,7 +85,7 @@ const page = (accountId: string | undefined, cursor: string | null = null): User
 async function readThrough(store: UserDataStore, userId: string, entry: UserDataEntry, value: string) {
   const lookup = await store.read(userId, entry);
   if (lookup.value !== undefined) return { hit: true, value: lookup.value };
-  return { hit: false, outcome: await store.write(userId, entry, value, lookup.stamp) };
+  return { hit: false, outcome: await store.write(userId, entry, value, lookup) };
 }
 
 const user = () => `user_${randomBytes(6).toString('hex')}`;
@@ -110,16 +110,28 @@ describe.each([
     expect((await other.read(u, page('acc_1'))).value).toBeUndefined();
   });
 
+  it('counts an answer\u2019s age from before its platform read, so a slow read never claims to be fresher', async () => {
+    const { store, advance } = await setup();
+    const u = user();
+    const lookup = await store.read(u, ME);
+    advance(MAX_AGE_MS / 2); // the platform took its time
+    expect(await store.write(u, ME, '{"_id":"user_1"}', lookup)).toBe('kept');
+    advance(MAX_AGE_MS / 2 - 1);
+    expect((await store.read(u, ME)).value).toBe('{"_id":"user_1"}');
+    advance(1);
+    expect((await store.read(u, ME)).value).toBeUndefined();
+  });
+
   it('never writes back a read that started before a change (compare-and-set on the generation)', async () => {
     const { store, other } = await setup();
     const u = user();
     const before = await store.read(u, account('acc_1'));
     await other.change(u, [{ kind: 'account', accountId: 'acc_1' }]);
-    expect(await store.write(u, account('acc_1'), '{"balance":1}', before.stamp)).toBe('stale');
+    expect(await store.write(u, account('acc_1'), '{"balance":1}', before)).toBe('stale');
     expect((await store.read(u, account('acc_1'))).value).toBeUndefined();
     // A read started after the change writes back.
     const after = await store.read(u, account('acc_1'));
-    expect(await store.write(u, account('acc_1'), '{"balance":2}', after.stamp)).toBe('kept');
+    expect(await store.write(u, account('acc_1'), '{"balance":2}', after)).toBe('kept');
     expect((await other.read(u, account('acc_1'))).value).toBe('{"balance":2}');
   });
 
@@ -145,7 +157,7 @@ describe.each([
     // A read of another topic that was in flight across the change still writes back.
     const meanwhile = await store.read(u, page('acc_2', 'c9'));
     await store.change(u, [{ kind: 'transactions', accountId: 'acc_1' }]);
-    expect(await store.write(u, page('acc_2', 'c9'), '[]', meanwhile.stamp)).toBe('kept');
+    expect(await store.write(u, page('acc_2', 'c9'), '[]', meanwhile)).toBe('kept');
   });
 
   it('deleting a user drops everything and ends their reads in flight', async () => {
@@ -156,7 +168,7 @@ describe.each([
     for (const entry of [ME, ACCOUNTS, page(undefined)]) await readThrough(store, u, entry, '{"secret":"x"}');
     const inFlight = await store.read(u, ACCOUNTS);
     await other.deleteUser(u);
-    expect(await store.write(u, ACCOUNTS, '[]', inFlight.stamp)).toBe('stale');
+    expect(await store.write(u, ACCOUNTS, '[]', inFlight)).toBe('stale');
     expect((await store.read(u, ME)).value).toBeUndefined();
     expect((await store.read(bystander, ME)).value).toBe('{"_id":"user_b"}');
     await other.deleteUser(u);
@@ -215,7 +227,7 @@ describe('the user-data store on Redis, at rest', () => {
     const rotated = reopen({}, [key2, key1]);
     expect((await rotated.read(u, account('acc_1'))).value).toBe(value);
     const lookup = await rotated.read(u, ACCOUNTS);
-    await rotated.write(u, ACCOUNTS, '["new"]', lookup.stamp);
+    await rotated.write(u, ACCOUNTS, '["new"]', lookup);
     expect((await dump()).some(([, text]) => text.includes('.v1.k2.'))).toBe(true);
     // Once the old key is removed, what it encrypted is a miss (read again), not an error.
     const onlyNew = reopen({}, [key2]);

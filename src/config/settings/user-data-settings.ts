@@ -6,11 +6,11 @@ export const USER_DATA_SETTINGS = {
     setting({
       name: 'USER_DATA_STORE',
       type: oneOf(['memory', 'redis', 'off']),
-      defaultText: '`redis` with `REDIS_URL`, else `memory`',
+      defaultText: '`redis` with `REDIS_URL`, else `memory`; `off` for a personal app',
       bounds: '`memory` (one instance, no `REDIS_URL`), `redis` (needs `REDIS_URL`) or `off`',
       usedBy: '`me`, `accounts`, `account`, `transactions` ([how old data can be](../guides/kept-user-data.md))',
       description:
-        'Where each user\u2019s accounts and settled transactions are kept between reads, changed only by the platform\u2019s signed webhooks (and bounded by `USER_DATA_MAX_AGE_SECONDS`). `off`: every read goes to the platform. Memory is refused with `REDIS_URL`: a webhook reaches one instance, and the others\u2019 copies would not hear of it.',
+        'Where each user\u2019s accounts and settled transactions are kept between reads, changed only by the platform\u2019s signed webhooks (and bounded by `USER_DATA_MAX_AGE_SECONDS`). `off`: every read goes to the platform. Memory is refused with `REDIS_URL`: a webhook reaches one instance, and the others\u2019 copies would not hear of it. A personal app (no webhooks) must leave it `off`.',
       envNote: 'memory | redis | off; follows REDIS_URL when unset',
     }),
     setting({
