@@ -79,4 +79,6 @@ export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'log
   session: Pick<GatewayContext['session'], 'isLive'>;
   /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
   onStarted?: (type: string) => void;
+  /** Told once a started subscription has let go of its queue (completed, failed or returned). */
+  onEnded?: (type: string) => void;
 };
