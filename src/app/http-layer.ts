@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import { Router } from '@open-finance-gateway/common/http/router';
+import { createPhoneBankConnection, type PhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules, type OperationRules } from '../graphql/operation-rules.js';
@@ -54,8 +55,14 @@ export interface HttpLayerDependencies extends RouteDependencies {
 export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<() => unknown>): Promise<HttpLayer> {
   const graphql = await startGraphQL(deps, undo);
   const router = new Router<ScopedRouteRequest>();
-  const graphiql = registerRoutes(router, deps);
-  const createContext = createRequestContext(deps);
+  const phoneBankConnection = createPhoneBankConnection({
+    states: deps.state.stores.oauthStates,
+    returnUris: deps.config.appReturnUris,
+    publicUrl: deps.publicUrl,
+    clock: deps.clock,
+  });
+  const graphiql = registerRoutes(router, deps, phoneBankConnection);
+  const createContext = createRequestContext(deps, phoneBankConnection);
   // Sockets and HTTP subscription streams count against the same caps and end with their session.
   const registry = createSocketRegistry({
     sessions: deps.state.sessions,
@@ -131,8 +138,12 @@ async function startGraphQL(deps: HttpLayerDependencies, undo: Array<() => unkno
 }
 
 /** One factory for every operation's context, whichever transport carries it. */
-function createRequestContext({ config, upstreams, state, clock, logger, ...deps }: HttpLayerDependencies) {
+function createRequestContext(
+  { config, upstreams, state, clock, logger, ...deps }: HttpLayerDependencies,
+  phoneBankConnection: PhoneBankConnection,
+) {
   return createRequestContextFactory({
+    phoneBankConnection,
     core: upstreams.coreClient,
     sessions: state.sessions,
     bankConnections: state.stores.bankConnections,
