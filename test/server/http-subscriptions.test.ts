@@ -95,6 +95,17 @@ describe.each(TRANSPORTS)('subscriptions over HTTP: $name', ({ open }) => {
     expect(await endingCode(live.reader)).toBe('UNAUTHENTICATED');
   });
 
+  it('ends the stream with SERVICE_UNAVAILABLE when the gateway shuts down, and the shutdown does not wait for it', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const started = gateway.subscriptionsStarted(1, 'INCOME');
+    const live = open(gateway, { cookie: cookieOf(gateway, browser) }, 'subscription { incomeEvents { incomeId } }');
+    await started;
+    const ending = endingCode(live.reader);
+    await gateway.app.stop();
+    expect(await ending).toBe('SERVICE_UNAVAILABLE');
+  });
+
   it('refuses a cursor that cannot be resumed from with CURSOR_EXPIRED', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
@@ -163,6 +174,27 @@ describe('the multipart response', () => {
     }).then((answer) => answer.text());
     expect(metrics).toMatch(/gateway_subscription_streams_open\{transport="multipart"\} 0\n/);
     expect(metrics).toMatch(/gateway_subscriptions_started_total\{transport="multipart"\} 1\n/);
+  });
+
+  it('graphql-sse: a client that goes away frees its subscription too', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const abort = new AbortController();
+    track(() => abort.abort());
+    const started = gateway.subscriptionsStarted(1, 'INCOME');
+    const response = await fetch(`${gateway.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { cookie: cookieOf(gateway, browser), accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { incomeEvents { incomeId } }' }),
+      signal: abort.signal,
+    });
+    await started;
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const ended = gateway.waitForEvent('subscription-ended', (event) => event.type === 'INCOME');
+    abort.abort();
+    await ended;
   });
 
   it('leaves queries with the multipart Accept, and subscriptions without it, to Apollo as before', async () => {
