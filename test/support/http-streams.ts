@@ -49,7 +49,7 @@ export function fetchWith(headers: Record<string, string>): typeof fetch {
 
 /** Apollo Client 4's HttpLink in Node: a subscription over Apollo's multipart protocol. */
 export function multipartSubscription(
-  gateway: TestGateway,
+  gateway: Pick<TestGateway, 'url'>,
   headers: Record<string, string>,
   query: string,
   variables: Record<string, unknown> = {},
@@ -76,7 +76,7 @@ export function multipartSubscription(
 
 /** graphql-sse's own client (distinct connections mode), no retries. */
 export function sseSubscription(
-  gateway: TestGateway,
+  gateway: Pick<TestGateway, 'url'>,
   headers: Record<string, string>,
   query: string,
   variables: Record<string, unknown> = {},
