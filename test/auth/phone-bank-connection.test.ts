@@ -29,6 +29,18 @@ async function openInSystemBrowser(url: string) {
   return { browser, page, continueHref };
 }
 
+/** The whole phone flow for a fresh URL: where the browser was sent at the end. */
+async function connectThroughUrl(gateway: TestGateway, app: Browser): Promise<string | undefined> {
+  const { url } = (await startConnection(gateway, app, 'nz.example.app:/connected')).data!.startBankConnection;
+  const { browser, continueHref } = await openInSystemBrowser(url);
+  const back = await approveConsent(browser, continueHref!);
+  return (await browser.request(back.href)).location;
+}
+
+const accountStatuses = async (gateway: TestGateway, app: Browser) =>
+  ((await overHttp(gateway, app, '{ accounts { name status } }')).data as { accounts: Array<{ status: string }> })
+    .accounts;
+
 describe('the bank connection from a phone', () => {
   it('connects through a single-use URL that needs no cookie, and returns to the app with only the outcome and its state', async () => {
     const { gateway, app } = await phoneSetup();
@@ -64,6 +76,18 @@ describe('the bank connection from a phone', () => {
     const back = await approveConsent(browser, continueHref!, { decision: 'deny' });
     const callback = await browser.request(back.href);
     expect(callback.location).toBe('https://app.example.nz/connected?outcome=refused&state=app-state-42');
+  });
+
+  it('reconnects an INACTIVE account the same way', async () => {
+    const { gateway, app } = await phoneSetup();
+    expect(await connectThroughUrl(gateway, app)).toBe(
+      'nz.example.app:/connected?outcome=connected&state=app-state-42',
+    );
+    expect((await accountStatuses(gateway, app)).filter((account) => account.status === 'INACTIVE')).not.toEqual([]);
+    expect(await connectThroughUrl(gateway, app)).toBe(
+      'nz.example.app:/connected?outcome=connected&state=app-state-42',
+    );
+    expect((await accountStatuses(gateway, app)).filter((account) => account.status === 'INACTIVE')).toEqual([]);
   });
 
   it('takes a loopback return URI on any port (RFC 8252)', async () => {
