@@ -18,6 +18,7 @@ import { createRequestContextFactory } from '../server/request-context/request-c
 import { createEventStreamContextFactory } from '../server/request-context/session-access.js';
 import { CloseCode } from '../server/websocket/close-codes.js';
 import { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
+import { createAuthenticator } from './access-tokens.js';
 import { registerRoutes, scrapeOf, type RouteDependencies } from './routes.js';
 
 const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
@@ -48,11 +49,13 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
   const router = new Router<ScopedRouteRequest>();
   const graphiql = registerRoutes(router, deps);
   const createContext = createRequestContext(deps);
+  const authenticator = createAuthenticator(deps);
   const server = createGatewayHttpServer({
     router,
     graphql: createGraphQLHttpHandler({
       apollo: graphql.apollo,
       sessions: deps.state.sessions,
+      authenticator,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
       trustedDocuments: graphql.trustedDocuments,
