@@ -22,7 +22,10 @@ export class SignedInDevice {
   @Field(() => DeviceKind)
   kind!: DeviceKind;
 
-  @Field(() => String, { nullable: true, description: 'The app\u2019s client id at the identity provider (`APP` only).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The app\u2019s client id at the identity provider (`APP` only).',
+  })
   client?: string;
 
   @Field(() => GraphQLISODateTime)
