@@ -71,7 +71,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     readiness: deps.readiness,
     notReady: () => whyNotReady(deps),
   });
-  const websockets = attachWebSockets(deps, server, graphql, createContext, undo);
+  const websockets = attachWebSockets(deps, server, graphql, createContext, authenticator, undo);
   const metricsServer = await startMetricsListener(deps, undo);
   return { server, apollo: graphql.apollo, websockets, metricsServer };
 }
@@ -154,6 +154,7 @@ function attachWebSockets(
   server: Server,
   { schema, rules, trustedDocuments }: GraphQLParts,
   createContext: ReturnType<typeof createRequestContextFactory>,
+  authenticator: ReturnType<typeof createAuthenticator>,
   undo: Array<() => unknown>,
 ) {
   const { config, state, metrics, clock, logger } = deps;
@@ -161,6 +162,7 @@ function attachWebSockets(
     server,
     schema,
     sessions: state.sessions,
+    authenticator,
     createContext,
     createEventStreamContext: createEventStreamContextFactory({
       sessions: state.sessions,

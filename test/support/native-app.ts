@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import type { Sandbox } from '@open-finance-gateway/sandbox';
 import { signInAtProvider } from '@open-finance-gateway/sandbox/testing';
 import { Browser } from './browser.js';
+import { track } from './leftovers.js';
 
 /** Where the sandbox's native client returns to: loopback, any port (RFC 8252 §7.3). */
 export const LOOPBACK_REDIRECT = 'http://127.0.0.1:53682/callback';
@@ -96,4 +99,34 @@ export async function bearerRequest(
   });
   const body = (await response.json()) as Omit<BearerAnswer, 'status' | 'headers'>;
   return { status: response.status, headers: response.headers, ...body };
+}
+
+/**
+ * A graphql-ws client as a native app opens one: no cookie, no Origin, the access token in
+ * `connection_init` (`payload` replaces it, for malformed ones).
+ */
+export function bearerSocket(
+  gatewayUrl: string,
+  token: string,
+  payload: Record<string, unknown> = { authorization: `Bearer ${token}` },
+): { client: Client; closed: Promise<{ code: number; reason: string }> } {
+  let resolveClosed!: (value: { code: number; reason: string }) => void;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (resolveClosed = resolve));
+  const client = createClient({
+    url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`,
+    lazy: false,
+    retryAttempts: 0,
+    webSocketImpl: WebSocket,
+    connectionParams: payload,
+    on: {
+      closed: (event) =>
+        resolveClosed({
+          code: (event as { code: number }).code,
+          reason: String((event as { reason: unknown }).reason),
+        }),
+    },
+    onNonLazyError: () => undefined,
+  });
+  track(() => client.dispose());
+  return { client, closed };
 }
