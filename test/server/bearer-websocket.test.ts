@@ -55,6 +55,7 @@ describe('access tokens on graphql-ws', () => {
       'subscription { accountEvents { code } }',
       'ACCOUNT',
     );
+    expect(gateway.events('subscription-started')).toContainEqual({ userId: appUserId(gateway, 0), type: 'ACCOUNT' });
     await events.return();
   });
 

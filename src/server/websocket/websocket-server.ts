@@ -169,7 +169,7 @@ function closeCodeOf(refusal: AuthRefusal): number {
  */
 async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, ctx: SocketContext): Promise<boolean> {
   const socket = ctx.extra.socket;
-  const given = (ctx.connectionParams as Record<string, unknown> | undefined)?.authorization;
+  const given = ctx.connectionParams?.authorization;
   if (given !== undefined && typeof given !== 'string') {
     socket.close(CloseCode.BAD_CREDENTIALS, 'connection_init authorization must be "Bearer <access token>"');
     return false;
