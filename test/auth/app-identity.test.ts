@@ -106,7 +106,7 @@ describe('app sign-in with multi-factor authentication', () => {
     expect(gateway.sandbox.requests({ service: 'enrichment' })).toEqual([]);
   });
 
-  it('gates every root field of the schema but connection and connectBank (no field can forget it)', async () => {
+  it('gates every root field of the schema but connection, connectBank and the sign-in controls (no field can forget it)', async () => {
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: 10 } });
     const access: AccessState = {
       mfa: 'none',
@@ -141,7 +141,14 @@ describe('app sign-in with multi-factor authentication', () => {
         open.push(`${type.name}.${field.name}`);
       }
     }
-    expect(open.sort()).toEqual(['Mutation.connectBank', 'Query.bankConnection', 'Query.connection']);
+    expect(open.sort()).toEqual([
+      'Mutation.connectBank',
+      'Mutation.endDevice',
+      'Mutation.signOutEverywhere',
+      'Query.bankConnection',
+      'Query.connection',
+      'Query.devices',
+    ]);
   });
 
   it('MFA_POLICY=read-only lets a password-only user read, and nobody moves money', async () => {
@@ -329,11 +336,17 @@ describe('app sign-in with multi-factor authentication', () => {
     await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 0));
     // The event stream is kept empty for its retention (so cursors never repeat), and each ended
     // session leaves a tombstone (a bare marker, so a late write cannot bring the session back)
-    // that expires when the session would have; nothing else of the user's stays.
+    // that expires when the session would have; the instant access ended stays as long as an access
+    // token issued before it could live, so none counts again; nothing else of the user's stays.
     const left = (await dumpKeys(prefix)).filter(([key]) => key.includes(tag));
     const tombstones = left.filter(([key]) => key.endsWith(':ended'));
-    expect(left.filter(([key]) => !key.endsWith(':events') && !key.endsWith(':ended'))).toEqual([]);
+    const kept = [':events', ':ended', ':access-ended'];
+    expect(left.filter(([key]) => !kept.some((suffix) => key.endsWith(suffix)))).toEqual([]);
     const redis = testRedis();
+    const accessEnded = left.find(([key]) => key.endsWith(':access-ended'));
+    expect(accessEnded).toBeDefined();
+    expect(Object.values(await redis.hgetall(accessEnded![0])).every((value) => /^\d+$/.test(value))).toBe(true);
+    expect(await redis.pttl(accessEnded![0])).toBeGreaterThan(0);
     for (const [key, value] of tombstones) {
       expect(value).not.toContain(token!);
       expect(value.length).toBeLessThanOrEqual(16);

@@ -16,6 +16,7 @@ import type { UserCallLimiter } from '../../loaders/user-call-limiter.js';
 import { bindUserClient, type UserClient } from '../../loaders/user-client.js';
 import type { CoreClient } from '../../upstream/core-client.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
+import { deviceControls } from './device-controls.js';
 import { LazyContext, SessionControls, type LazyParts } from './lazy-context.js';
 import { accessStates, livenessCheck, type SessionAccessDependencies } from './session-access.js';
 
@@ -167,6 +168,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         end,
         () => revokeOtherTokens(deps, session, requestCore(), logger()),
         livenessCheck(deps, session, () => state.ended),
+        deviceControls(deps.sessions, session, state),
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },
