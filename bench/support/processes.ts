@@ -84,10 +84,17 @@ export async function startMeasured(args: string[], env: Record<string, string>,
   };
 }
 
-/** The built gateway (`node dist/main.js`), at LOG_LEVEL info as in production. */
-export function startGatewayProcess(env: Record<string, string>): Promise<Measured> {
+/**
+ * The built gateway (`node dist/main.js`), at LOG_LEVEL info as in production. `entry`: another
+ * build's main (a baseline copied aside, run side by side); `nodeArgs`: e.g. `--cpu-prof`.
+ */
+export function startGatewayProcess(
+  env: Record<string, string>,
+  entry = 'dist/main.js',
+  nodeArgs: string[] = [],
+): Promise<Measured> {
   return startMeasured(
-    ['dist/main.js'],
+    [...nodeArgs, entry],
     { HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SHUTDOWN_DELAY_MS: '0', ...env },
     '"gateway listening"',
   );
