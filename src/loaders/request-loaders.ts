@@ -3,7 +3,7 @@ import type { PlatformAccount, PlatformPayment, PlatformTransfer, PlatformUser }
 import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
-import type { RequestActivity } from './request-activity.js';
+import type { JoinableRequests, RequestActivity } from './request-activity.js';
 import type { UserClient } from './user-client.js';
 
 /** Long-lived dependencies from which each request's loaders are built. */
@@ -15,6 +15,8 @@ export interface LoaderDependencies {
   enrichmentMaxLookupsPerRequest: number;
   /** Told of each lookup: answered from the cache or not. */
   onEnrichmentCacheLookup?: (hit: boolean) => void;
+  /** The HTTP requests that may still add lookups to a shared enrichment call (the batcher's). */
+  joinable?: JoinableRequests;
 }
 
 export interface RequestLoaders {
@@ -65,6 +67,7 @@ class LazyRequestLoaders implements RequestLoaders {
       maxBatch: this.deps.enrichmentMaxBatch,
       maxLookupsPerRequest: this.deps.enrichmentMaxLookupsPerRequest,
       whenIdle: (dispatch) => this.activity.whenIdle(dispatch),
+      onQueued: () => this.activity.lookupsQueued(),
       onCacheLookup: this.deps.onEnrichmentCacheLookup,
       requestId: this.requestId,
     }));
