@@ -164,8 +164,12 @@ async function main(): Promise<void> {
       sandbox.setEnrichmentFault({ delayMs: ROUND_TRIP_MS });
       const perClient = Math.ceil(Number(process.env.BENCH_PROFILE_REQUESTS ?? 600) / USERS);
       for (const target of gateways) {
+        await closedLoop(target, USERS, 5, (client) => client); // warm up
+        const begun = performance.now();
         const figures = await closedLoop(target, USERS, perClient, (client) => client);
-        console.log(`${target.name}: ${figures.perSecond.toFixed(1)} requests/s, ${ms(figures.cpuMs)} CPU per request`);
+        console.log(
+          `${target.name} (pid ${target.process.child.pid}): ${USERS * perClient} requests in ${((performance.now() - begun) / 1000).toFixed(1)} s, ${figures.perSecond.toFixed(1)} requests/s, ${ms(figures.cpuMs)} CPU per request`,
+        );
       }
       return;
     }

@@ -20,7 +20,14 @@ export interface Measured {
   port: number;
   child: ChildProcess;
   /** CPU microseconds so far, event-loop delay p99 since the last measure, heap/RSS bytes after a full collection. */
-  measure(): Promise<{ heapUsed: number; rss: number; cpuMicros: number; loopDelayP99Ms: number }>;
+  measure(): Promise<{
+    heapUsed: number;
+    /** The heap as sampled without forcing a collection first (garbage included). */
+    heapUsedBeforeGc: number;
+    rss: number;
+    cpuMicros: number;
+    loopDelayP99Ms: number;
+  }>;
   stop(): Promise<void>;
 }
 
@@ -66,10 +73,17 @@ export async function startMeasured(args: string[], env: Record<string, string>,
     async measure() {
       child.send('measure');
       const [reply] = (await once(child, 'message')) as [
-        { heapUsed: number; rss: number; cpu: { user: number; system: number }; loopDelayP99Ms: number },
+        {
+          heapUsed: number;
+          heapUsedBeforeGc: number;
+          rss: number;
+          cpu: { user: number; system: number };
+          loopDelayP99Ms: number;
+        },
       ];
       return {
         heapUsed: reply.heapUsed,
+        heapUsedBeforeGc: reply.heapUsedBeforeGc,
         rss: reply.rss,
         cpuMicros: reply.cpu.user + reply.cpu.system,
         loopDelayP99Ms: reply.loopDelayP99Ms,
