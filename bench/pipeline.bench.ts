@@ -27,14 +27,21 @@ import {
  * 4. `enrich(1)`, interleaved per request with the forwarder, no injected delay: p50;
  * 5. `enrich(1000)`, interleaved: CPU per lookup;
  * 6. `{ __typename }`, one client, interleaved with stock Apollo: p50, requests/s, CPU per request.
- * BENCH_BASE=<path to another build's main.js> adds that build as a second gateway in every
- * workload (a before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
+ * BENCH_BASE=<name>=<path to another build's main.js>[,…] adds those builds as gateways in every
+ * workload (before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
  * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const USERS = 10;
 const ROUND_TRIP_MS = 20;
-const BASE = process.env.BENCH_BASE;
+/** Other builds run beside this one: `name=path/to/main.js`, comma-separated. */
+const BASES = (process.env.BENCH_BASE ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((entry) => {
+    const [name, path] = entry.includes('=') ? entry.split('=') : ['base', entry];
+    return { name: `gateway @ ${name}`, entry: path! };
+  });
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const PAGE = '{ transactions(first: 100) { nodes { id description amount enrichment { merchant { name } } } } }';
 const ENRICH = 'query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id merchant { name } } }';
@@ -127,10 +134,7 @@ async function main(): Promise<void> {
   };
   if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
   const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const builds = [
-    { name: 'gateway', entry: 'dist/main.js' },
-    ...(BASE ? [{ name: 'gateway @ base', entry: BASE }] : []),
-  ];
+  const builds = [{ name: 'gateway', entry: 'dist/main.js' }, ...BASES];
   const started: Measured[] = [];
   try {
     const gatewayProcesses = await Promise.all(builds.map((build) => startGatewayProcess(env, build.entry, nodeArgs)));
