@@ -65,11 +65,8 @@ function table(path: string, seconds: number): Map<string, number> {
     if (frame.functionName === '(idle)' || frame.functionName === '(program)') return 'idle';
     const rule = RULES.find(([, matches]) => matches(frame));
     const up = parent.get(id);
-    const found = rule
-      ? rule[0]
-      : up === undefined
-        ? `other: ${frame.functionName || frame.url || '?'}`
-        : categorise(up);
+    // The root itself: samples in native code with no JavaScript frame above (timers, I/O callbacks).
+    const found = rule ? rule[0] : up === undefined ? 'native, no JavaScript frame' : categorise(up);
     verdict.set(id, found);
     return found;
   };
@@ -97,7 +94,10 @@ const categories = [...new Set(runs.flatMap((run) => [...run.micros.keys()]))].s
 const sampled = (run: (typeof runs)[number]) => [...run.micros.values()].reduce((a, b) => a + b, 0);
 const share = (run: (typeof runs)[number], category: string) => (run.micros.get(category) ?? 0) / sampled(run);
 const lines = [
-  `| part | ${runs.map((_, index) => `profile ${index + 1}: ms per request (share)`).join(' | ')} |`,
+  `| part | ${args
+    .filter((_, index) => index % 3 === 0)
+    .map((path) => `${path.split('/').at(-1)}: ms per request (share)`)
+    .join(' | ')} |`,
   `|---|${runs.map(() => '---').join('|')}|`,
 ];
 for (const category of categories) {
