@@ -87,6 +87,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     }),
     graphiql,
     logger: deps.logger,
+    joinable: deps.upstreams.loaderDeps.joinable,
     limits: deps.config.http,
     allowedOrigins: deps.allowedOrigins,
     trustRequestIdHeader: deps.config.trustRequestIdHeader,

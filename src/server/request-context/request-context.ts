@@ -113,8 +113,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
   return (session: Session, scope?: RequestScope, origin?: string): GatewayContext => {
     const state = { ended: false };
     let loaders: RequestLoaders | undefined;
-    // What this request has in flight upstream: enrichment lookups go out when nothing is.
-    const activity = new RequestActivity();
+    // What this request has in flight upstream: enrichment lookups go out when nothing is. An HTTP
+    // request stops counting among those a shared enrichment call waits for once its lookups are
+    // queued (the HTTP edge counted it from its arrival, and stops at its response's end).
+    const joinable = deps.loaders.joinable;
+    const activity = new RequestActivity(scope && joinable ? () => joinable.release(scope) : undefined);
     const end = async () => {
       state.ended = true;
       await deps.eraser.forget(session.userId);
