@@ -6,17 +6,16 @@ import {
   execute,
   MFA_DEMO_USERS,
   signIn,
-  signInToApp,
   startConnection,
   startGateway,
   type TestGateway,
 } from '../support/gateway.js';
 import { signInAtProvider } from '../support/identity.js';
+import { connectBank, consentToBank, signInOnly } from '../support/sign-in-steps.js';
 
 /** A browser whose app user has signed in (with a second factor) but not connected their bank yet. */
 async function appBrowser(gateway: TestGateway, userIndex = 0): Promise<Browser> {
-  const browser = new Browser();
-  const landed = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[userIndex]!);
+  const { browser, landed } = await signInOnly(gateway, userIndex);
   expect(landed.location).toContain('/auth/consumer-info');
   return browser;
 }
@@ -24,8 +23,7 @@ async function appBrowser(gateway: TestGateway, userIndex = 0): Promise<Browser>
 /** Walks the connection flow up to the platform's redirect back, returning the callback URL and the browser. */
 async function consentedCallback(gateway: TestGateway, browser?: Browser) {
   const signedIn = browser ?? (await appBrowser(gateway));
-  const login = await startConnection(signedIn, gateway.url);
-  return { browser: signedIn, callback: await approveConsent(signedIn, login.location!) };
+  return { browser: signedIn, callback: await consentToBank(signedIn, gateway.url) };
 }
 
 function tokenExchanges(gateway: TestGateway) {
@@ -59,8 +57,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
 
   it('completes the flow: code exchanged server-side, HttpOnly SameSite session cookie, me answered', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
-    const signedIn = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { browser, landed: signedIn } = await signInOnly(gateway);
     const cookie = signedIn.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
@@ -166,8 +163,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
   it('reports a cancelled consent without exchanging anything', async () => {
     const gateway = await startGateway();
     const browser = await appBrowser(gateway);
-    const login = await startConnection(browser, gateway.url);
-    const denied = await approveConsent(browser, login.location!, { decision: 'deny' });
+    const denied = await consentToBank(browser, gateway.url, { decision: 'deny' });
     expect(denied.searchParams.get('error')).toBe('access_denied');
     const response = await browser.request(denied.href);
     expect(response.status).toBe(400);
@@ -229,8 +225,9 @@ describe('connecting the bank (the platform OAuth flow)', () => {
   it('ignores an off-site returnTo', async () => {
     const gateway = await startGateway();
     const browser = await appBrowser(gateway);
-    const login = await startConnection(browser, gateway.url, `?returnTo=${encodeURIComponent('//evil.example/x')}`);
-    const landed = await browser.request((await approveConsent(browser, login.location!)).href);
+    const landed = await connectBank(browser, gateway.url, {
+      query: `?returnTo=${encodeURIComponent('//evil.example/x')}`,
+    });
     expect(landed.headers.get('location')).toBe('/graphql');
   });
 });
