@@ -122,6 +122,10 @@ function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDep
     publicUrl: deps.publicUrl,
     clock,
     revokeReplacedToken: (userId, token) => state.revoker.revokeUnlessHeld(userId, token),
+    onConsentStored: async (userId) => {
+      await state.keptReads?.forget(userId);
+      if (state.keptReads) deps.metrics.userDataInvalidation('reconnection');
+    },
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {

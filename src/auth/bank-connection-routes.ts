@@ -30,6 +30,11 @@ export interface BankConnectionRoutesOptions {
   revokeReplacedToken(userId: string, token: string): Promise<unknown>;
   /** Called after a connection is made (webhook subscriptions hook in here). */
   onConnected?: (userId: string, accessToken: string) => Promise<void>;
+  /**
+   * A new consent was stored, before the user is sent back: what was kept of the user's data
+   * under the consent it replaces goes (the new one may share other accounts).
+   */
+  onConsentStored?: (userId: string) => Promise<void>;
 }
 
 /**
@@ -200,6 +205,7 @@ class BankConnectionRoutes {
       throw error;
     }
     try {
+      await options.onConsentStored?.(userId);
       // The sessions move to the new token before the old one is revoked under them.
       await options.sessions.attachToken(userId, grant.access_token);
     } finally {

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplate } from '../../lib/route-template.js';
+import { userDataMetrics } from './user-data-metrics.js';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,6 +19,7 @@ export function createMetrics() {
     ...upstreamMetrics(registry),
     ...webhookMetrics(registry),
     ...subscriptionMetrics(registry),
+    ...userDataMetrics(registry),
     /** Gauges read when scraped. */
     watch(name: string, help: string, read: () => number) {
       new Gauge({
