@@ -30,6 +30,13 @@ function tokenExchanges(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core', method: 'POST', path: '/v1/token' });
 }
 
+/** A callback refused with a coded 400 page, the platform asked for `exchanges` token exchanges in all. */
+function expectRefused(gateway: TestGateway, response: { status: number; text: string }, code: string, exchanges = 0) {
+  expect(response.status).toBe(400);
+  expect(response.text).toContain(code);
+  expect(tokenExchanges(gateway)).toHaveLength(exchanges);
+}
+
 describe('connecting the bank (the platform OAuth flow)', () => {
   it('redirects to the authorize page with the OAuth parameters and a fresh state bound to the browser', async () => {
     const gateway = await startGateway();
@@ -123,9 +130,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     callback.searchParams.delete('state');
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_MISSING');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_MISSING');
   });
 
   it('refuses a state that was already used', async () => {
@@ -133,9 +138,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     expect((await browser.request(callback.href)).status).toBe(303);
     const replay = await browser.request(callback.href);
-    expect(replay.status).toBe(400);
-    expect(replay.text).toContain('OAUTH_STATE_UNKNOWN');
-    expect(tokenExchanges(gateway)).toHaveLength(1);
+    expectRefused(gateway, replay, 'OAUTH_STATE_UNKNOWN', 1);
   });
 
   it('refuses a state issued to another browser', async () => {
@@ -143,9 +146,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { callback } = await consentedCallback(gateway);
     const attacker = await appBrowser(gateway, 1); // has its own binding cookie, not the victim's
     const response = await attacker.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_FOREIGN');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_FOREIGN');
     // The victim's consent did not land on the attacker's account.
     expect((await execute(gateway, attacker, ConnectionDocument)).data!.connection.connected).toBe(false);
   });
@@ -155,9 +156,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     callback.searchParams.set('state', 'x'.repeat(43));
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_UNKNOWN');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_UNKNOWN');
   });
 
   it('reports a cancelled consent without exchanging anything', async () => {
@@ -166,9 +165,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const denied = await consentToBank(browser, gateway.url, { decision: 'deny' });
     expect(denied.searchParams.get('error')).toBe('access_denied');
     const response = await browser.request(denied.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_DENIED');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_DENIED');
   });
 
   it('reports a code the platform refuses (expired) as a refused connection, with no connection made', async () => {
@@ -177,10 +174,8 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     now += 61_000;
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_EXCHANGE_REFUSED');
+    expectRefused(gateway, response, 'OAUTH_EXCHANGE_REFUSED', 1);
     expect(response.text).toContain('expired_grant');
-    expect(tokenExchanges(gateway)).toHaveLength(1);
     expect((await execute(gateway, browser, MeDocument)).errors![0]!.extensions!.code).toBe('NOT_CONNECTED');
   });
 
