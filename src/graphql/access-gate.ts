@@ -16,6 +16,7 @@ const ROOT_FIELD_ACCESS: Readonly<Record<string, FieldAccess>> = {
   'Query.bankConnection': 'session',
   'Query.connection': 'session',
   'Mutation.connectBank': 'session',
+  'Mutation.startBankConnection': 'identity',
   'Query.enrich': 'identity',
   'Mutation.deleteMyAccount': 'identity',
 };

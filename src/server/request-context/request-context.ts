@@ -1,5 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { BankConnectionStore } from '../../auth/bank-connection-store.js';
+import type { PhoneBankConnection } from '../../auth/phone-bank-connection.js';
 import type { Session } from '../../auth/session-manager.js';
 import type { UserDataEraser } from '../../auth/user-data-eraser.js';
 import type { AppKind } from '../../config/config.js';
@@ -31,6 +32,8 @@ export interface RequestContextDependencies extends SessionAccessDependencies {
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
   idempotencyKeys: { store: IdempotencyKeyStore; windowMs: number; once: CreationOnce };
+  /** Connection URLs for native apps (`startBankConnection`). */
+  phoneBankConnection: PhoneBankConnection;
 }
 
 /** What a request's user client reports to: its session state, upstream client, activity and logger. */
@@ -167,6 +170,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },
+      startBankConnection: (returnUri: string, appState: string) =>
+        deps.phoneBankConnection.start(session.userId, returnUri, appState),
       requestScope: scope,
     });
     return context;
