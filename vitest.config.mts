@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
-const ALONE = ['test/enrichment-request-batching.test.ts', 'test/hardening/webhook-keys.test.ts'];
+const ALONE = ['test/loaders/enrichment-request-batching.test.ts', 'test/hardening/webhook-keys.test.ts'];
 
 /** Both packages' tests in one run: the gateway's (test/) and the sandbox's (sandbox/test/). */
 export default defineConfig({

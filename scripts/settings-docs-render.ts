@@ -4,7 +4,7 @@ import { SETTING_GROUPS } from '../src/config/settings.js';
 /**
  * Renders the settings reference (docs/reference/settings.md) and .env.example from the settings
  * table, so neither can drift from what the gateway parses. Pure: `npm run settings:docs` writes
- * the files, test/settings-agreement.test.ts compares them.
+ * the files, test/project/settings-agreement.test.ts compares them.
  */
 
 const WIDTH = 100;
@@ -22,7 +22,7 @@ Each setting below is a heading with the same three lines: **Default** (what app
 unset), **Bounds** (what the gateway accepts; anything else stops it at start) and **Used by** (the
 feature that reads it), then what it does; a renamed setting has a fourth, **Formerly**. This page
 and \`.env.example\` are generated from the settings table (\`src/config/settings/\`) by
-\`npm run settings:docs\`; \`test/settings-agreement.test.ts\` fails when they differ from it.
+\`npm run settings:docs\`; \`test/project/settings-agreement.test.ts\` fails when they differ from it.
 `;
 
 const ENV_INTRO = `# Copy to .env (or set in your deployment). Leave CORE_API_URL and ENRICHMENT_API_URL unset to run

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { parseRedisUrls, type RedisConnectionSettings, type RedisMode } from '../../src/config/redis-settings.js';
 import { freePort } from './instances.js';
+import { SHARED_REDIS } from './redis.js';
 
 const run = promisify(execFile);
 
@@ -231,4 +232,22 @@ export function ownTopologies(): { cluster?: OwnRedis; sentinel?: SentinelGroup 
     await Promise.all([started.cluster?.stop(), started.sentinel?.stop()]);
   });
   return started;
+}
+
+/**
+ * The four places a store contract runs: in memory, and on Redis standalone, Cluster and behind
+ * Sentinel (the stores' code does not change with the topology). Call it at a file's top level: it
+ * starts the file's own Cluster and Sentinel group (ownTopologies).
+ */
+export function storeKinds<T>(
+  memory: () => T | Promise<T>,
+  redis: (connection: RedisConnectionSettings) => Promise<T>,
+) {
+  const topologies = ownTopologies();
+  return [
+    ['memory', async () => memory()],
+    ['redis', () => redis(SHARED_REDIS)],
+    ['redis cluster', () => redis(topologies.cluster!.connection)],
+    ['redis sentinel', () => redis(topologies.sentinel!.connection)],
+  ] as const;
 }

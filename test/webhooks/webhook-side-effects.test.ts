@@ -1,0 +1,165 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { Router } from '@open-finance-gateway/common/http/router';
+import { createLogger } from '@open-finance-gateway/common/logger';
+import { SigningKeys } from '@open-finance-gateway/sandbox';
+import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
+import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
+import { RequestScope, type ScopedRouteRequest } from '../../src/lib/request-scope.js';
+import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
+import type { UserDataStore } from '../../src/user-data/user-data-store.js';
+import { createMemoryDeadLetterStore } from '../../src/webhooks/memory-dead-letter-store.js';
+import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
+import { createMemoryRoutingHandleStore } from '../../src/webhooks/memory-routing-handle-store.js';
+import type { RoutingHandleStore } from '../../src/webhooks/routing-handle-store.js';
+import { SigningKeyCache } from '../../src/webhooks/signing-key-cache.js';
+import { createWebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import { registerWebhookRoute } from '../../src/webhooks/webhook-route.js';
+import { track } from '../support/leftovers.js';
+
+const logger = createLogger({ level: 'silent' });
+
+/**
+ * The webhook route in process, on memory stores, with side effects that can be made to fail
+ * once (as a store that stalls mid-way would): a failed request answers 5xx, like the gateway.
+ */
+async function receiver(
+  options: { failTokenRevocation?: boolean; failCancellation?: boolean; failUserDataChange?: boolean } = {},
+) {
+  const keys = new SigningKeys();
+  const marks = createMemoryDeliveryMarks({ clock: Date.now });
+  const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
+  const memoryHandles = createMemoryRoutingHandleStore();
+  let cancellationFails = options.failCancellation ?? false;
+  const handles: RoutingHandleStore = {
+    ...memoryHandles,
+    async markCancelled(userId, type) {
+      if (cancellationFails) {
+        cancellationFails = false;
+        throw new Error('store stalled');
+      }
+      await memoryHandles.markCancelled(userId, type);
+    },
+  };
+  const memoryUserData = createMemoryUserDataStore({
+    maxAgeMs: 60_000,
+    userMaxBytes: 1 << 20,
+    budgetBytes: 1 << 24,
+    clock: Date.now,
+  });
+  let userDataFails = options.failUserDataChange ?? false;
+  const userData: UserDataStore = {
+    ...memoryUserData,
+    async change(userId, changes) {
+      if (userDataFails) {
+        userDataFails = false;
+        throw new Error('store stalled');
+      }
+      await memoryUserData.change(userId, changes);
+    },
+  };
+  const revocations: string[] = [];
+  let revocationFails = options.failTokenRevocation ?? false;
+  const published: string[] = [];
+  const router = new Router<ScopedRouteRequest>();
+  registerWebhookRoute(router, {
+    headerPrefix: 'X-Service',
+    keys: new SigningKeyCache({ fetchKey: async (id) => keys.lookup(id)!.publicPem, clock: Date.now }),
+    accepting: () => true,
+    dispatcher: createWebhookDispatcher({
+      eventLog,
+      handles,
+      ledger: createMemoryDeliveryLedger({ marks, leaseMs: 60_000 }),
+      deadLetters: createMemoryDeadLetterStore({ marks }),
+      logger,
+      clock: Date.now,
+      onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
+      userData,
+      async onTokenRevoked(_userId, token) {
+        if (revocationFails) {
+          revocationFails = false;
+          throw new Error('store stalled');
+        }
+        revocations.push(token);
+      },
+    }),
+  });
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://localhost');
+    const match = router.match(req.method!, url.pathname);
+    if (!match || match === 'methodNotAllowed') return void res.writeHead(404).end();
+    Promise.resolve(
+      match.handler({ req, res, url, params: match.params, scope: new RequestScope('req-00001', logger) }),
+    ).catch(() => res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"failed"}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  track(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const state = await memoryHandles.handleFor('app_user');
+  const post = async (body: string) => {
+    const signed = keys.sign(Buffer.from(body));
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'X-Service-Signature': signed.signature,
+        'X-Service-Signing-Key': String(signed.keyId),
+      },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as { status: string } };
+  };
+  return {
+    post,
+    state,
+    revocations,
+    published,
+    cancelled: () => memoryHandles.cancelledTypes('app_user'),
+    userData: memoryUserData,
+  };
+}
+
+describe('webhook side effects after a partial failure', () => {
+  it('a TOKEN DELETE whose sessions could not be ended is redone on the retry, though its event was already stored', async () => {
+    const hooks = await receiver({ failTokenRevocation: true });
+    const body = JSON.stringify({
+      webhook_type: 'TOKEN',
+      webhook_code: 'DELETE',
+      state: hooks.state,
+      item_id: 'tok_1',
+    });
+    expect((await hooks.post(body)).status).toBe(503);
+    expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'duplicate' } });
+    expect(hooks.revocations).toEqual(['tok_1']);
+  });
+
+  it('an ACCOUNT UPDATE whose user-data change failed is not acknowledged, and the retry makes the change', async () => {
+    const hooks = await receiver({ failUserDataChange: true });
+    const entry = { kind: 'account', accountId: 'acc_1' } as const;
+    const kept = async () => (await hooks.userData.read('app_user', entry)).value;
+    await hooks.userData.write('app_user', entry, '{"balance":1}', await hooks.userData.read('app_user', entry));
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state: hooks.state,
+      item_id: 'acc_1',
+      updated_fields: ['balance'],
+    });
+    expect((await hooks.post(body)).status).toBe(503);
+    expect(hooks.published).toEqual([]);
+    expect(await kept()).toBe('{"balance":1}');
+    expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'published' } });
+    expect(await kept()).toBeUndefined();
+    expect(hooks.published).toEqual(['ACCOUNT UPDATE']);
+  });
+
+  it('a WEBHOOK_CANCELLED whose mark failed is processed whole on the retry', async () => {
+    const hooks = await receiver({ failCancellation: true });
+    const body = JSON.stringify({ webhook_type: 'PAYMENT', webhook_code: 'WEBHOOK_CANCELLED', state: hooks.state });
+    expect((await hooks.post(body)).status).toBe(503);
+    expect(hooks.published).toEqual([]);
+    expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'published' } });
+    expect(await hooks.cancelled()).toEqual(['PAYMENT']);
+    expect(hooks.published).toEqual(['PAYMENT WEBHOOK_CANCELLED']);
+  });
+});
