@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
 import { readinessReport } from './accreditation/readiness-checks.js';
 import { createHttpLayer } from './app/http-layer.js';
 import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
+import { showKeptDataInSandbox } from './app/sandbox-kept-data.js';
 import { stopApp } from './app/shutdown.js';
 import { createState } from './app/state.js';
 import { chooseUpstream, type Sandbox, type UpstreamEndpoints } from './app/upstream-choice.js';
@@ -142,6 +143,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     metrics,
   });
   undo.push(() => state.stores.eventLog.close());
+  showKeptDataInSandbox(endpoints.sandbox, state.stores.userData, state.stores.handles, clock);
 
   const urls = {
     publicUrl: config.publicUrl ?? '',

@@ -2,7 +2,13 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { DemoWorld } from './data/demo-world.js';
 import type { SandboxIdentity } from './identity/identity-provider.js';
-import type { EnrichmentFault, RecordedRequest, SandboxCredentials, ServiceFault } from './sandbox-state.js';
+import type {
+  EnrichmentFault,
+  KeptDataProbe,
+  RecordedRequest,
+  SandboxCredentials,
+  ServiceFault,
+} from './sandbox-state.js';
 import type { DeliveryEngine } from './webhooks/delivery-engine.js';
 import type { PaymentControls } from './webhooks/payment-controls.js';
 import type { SigningKeys } from './webhooks/signing-keys.js';
@@ -74,6 +80,11 @@ export interface Sandbox {
   webhookSubscriptions(): readonly WebhookSubscription[];
   /** Registers the app's webhook URL, as the operator does on the live platform. */
   setWebhookUrl(url: string): void;
+  /**
+   * Lets the console show, per demo user, whether the embedding gateway serves their data from
+   * its user-data store and how old it is. Embedded mode only: the console asks nothing without it.
+   */
+  showKeptData(probe: KeptDataProbe): void;
   /** Delivery log and lifecycle of webhooks. */
   readonly deliveries: DeliveryEngine;
   /** Create payments and transfers and move them through their statuses (emitting webhooks). */

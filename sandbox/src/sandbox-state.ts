@@ -82,6 +82,14 @@ const MAX_RECORDED_BYTES = 8 * 1024 * 1024;
 const HEADER_ALLOWANCE_BYTES = 512;
 
 /** Everything the sandbox remembers, in memory, for the life of the process. */
+/**
+ * Asks the app embedding this sandbox how old the oldest answer it still keeps for one platform
+ * user is (ms), or undefined when it keeps none. Given the webhook `state`s the app registered for
+ * that user (the app's own opaque handles, nothing personal). Only a gateway that starts this
+ * sandbox in its own process gives one; the live platform has nothing like it.
+ */
+export type KeptDataProbe = (webhookStates: readonly string[]) => Promise<number | undefined>;
+
 export class SandboxState {
   readonly users = new Map<string, SandboxUser>();
   readonly codes = new Map<string, AuthorizationCode>();
@@ -97,6 +105,8 @@ export class SandboxState {
   readonly lastRefreshAt = new Map<string, number>();
   enrichmentFault: EnrichmentFault = {};
   coreFault: ServiceFault = {};
+  /** Set by an embedding gateway (`Sandbox.showKeptData`); the console shows its answers. */
+  keptData: KeptDataProbe | undefined;
 
   /** Accounts the user has shared with the app (revoked or unshared ones are invisible). */
   visibleAccounts(userId: string): SandboxAccount[] {

@@ -183,6 +183,10 @@ class PlatformSandbox implements Sandbox {
     this.webhookUrl = url;
   }
 
+  showKeptData(probe: Parameters<Sandbox['showKeptData']>[0]): void {
+    this.state.keptData = probe;
+  }
+
   clearRefreshLimit(userId: string): void {
     this.state.lastRefreshAt.delete(userId);
   }

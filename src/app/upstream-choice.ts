@@ -2,10 +2,10 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 // The one place the gateway meets the sandbox package: its types here, the package itself only
 // through the dynamic import below (a production install leaves it out).
-import type { Sandbox, SandboxOptions } from '@open-finance-gateway/sandbox';
+import type { KeptDataProbe, Sandbox, SandboxOptions } from '@open-finance-gateway/sandbox';
 import type { GatewayConfig } from '../config/config.js';
 
-export type { Sandbox, SandboxOptions };
+export type { KeptDataProbe, Sandbox, SandboxOptions };
 
 /** The sandbox package's name, as installed in development (a devDependency) and absent in production. */
 export const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';

@@ -2,6 +2,7 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import {
   fieldOf,
+  REFRESH_FIELD,
   topicOf,
   topicsOf,
   type UserDataLimits,
@@ -113,6 +114,13 @@ export function createMemoryUserDataStore(
 
     async deleteUser(userId) {
       deleteUser(userId);
+    },
+
+    async oldestKept(userId) {
+      const fresh = [...(users.get(userId)?.entries ?? [])]
+        .filter(([field, kept]) => field !== REFRESH_FIELD && options.clock() - kept.writtenAt < options.maxAgeMs)
+        .map(([, kept]) => kept.writtenAt);
+      return fresh.length > 0 ? Math.min(...fresh) : undefined;
     },
   };
 }

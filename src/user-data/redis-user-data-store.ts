@@ -7,6 +7,7 @@ import type { ReplicaWait } from '../redis/redis-replica-wait.js';
 import { CHANGE_SCRIPT, INDEX_SCRIPT, READ_SCRIPT, UNINDEX_SCRIPT, WRITE_SCRIPT } from './redis-user-data-scripts.js';
 import {
   fieldOf,
+  REFRESH_FIELD,
   topicOf,
   topicsOf,
   type UserDataLimits,
@@ -149,6 +150,16 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
       await storeCall(() => redis.del(keyOfTag(tag)));
       await options.waitForReplicas?.(keyOfTag(tag));
       await storeCall(() => commands.ofgUserDataUnindex(...index, tag));
+    },
+
+    async oldestKept(userId) {
+      const hash = await storeCall(() => redis.hgetall(keyOfTag(userTag(userId))));
+      // Only entries that would be served: fresh, and decrypting under the configured keys.
+      const fresh = Object.entries(hash)
+        .filter(([name]) => name.startsWith('e:') && name !== `e:${REFRESH_FIELD}`)
+        .filter(([name, stored]) => decode(userId, name.slice(2), stored) !== undefined)
+        .map(([, stored]) => Number(stored.slice(0, stored.indexOf('.'))));
+      return fresh.length > 0 ? Math.min(...fresh) : undefined;
     },
   };
 }

@@ -52,7 +52,16 @@ export interface UserDataStore {
   change(userId: string, changes: readonly UserDataChange[]): Promise<void>;
   /** Everything kept for the user, generations included: a read in flight cannot write back. */
   deleteUser(userId: string): Promise<void>;
+  /**
+   * When the oldest answer still kept for the user (fresh and readable) was written (ms), or
+   * undefined when none is: what the embedded sandbox's console shows. Reads only: it creates no
+   * user and changes no one's recency. The gateway's note of a running refresh is not an answer.
+   */
+  oldestKept(userId: string): Promise<number | undefined>;
 }
+
+/** The field of the gateway's note of a running refresh, which `oldestKept` leaves out. */
+export const REFRESH_FIELD = 'rf|';
 
 /** What every implementation is told of, for the metrics. */
 export interface UserDataStoreEvents {

@@ -124,6 +124,27 @@ describe.each([
     expect((await store.read(u, ME)).value).toBeUndefined();
   });
 
+  it('tells when the oldest answer still kept was written, without creating or touching the user', async () => {
+    const { store, other, advance, dump } = await setup();
+    const u = user();
+    expect(await other.oldestKept(u)).toBeUndefined();
+    expect(await dump()).toEqual([]); // asking created nothing
+    const first = await store.read(u, ME);
+    await store.write(u, ME, '{"_id":"user_1"}', first);
+    advance(1_000);
+    await readThrough(store, u, ACCOUNTS, '[]');
+    await readThrough(store, u, { kind: 'refresh' }, '{"requestedAt":1}'); // a note, not an answer
+    expect(await other.oldestKept(u)).toBe(first.at);
+    await other.change(u, [{ kind: 'account', accountId: 'acc_1' }]); // drops the list, keeps `me`
+    expect(await other.oldestKept(u)).toBe(first.at);
+    advance(MAX_AGE_MS - 1_000);
+    expect(await other.oldestKept(u)).toBeUndefined(); // past its maximum age
+    await readThrough(store, u, ACCOUNTS, '[]');
+    expect(await other.oldestKept(u)).toBeDefined();
+    await other.deleteUser(u);
+    expect(await store.oldestKept(u)).toBeUndefined();
+  });
+
   it('never writes back a read that started before a change (compare-and-set on the generation)', async () => {
     const { store, other } = await setup();
     const u = user();

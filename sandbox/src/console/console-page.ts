@@ -112,6 +112,15 @@ export const CONSOLE_SCRIPT = `(function () {
     })]);
   }
 
+  // Shown only when a gateway embeds this sandbox and keeps user data (USER_DATA_STORE).
+  function keptDataRow(user) {
+    var kept = user.keptData;
+    if (!kept) return null;
+    return el('div', { class: 'muted', 'data-kept-data': kept.kept ? 'kept' : kept.unknown ? 'unknown' : 'not-kept', text: 'Gateway: ' + (kept.kept
+      ? 'served from the gateway\u2019s store (age ' + kept.ageSeconds + 's)'
+      : kept.unknown ? 'the gateway\u2019s store did not answer' : 'read from the platform on the next open') });
+  }
+
   function userSection(user) {
     var amount = el('input', { type: 'number', step: '0.01', min: '0.01', value: '25', 'aria-label': 'payment amount' });
     return el('section', { 'data-user-id': user.id }, [
@@ -121,6 +130,7 @@ export const CONSOLE_SCRIPT = `(function () {
         button('Connect an account', function () { call('POST', '/sandbox/users/' + user.id + '/accounts', {}); }),
         button('Income found', function () { call('POST', '/sandbox/users/' + user.id + '/income', { code: 'CREATE' }); })
       ]),
+      keptDataRow(user),
       el('h3', { text: 'Accounts' }), accountsTable(user),
       el('h3', { text: 'Payments' }),
       el('div', {}, [amount, button('Make payment', function () {

@@ -4,7 +4,7 @@ import type { Sandbox } from '../sandbox-api.js';
 import { parseBody, platformError, type SandboxRouter } from '../sandbox-http.js';
 import type { SandboxState, ServiceFault } from '../sandbox-state.js';
 import { CONSOLE_SCRIPT, consolePage } from './console-page.js';
-import { consoleSnapshot } from './console-state.js';
+import { consoleSnapshot, keptDataByUser } from './console-state.js';
 
 /** Changes are announced at most this often: a burst of deliveries is one refresh. */
 const ANNOUNCE_EVERY_MS = 100;
@@ -26,13 +26,21 @@ export function registerConsoleRoutes(router: SandboxRouter, state: SandboxState
     }, ANNOUNCE_EVERY_MS);
   };
   const stops = [sandbox.deliveries.onChange(announce), sandbox.payments.onChange(announce)];
+  // An embedding gateway's kept data changes as it reads the platform: each core call is a change.
+  stops.push(
+    sandbox.onRequest((request) => {
+      if (state.keptData && request.service === 'core') announce();
+    }),
+  );
 
   router.on('GET', '/console', ({ res }) => sendHtml(res, 200, consolePage(), CONSOLE_HEADERS));
   router.on('GET', '/console/app.js', ({ res }) => {
     res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
     res.end(CONSOLE_SCRIPT);
   });
-  router.on('GET', '/console/state', ({ res }) => sendJson(res, 200, consoleSnapshot(state, sandbox)));
+  router.on('GET', '/console/state', async ({ res }) =>
+    sendJson(res, 200, consoleSnapshot(state, sandbox, await keptDataByUser(state, sandbox))),
+  );
   router.on('GET', '/console/events', ({ req, res }) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
     res.write('retry: 1000\n\n');

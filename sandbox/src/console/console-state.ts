@@ -5,8 +5,36 @@ import type { SandboxState } from '../sandbox-state.js';
 const RECENT_TRANSACTIONS = 8;
 const RECENT_DELIVERIES = 60;
 
+/**
+ * Whether the gateway embedding this sandbox serves a user's data from its user-data store: its
+ * oldest kept answer's age, nothing kept (the next open reads the platform), or no answer from
+ * its store. Absent when no gateway asked to show it (a standalone sandbox).
+ */
+export type KeptDataView = { kept: true; ageSeconds: number } | { kept: false } | { unknown: true };
+
+/** Asks the embedding gateway about each demo user, by the webhook states its app registered for them. */
+export async function keptDataByUser(state: SandboxState, sandbox: Sandbox): Promise<Map<string, KeptDataView>> {
+  const probe = state.keptData;
+  const views = new Map<string, KeptDataView>();
+  if (!probe) return views;
+  const hooks = sandbox.webhookSubscriptions();
+  await Promise.all(
+    [...state.users.keys()].map(async (userId) => {
+      const states = [...new Set(hooks.flatMap((hook) => (hook.userId === userId && hook.state ? [hook.state] : [])))];
+      if (states.length === 0) return views.set(userId, { kept: false });
+      try {
+        const ageMs = await probe(states);
+        views.set(userId, ageMs === undefined ? { kept: false } : { kept: true, ageSeconds: Math.floor(ageMs / 1000) });
+      } catch {
+        views.set(userId, { unknown: true });
+      }
+    }),
+  );
+  return views;
+}
+
 /** What the console shows: the demo world by user, and the webhook delivery log with each attempt. */
-export function consoleSnapshot(state: SandboxState, sandbox: Sandbox) {
+export function consoleSnapshot(state: SandboxState, sandbox: Sandbox, keptData = new Map<string, KeptDataView>()) {
   const hooks = sandbox.webhookSubscriptions();
   const users = [...state.users.values()].map((user) => {
     const accounts = [...state.accounts.values()].filter((account) => account.sandboxUserId === user._id);
@@ -59,6 +87,7 @@ export function consoleSnapshot(state: SandboxState, sandbox: Sandbox) {
           lastCalledAt: hook.last_called_at,
         })),
       tokens: [...state.tokens.values()].filter((token) => token.userId === user._id && !token.revoked).length,
+      keptData: keptData.get(user._id),
     };
   });
   const hookOwner = new Map(hooks.map((hook) => [hook._id, hook.userId]));
