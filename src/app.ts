@@ -139,6 +139,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
     bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
+    metrics,
   });
   undo.push(() => state.stores.eventLog.close());
 

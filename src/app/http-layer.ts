@@ -149,7 +149,7 @@ function createRequestContext(
     bankConnections: state.stores.bankConnections,
     tokenDied: state.tokenDied,
     mfa: config.mfa,
-    loaders: upstreams.loaderDeps,
+    loaders: { ...upstreams.loaderDeps, keptReads: state.keptReads },
     eraser: state.eraser,
     appKind: config.appKind,
     eventLog: state.stores.eventLog,

@@ -132,6 +132,10 @@ function registerSignInRoutes(
     clock,
     revokeReplacedToken: (userId, token) => state.revoker.revokeUnlessHeld(userId, token),
     phone: phoneBankConnection,
+    onConsentStored: async (userId) => {
+      await state.keptReads?.forget(userId);
+      if (state.keptReads) deps.metrics.userDataInvalidation('reconnection');
+    },
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {

@@ -33,6 +33,11 @@ export interface BankConnectionRoutesOptions {
   onConnected?: (userId: string, accessToken: string) => Promise<void>;
   /** Connection URLs handed to native apps (`startBankConnection`), redeemed at /auth/phone/connect. */
   phone: PhoneBankConnection;
+  /**
+   * A new consent was stored, before the user is sent back: what was kept of the user's data
+   * under the consent it replaces goes (the new one may share other accounts).
+   */
+  onConsentStored?: (userId: string) => Promise<void>;
 }
 
 /**
@@ -260,6 +265,7 @@ class BankConnectionRoutes {
       throw error;
     }
     try {
+      await options.onConsentStored?.(userId);
       // The sessions move to the new token before the old one is revoked under them.
       await options.sessions.attachToken(userId, grant.access_token);
     } finally {

@@ -55,6 +55,13 @@ export interface GatewayConfig {
     | undefined;
   /** How long events are kept for subscribers to resume from their cursor. */
   eventRetentionMs: number;
+  /** The user-data store: where answers are kept (none when `off`) and its bounds. */
+  userData: {
+    store: 'memory' | 'redis' | 'off';
+    maxAgeMs: number;
+    userMaxBytes: number;
+    budgetBytes: number;
+  };
   /** A bank connection whose app user has not signed in for this long is revoked and deleted. */
   bankConnectionIdleMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */

@@ -9,6 +9,7 @@ import { REALTIME_SETTINGS } from './settings/realtime-settings.js';
 import { SERVER_SETTINGS } from './settings/server-settings.js';
 import { SESSION_SETTINGS } from './settings/session-settings.js';
 import { SHARED_STATE_SETTINGS } from './settings/shared-state-settings.js';
+import { USER_DATA_SETTINGS } from './settings/user-data-settings.js';
 
 /**
  * Every setting the gateway reads, grouped by feature, in the order of the settings reference and
@@ -25,6 +26,7 @@ export const SETTING_GROUPS = [
   PAYMENT_SETTINGS,
   REALTIME_SETTINGS,
   SHARED_STATE_SETTINGS,
+  USER_DATA_SETTINGS,
   OBSERVABILITY_SETTINGS,
 ] as const satisfies readonly SettingGroup[];
 

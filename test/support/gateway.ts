@@ -41,10 +41,20 @@ export interface TestGateway {
 
 /**
  * Starts a real gateway on port 0 against its embedded sandbox, logging at debug level into
- * memory (and the audit). Stopped automatically after the test.
+ * memory (and the audit), the user-data store off unless `env` sets USER_DATA_STORE. Stopped
+ * automatically after the test.
  */
 export async function startGateway(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestGateway> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', SHUTDOWN_DELAY_MS: '0', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'debug',
+    SHUTDOWN_DELAY_MS: '0',
+    // Off unless a test turns it on: most tests change the sandbox's data (or its faults) and read
+    // at once, before the webhook that announces the change; the store's own tests turn it on.
+    USER_DATA_STORE: 'off',
+    ...env,
+  });
   const logs: Array<Record<string, unknown>> = [];
   const logged = new EventEmitter();
   const destination = new Writable({

@@ -7,6 +7,8 @@ import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
 import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
 import { RequestScope, type ScopedRouteRequest } from '../../src/lib/request-scope.js';
+import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
+import type { UserDataStore } from '../../src/user-data/user-data-store.js';
 import { createMemoryDeadLetterStore } from '../../src/webhooks/memory-dead-letter-store.js';
 import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
 import { createMemoryRoutingHandleStore } from '../../src/webhooks/memory-routing-handle-store.js';
@@ -22,7 +24,9 @@ const logger = createLogger({ level: 'silent' });
  * The webhook route in process, on memory stores, with side effects that can be made to fail
  * once (as a store that stalls mid-way would): a failed request answers 5xx, like the gateway.
  */
-async function receiver(options: { failTokenRevocation?: boolean; failCancellation?: boolean } = {}) {
+async function receiver(
+  options: { failTokenRevocation?: boolean; failCancellation?: boolean; failUserDataChange?: boolean } = {},
+) {
   const keys = new SigningKeys();
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
   const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
@@ -36,6 +40,23 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
         throw new Error('store stalled');
       }
       await memoryHandles.markCancelled(userId, type);
+    },
+  };
+  const memoryUserData = createMemoryUserDataStore({
+    maxAgeMs: 60_000,
+    userMaxBytes: 1 << 20,
+    budgetBytes: 1 << 24,
+    clock: Date.now,
+  });
+  let userDataFails = options.failUserDataChange ?? false;
+  const userData: UserDataStore = {
+    ...memoryUserData,
+    async change(userId, changes) {
+      if (userDataFails) {
+        userDataFails = false;
+        throw new Error('store stalled');
+      }
+      await memoryUserData.change(userId, changes);
     },
   };
   const revocations: string[] = [];
@@ -54,6 +75,7 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
       logger,
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
+      userData,
       async onTokenRevoked(_userId, token) {
         if (revocationFails) {
           revocationFails = false;
@@ -87,7 +109,14 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
     });
     return { status: response.status, body: (await response.json()) as { status: string } };
   };
-  return { post, state, revocations, published, cancelled: () => memoryHandles.cancelledTypes('app_user') };
+  return {
+    post,
+    state,
+    revocations,
+    published,
+    cancelled: () => memoryHandles.cancelledTypes('app_user'),
+    userData: memoryUserData,
+  };
 }
 
 describe('webhook side effects after a partial failure', () => {
@@ -102,6 +131,26 @@ describe('webhook side effects after a partial failure', () => {
     expect((await hooks.post(body)).status).toBe(503);
     expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'duplicate' } });
     expect(hooks.revocations).toEqual(['tok_1']);
+  });
+
+  it('an ACCOUNT UPDATE whose user-data change failed is not acknowledged, and the retry makes the change', async () => {
+    const hooks = await receiver({ failUserDataChange: true });
+    const entry = { kind: 'account', accountId: 'acc_1' } as const;
+    const kept = async () => (await hooks.userData.read('app_user', entry)).value;
+    await hooks.userData.write('app_user', entry, '{"balance":1}', await hooks.userData.read('app_user', entry));
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state: hooks.state,
+      item_id: 'acc_1',
+      updated_fields: ['balance'],
+    });
+    expect((await hooks.post(body)).status).toBe(503);
+    expect(hooks.published).toEqual([]);
+    expect(await kept()).toBe('{"balance":1}');
+    expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'published' } });
+    expect(await kept()).toBeUndefined();
+    expect(hooks.published).toEqual(['ACCOUNT UPDATE']);
   });
 
   it('a WEBHOOK_CANCELLED whose mark failed is processed whole on the retry', async () => {

@@ -12,6 +12,7 @@ export class AccessResolver {
   })
   async revokeAccount(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<AccountRevocation> {
     await context.userClient.revokeAccount(id);
+    await context.loaders.accountRevoked(id);
     context.logger.info({ userId: context.user.id, accountId: id }, 'account access revoked by the user');
     return { accountId: id };
   }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplate } from '../../lib/route-template.js';
+import { userDataMetrics } from './user-data-metrics.js';
 
 /** How an operation reached the gateway: HTTP (Apollo), a WebSocket, or a subscription stream over HTTP. */
 export type Transport = 'http' | 'websocket' | 'multipart' | 'sse';
@@ -33,6 +34,7 @@ export function createMetrics() {
         },
       });
     },
+    ...userDataMetrics(registry),
     /** Gauges read when scraped. */
     watch(name: string, help: string, read: () => number) {
       new Gauge({

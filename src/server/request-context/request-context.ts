@@ -128,7 +128,13 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     // subscription's own context only opens the event stream.
     const lazyParts: LazyParts = {
       loaders: () =>
-        (loaders ??= createRequestLoaders(deps.loaders, () => context.userClient, activity, scope?.requestId)),
+        (loaders ??= createRequestLoaders(
+          deps.loaders,
+          () => context.userClient,
+          activity,
+          scope?.requestId,
+          session.userId,
+        )),
       userClient: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
         if (session.accessToken === undefined)
