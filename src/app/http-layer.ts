@@ -224,6 +224,7 @@ function httpSubscriptions(
       trustedDocuments,
       limits: config.websocket,
       registry,
+      clock: deps.clock,
       createContext,
       createEventStreamContext: eventStreamContexts(deps, transport),
       formatError,
@@ -237,7 +238,10 @@ function httpSubscriptions(
   const sseHandler = createSseSubscriptionHandler({
     streams: sse,
     // The same question the /graphql handler and the socket ask of a request.
-    authenticate: (req) => state.sessions.read(req),
+    authenticate: async (req) => {
+      const session = await state.sessions.read(req);
+      return session && { ok: true, session };
+    },
     maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
     maxBufferedBytes: config.websocket.maxBufferedBytes,
     logger,

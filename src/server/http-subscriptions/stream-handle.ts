@@ -60,6 +60,25 @@ export class StreamHandle extends EventEmitter {
     this.ended?.({ end: [endingFor(code, reason)] });
   }
 
+  /** Ends the stream in `ms` (its credential lapses then), unless it ended before. */
+  endAt(ms: number): void {
+    const timer = setTimeout(
+      () =>
+        this.ended?.({
+          end: [
+            coded(
+              'The access token expired: get a new one and subscribe again (with `after`).',
+              ErrorCode.UNAUTHENTICATED,
+              { reason: 'TOKEN_EXPIRED' },
+            ),
+          ],
+        }),
+      ms,
+    );
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+  }
+
   frames(): AsyncIterableIterator<StreamFrame> {
     const frames: AsyncIterableIterator<StreamFrame> = {
       next: async () => {

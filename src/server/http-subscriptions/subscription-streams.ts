@@ -6,6 +6,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
@@ -35,6 +36,7 @@ export interface SubscriptionStreamOptions {
   limits: WebSocketLimits;
   /** Shared with the socket server, so sockets and streams count against the same caps and end alike. */
   registry: SocketRegistry;
+  clock: Clock;
   createContext(session: Session): GatewayContext;
   createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
@@ -94,7 +96,11 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
     return getOperationAST(prepared.document, payload.operationName)?.operation;
   }
 
-  async function openStream(session: Session, payload: SubscribePayload): Promise<StreamOpening> {
+  /**
+   * `endsAt`: when the credential the stream was opened with lapses (an access token's `exp`): the
+   * stream ends then with UNAUTHENTICATED (`reason: TOKEN_EXPIRED`), as a socket closes with 4401.
+   */
+  async function openStream(session: Session, payload: SubscribePayload, endsAt?: number): Promise<StreamOpening> {
     const type = operationType(payload);
     if (type !== undefined && type !== 'subscription') return { kind: 'not-subscription' };
     // Shutting down: a stream opened now would only hold the listener open until it is cut.
@@ -138,6 +144,7 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
         return { kind: 'result', result: errors ? { ...outcome, errors } : outcome };
       }
       handle.attach(outcome);
+      if (endsAt !== undefined) handle.endAt(Math.max(0, endsAt - options.clock()));
     } catch (error) {
       handle.release();
       throw error;

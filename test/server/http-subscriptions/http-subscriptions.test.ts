@@ -1,11 +1,11 @@
 import { meros } from 'meros/browser';
 import { describe, expect, it } from 'vitest';
-import type { Browser } from '../support/browser.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
-import { multipartSubscription, sseSubscription, type StreamReader } from '../support/http-streams.js';
-import { track } from '../support/leftovers.js';
-import { socketClient, subscribe } from '../support/sockets.js';
-import { signedInUser } from '../support/webhooks.js';
+import type { Browser } from '../../support/browser.js';
+import { startGateway, type TestGateway } from '../../support/gateway.js';
+import { multipartSubscription, sseSubscription, type StreamReader } from '../../support/http-streams.js';
+import { track } from '../../support/leftovers.js';
+import { socketClient, subscribe } from '../../support/sockets.js';
+import { signedInUser } from '../../support/webhooks.js';
 
 const PAYMENT_UPDATED = `subscription ($after: String) { paymentUpdated(after: $after) { code paymentId reportedStatus cursor payment { id status } } }`;
 const ACCESS_REVOKED = 'subscription { accessRevoked { reason } }';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Browser } from '../support/browser.js';
+import { Browser } from '../../support/browser.js';
 import {
   deployment,
   paymentWebhook,
@@ -8,11 +8,11 @@ import {
   sessionCookie,
   signInVia,
   type Deployment,
-} from '../support/deployment.js';
-import { approveConsent } from '../support/gateway.js';
-import { sseSubscription } from '../support/http-streams.js';
-import type { Instance } from '../support/instances.js';
-import { REDIS_URL } from '../support/redis.js';
+} from '../../support/deployment.js';
+import { approveConsent } from '../../support/gateway.js';
+import { sseSubscription } from '../../support/http-streams.js';
+import type { Instance } from '../../support/instances.js';
+import { REDIS_URL } from '../../support/redis.js';
 
 describe('subscriptions over HTTP and phone connection URLs, several instances on one Redis', () => {
   it('streams a webhook posted to A on B, and ends the stream on B when the user signs out through A', async () => {
