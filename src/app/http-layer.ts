@@ -27,6 +27,7 @@ import { createEventStreamContextFactory } from '../server/request-context/sessi
 import { CloseCode } from '../server/websocket/close-codes.js';
 import { createSocketRegistry, type SocketRegistry } from '../server/websocket/socket-registry.js';
 import { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
+import { createAuthenticator } from './access-tokens.js';
 import { registerRoutes, scrapeOf, type RouteDependencies } from './routes.js';
 
 const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
@@ -70,12 +71,14 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     recheckMs: deps.sessionRecheckMs ?? 60_000,
     logger: deps.logger,
   });
+  const authenticator = createAuthenticator(deps);
   const streams = httpSubscriptions(deps, graphql, createContext, registry, router);
   const server = createGatewayHttpServer({
     router,
     graphql: createGraphQLHttpHandler({
       apollo: graphql.apollo,
       sessions: deps.state.sessions,
+      authenticator,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
       trustedDocuments: graphql.trustedDocuments,
@@ -84,6 +87,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     }),
     graphiql,
     logger: deps.logger,
+    joinable: deps.upstreams.loaderDeps.joinable,
     limits: deps.config.http,
     allowedOrigins: deps.allowedOrigins,
     trustRequestIdHeader: deps.config.trustRequestIdHeader,
@@ -92,7 +96,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     readiness: deps.readiness,
     notReady: () => whyNotReady(deps),
   });
-  const sockets = attachWebSockets(deps, server, graphql, createContext, registry, undo);
+  const sockets = attachWebSockets(deps, server, graphql, createContext, registry, authenticator, undo);
   // Shutdown ends the HTTP streams with the sockets (each gets a coded last part, then the listener closes).
   const websockets: typeof sockets = {
     async close(code, reason) {
@@ -268,6 +272,7 @@ function attachWebSockets(
   { schema, rules, trustedDocuments }: GraphQLParts,
   createContext: ReturnType<typeof createRequestContextFactory>,
   registry: SocketRegistry,
+  authenticator: ReturnType<typeof createAuthenticator>,
   undo: Array<() => unknown>,
 ) {
   const { config, state, metrics, clock, logger } = deps;
@@ -275,6 +280,7 @@ function attachWebSockets(
     server,
     schema,
     sessions: state.sessions,
+    authenticator,
     createContext,
     createEventStreamContext: eventStreamContexts(deps, 'websocket'),
     registry,

@@ -72,6 +72,7 @@ export function registerRoutes(
       token: config.adminToken,
       deadLetters: state.stores.deadLetters,
       metrics: () => scrapeOf(deps.metrics),
+      endAccess: (userId) => state.sessions.endAllForUser(userId),
     });
   // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
   return config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)

@@ -110,6 +110,9 @@ export async function createState(
       },
     });
   async function tokenDied(userId: string, token: string): Promise<number> {
+    // The bank connection ended: the user's access tokens until now stop counting too, or a device
+    // would sign its session back in with one.
+    await stores.sessionEndings.endAccessBefore(userId, clock());
     await stores.bankConnections.delete(userId, token);
     const remaining = await sessions.endSessionsWithToken(userId, token);
     if (remaining === 0) await eraser.forget(userId);

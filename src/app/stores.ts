@@ -3,7 +3,7 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import type { BankConnectionRecord, BankConnectionStore } from '../auth/bank-connection-store.js';
 import { createMemoryBankConnectionStore } from '../auth/memory-bank-connection-store.js';
 import { createMemoryOAuthStateStore } from '../auth/memory-oauth-state-store.js';
-import { memorySessionEndings } from '../auth/memory-session-endings.js';
+import { createMemorySessionEndings } from '../auth/memory-session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import type { OAuthStateStore } from '../auth/oauth-state-store.js';
 import { createRedisBankConnectionStore } from '../auth/redis-bank-connection-store.js';
@@ -129,7 +129,7 @@ function createMemoryStores(
     handles: createMemoryRoutingHandleStore(),
     deadLetters: createMemoryDeadLetterStore({ marks }),
     idempotencyKeys: createMemoryIdempotencyKeyStore({ clock }),
-    sessionEndings: memorySessionEndings,
+    sessionEndings: createMemorySessionEndings(clock),
     eventLog: createMemoryEventLog({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
     userData:
       config.userData.store === 'memory'

@@ -120,6 +120,12 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
       scopes: v.OIDC_SCOPES,
     },
     mfa: { policy: v.MFA_POLICY, acceptedAmr: v.MFA_ACCEPTED_AMR, maxAgeMs: v.MFA_MAX_AGE_SECONDS * SECOND },
+    accessTokens: {
+      clientIds: v.NATIVE_CLIENT_IDS,
+      audience: v.ACCESS_TOKEN_AUDIENCE,
+      algorithms: v.ACCESS_TOKEN_ALGORITHMS,
+      keyFetchesPerMinute: v.ACCESS_TOKEN_KEY_FETCHES_PER_MINUTE,
+    },
     session: {
       secret: v.SESSION_SECRET,
       maxAgeMs: v.SESSION_MAX_AGE_SECONDS * SECOND,

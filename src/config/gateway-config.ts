@@ -150,6 +150,18 @@ export interface GatewayConfig {
     /** MFA status lapses this long after `auth_time`; money moves only within it (step-up otherwise). */
     maxAgeMs: number;
   };
+  /**
+   * Access tokens from the app's identity provider (`Authorization: Bearer`, and graphql-ws'
+   * `connection_init`): for native and server clients; browsers keep the cookie.
+   */
+  accessTokens: {
+    /** NATIVE_CLIENT_IDS; undefined: the sandbox's native client on the sandbox provider, else none. */
+    clientIds: string[] | undefined;
+    /** ACCESS_TOKEN_AUDIENCE; undefined: the public URL. */
+    audience: string | undefined;
+    algorithms: string[];
+    keyFetchesPerMinute: number;
+  };
   session: {
     /** Undefined only in full sandbox mode, where a random per-process secret is used. */
     secret: string | undefined;

@@ -1,4 +1,5 @@
 import type { SettingGroup, ValueOf } from './setting-types.js';
+import { ACCESS_TOKEN_SETTINGS } from './settings/access-token-settings.js';
 import { CONSUMER_INFO_SETTINGS } from './settings/consumer-info-settings.js';
 import { ENRICHMENT_SETTINGS } from './settings/enrichment-settings.js';
 import { GRAPHQL_SETTINGS } from './settings/graphql-settings.js';
@@ -22,6 +23,7 @@ export const SETTING_GROUPS = [
   ENRICHMENT_SETTINGS,
   GRAPHQL_SETTINGS,
   SESSION_SETTINGS,
+  ACCESS_TOKEN_SETTINGS,
   CONSUMER_INFO_SETTINGS,
   PAYMENT_SETTINGS,
   REALTIME_SETTINGS,

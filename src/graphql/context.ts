@@ -19,6 +19,11 @@ export interface AccessState {
   policy: 'required' | 'read-only';
   /** The app user has a bank connection (a platform token). */
   connected: boolean;
+  /**
+   * Signed in with an access token (a native or server client): it re-authenticates at its
+   * identity provider, not through the gateway's cookie routes.
+   */
+  viaToken?: boolean;
   links: {
     /** Sign in again (with a second factor). */
     signInUrl: string;
@@ -27,6 +32,16 @@ export interface AccessState {
     /** The consumer information page, then the platform's connection flow. */
     connectUrl: string;
   };
+}
+
+/** A signed-in device as the context reports it (instants in ms). */
+export interface DeviceRecord {
+  id: string;
+  /** The app's client id; undefined for a browser's cookie session. */
+  client: string | undefined;
+  signedInAt: number;
+  lastUsedAt: number;
+  current: boolean;
 }
 
 /**
@@ -56,6 +71,12 @@ export interface GatewayContext {
     readonly ended: boolean;
     /** Whether the session still exists and is within its lifetimes (checked before each event). */
     isLive(): Promise<boolean>;
+    /** The user's signed-in devices: browsers' sessions and apps' token families. */
+    devices(): Promise<DeviceRecord[]>;
+    /** Ends one device's sign-in (and its access tokens until now); false when there is no such device. */
+    endDevice(id: string): Promise<boolean>;
+    /** Ends every sign-in of the user (sessions and access tokens until now); the bank connection stays. */
+    endAll(): Promise<void>;
   };
   appKind: AppKind;
   /** Idempotency keys for payments and transfers (client-supplied, or derived per user and input). */

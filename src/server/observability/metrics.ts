@@ -22,6 +22,7 @@ export function createMetrics() {
     ...upstreamMetrics(registry),
     ...webhookMetrics(registry),
     ...subscriptionMetrics(registry),
+    ...userDataMetrics(registry),
     /** Open subscription streams over HTTP, by transport (read when scraped). */
     watchStreams(read: () => Record<'multipart' | 'sse', number>) {
       new Gauge({
@@ -34,7 +35,6 @@ export function createMetrics() {
         },
       });
     },
-    ...userDataMetrics(registry),
     /** Gauges read when scraped. */
     watch(name: string, help: string, read: () => number) {
       new Gauge({

@@ -16,6 +16,7 @@ import type { UserCallLimiter } from '../../loaders/user-call-limiter.js';
 import { bindUserClient, type UserClient } from '../../loaders/user-client.js';
 import type { CoreClient } from '../../upstream/core-client.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
+import { deviceControls } from './device-controls.js';
 import { LazyContext, SessionControls, type LazyParts } from './lazy-context.js';
 import { accessStates, livenessCheck, type SessionAccessDependencies } from './session-access.js';
 
@@ -112,8 +113,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
   return (session: Session, scope?: RequestScope, origin?: string): GatewayContext => {
     const state = { ended: false };
     let loaders: RequestLoaders | undefined;
-    // What this request has in flight upstream: enrichment lookups go out when nothing is.
-    const activity = new RequestActivity();
+    // What this request has in flight upstream: enrichment lookups go out when nothing is. An HTTP
+    // request stops counting among those a shared enrichment call waits for once its lookups are
+    // queued (the HTTP edge counted it from its arrival, and stops at its response's end).
+    const joinable = deps.loaders.joinable;
+    const activity = new RequestActivity(scope && joinable ? () => joinable.release(scope) : undefined);
     const end = async () => {
       state.ended = true;
       await deps.eraser.forget(session.userId);
@@ -167,6 +171,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         end,
         () => revokeOtherTokens(deps, session, requestCore(), logger()),
         livenessCheck(deps, session, () => state.ended),
+        deviceControls(deps.sessions, session, state),
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },

@@ -76,6 +76,7 @@ export function accessStates(deps: Pick<SessionAccessDependencies, 'mfa' | 'cloc
       mfaFreshUntil: mfa === 'none' ? undefined : session.authTime + deps.mfa.maxAgeMs,
       policy: deps.mfa.policy,
       connected: session.accessToken !== undefined,
+      viaToken: session.client !== undefined,
       links: linksFor(deps.publicUrl(), origin),
     };
   };

@@ -99,7 +99,16 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
       if ((byUser.get(session.userId)?.size ?? 0) >= limits.maxSocketsPerUser) return 'user';
       return undefined;
     },
-    add(session: Session, socket: RegisteredSocket): void {
+    /** `closeAt`: when the socket's access token expires (a bearer socket), it closes with 4401 then. */
+    add(session: Session, socket: RegisteredSocket, closeAt?: number): void {
+      if (closeAt !== undefined) {
+        const expiry = setTimeout(
+          () => socket.close(CloseCode.SESSION_ENDED, 'Access token expired'),
+          Math.max(0, closeAt - options.clock()),
+        );
+        expiry.unref();
+        socket.once('close', () => clearTimeout(expiry));
+      }
       let sockets = bySession.get(session.key);
       if (!sockets) {
         bySession.set(session.key, (sockets = new Set()));
