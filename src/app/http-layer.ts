@@ -72,7 +72,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     logger: deps.logger,
   });
   const authenticator = createAuthenticator(deps);
-  const streams = httpSubscriptions(deps, graphql, createContext, registry, router);
+  const streams = httpSubscriptions(deps, graphql, createContext, registry, authenticator, router);
   const server = createGatewayHttpServer({
     router,
     graphql: createGraphQLHttpHandler({
@@ -216,6 +216,7 @@ function httpSubscriptions(
   { schema, rules, trustedDocuments }: GraphQLParts,
   createContext: ReturnType<typeof createRequestContextFactory>,
   registry: SocketRegistry,
+  authenticator: ReturnType<typeof createAuthenticator>,
   router: Router<ScopedRouteRequest>,
 ) {
   const { config, state, metrics, logger } = deps;
@@ -242,10 +243,7 @@ function httpSubscriptions(
   const sseHandler = createSseSubscriptionHandler({
     streams: sse,
     // The same question the /graphql handler and the socket ask of a request.
-    authenticate: async (req) => {
-      const session = await state.sessions.read(req);
-      return session && { ok: true, session };
-    },
+    authenticate: (req) => authenticator.authenticate(req.headers),
     maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
     maxBufferedBytes: config.websocket.maxBufferedBytes,
     logger,
