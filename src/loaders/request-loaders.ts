@@ -51,6 +51,10 @@ export interface RequestLoaders {
    * (the account, the list, its transactions) is dropped, and this request reads them afresh.
    */
   accountRevoked(accountId: string): Promise<void>;
+  /** Notes a refresh the platform accepted (with the user-data store on; best effort). */
+  refreshRequested(accountId: string | undefined, requestedAt: Date): Promise<void>;
+  /** The refresh noted and not yet answered by the platform's webhooks; undefined when none (or the store is off). */
+  openRefresh(): Promise<{ requestedAt: Date; accountId?: string } | undefined>;
 }
 
 /**
@@ -149,6 +153,18 @@ class LazyRequestLoaders implements RequestLoaders {
     this.built.transactionPage?.clearAll();
   }
 
+  async refreshRequested(accountId: string | undefined, requestedAt: Date): Promise<void> {
+    await this.deps.keptReads?.noteRefresh(this.userId, {
+      requestedAt: requestedAt.getTime(),
+      ...(accountId ? { accountId } : {}),
+    });
+  }
+
+  async openRefresh(): Promise<{ requestedAt: Date; accountId?: string } | undefined> {
+    const note = await this.deps.keptReads?.openRefresh(this.userId);
+    return note && { requestedAt: new Date(note.requestedAt), accountId: note.accountId };
+  }
+
   get payment(): RequestLoaders['payment'] {
     return (this.built.payment ??= oneReadEach((id) => this.userClient().getPayment(id)));
   }
@@ -209,6 +225,14 @@ class SharedReads implements RequestLoaders {
 
   accountRevoked(accountId: string): Promise<void> {
     return this.shared.accountRevoked(accountId);
+  }
+
+  refreshRequested(accountId: string | undefined, requestedAt: Date): Promise<void> {
+    return this.shared.refreshRequested(accountId, requestedAt);
+  }
+
+  openRefresh(): ReturnType<RequestLoaders['openRefresh']> {
+    return this.shared.openRefresh();
   }
 }
 

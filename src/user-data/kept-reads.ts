@@ -17,6 +17,16 @@ export interface KeptReads {
   change(userId: string, changes: readonly UserDataChange[]): Promise<void>;
   /** Drops everything kept for the user (a new consent). */
   forget(userId: string): Promise<void>;
+  /** Notes a refresh the platform accepted; the first ACCOUNT or TRANSACTION webhook after it ends it. */
+  noteRefresh(userId: string, refresh: RefreshNote): Promise<void>;
+  /** The refresh noted and not yet answered by a webhook (nor older than the maximum age), if any. */
+  openRefresh(userId: string): Promise<RefreshNote | undefined>;
+}
+
+export interface RefreshNote {
+  /** Milliseconds since the epoch. */
+  requestedAt: number;
+  accountId?: string;
 }
 
 export interface KeptReadsOptions {
@@ -83,5 +93,13 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
     servedFromStore: (userId) => lastAnswer.get(userId),
     change: (userId, changes) => store.change(userId, changes),
     forget: (userId) => store.deleteUser(userId),
+    async noteRefresh(userId, refresh) {
+      const lookup = await store.read(userId, { kind: 'refresh' });
+      await store.write(userId, { kind: 'refresh' }, JSON.stringify(refresh), lookup);
+    },
+    async openRefresh(userId) {
+      const { value } = await store.read(userId, { kind: 'refresh' });
+      return value === undefined ? undefined : (JSON.parse(value) as RefreshNote);
+    },
   };
 }

@@ -10,7 +10,9 @@ export type UserDataEntry =
   | { kind: 'me' }
   | { kind: 'accounts' }
   | { kind: 'account'; accountId: string }
-  | { kind: 'transactions'; accountId?: string; start?: string; end?: string; cursor: string | null };
+  | { kind: 'transactions'; accountId?: string; start?: string; end?: string; cursor: string | null }
+  /** The gateway's own note of a refresh it asked for, until the platform's first webhook answers it. */
+  | { kind: 'refresh' };
 
 /**
  * What the platform said changed, and so what can no longer be answered from the store:
@@ -82,6 +84,8 @@ export function topicOf(entry: UserDataEntry): { topic: string; name: string } {
       return { topic: 'me', name: '' };
     case 'accounts':
       return { topic: 'al', name: '' };
+    case 'refresh':
+      return { topic: 'rf', name: '' };
     case 'account':
       return { topic: `a:${digest(entry.accountId)}`, name: '' };
     case 'transactions':
@@ -92,9 +96,11 @@ export function topicOf(entry: UserDataEntry): { topic: string; name: string } {
   }
 }
 
-/** The topics a change makes stale. */
+/** The topics a change makes stale; any change is the platform's answer to a running refresh. */
 export function topicsOf(change: UserDataChange): string[] {
-  return change.kind === 'account' ? [`a:${digest(change.accountId)}`, 'al'] : [`t:${digest(change.accountId)}`, 'ta'];
+  return change.kind === 'account'
+    ? [`a:${digest(change.accountId)}`, 'al', 'rf']
+    : [`t:${digest(change.accountId)}`, 'ta', 'rf'];
 }
 
 /** The entry's field: `<topic>|<name>`, so a topic's entries share a prefix. */

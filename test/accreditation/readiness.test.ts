@@ -94,6 +94,14 @@ describe('the accreditation readiness report', () => {
     ).toBe('warn');
   });
 
+  it('lists how long accounts and transactions are kept, or that they are not', () => {
+    const detail = (env: Record<string, string>) =>
+      readinessReport(loadConfig(env), { now: NOW, leakAuditPresent: true }).find((c) => c.id === 'data-retention')!
+        .detail;
+    expect(detail({ USER_DATA_MAX_AGE_SECONDS: '900' })).toContain('kept accounts and transactions 15 min at most');
+    expect(detail({ USER_DATA_STORE: 'off' })).toContain('accounts and transactions not kept');
+  });
+
   it('prints the report from the built gateway and exits non-zero when something fails', async () => {
     const run = async (env: Record<string, string>) => {
       const child = spawn(process.execPath, ['dist/accreditation/main.js'], {
