@@ -11,7 +11,7 @@ import { REDIS_URL } from '../support/redis.js';
  * (its encrypted platform token, its client) and the instants access ended are shared, so a token
  * that ends on one instance is refused on the other at once, and its sockets there close.
  */
-describe('access tokens across instances', () => {
+describe('access tokens across instances', { timeout: 60_000 }, () => {
   it('serves a device on either instance, and ending access on one refuses its token on the other at once', async () => {
     const deployed = await deployment(2, { REDIS_URL, NATIVE_CLIENT_IDS: 'nz.sandbox.native' });
     const [a, b] = deployed.instances as [(typeof deployed.instances)[0], (typeof deployed.instances)[0]];
