@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, MERCHANTS, type Sandbox } from '@open-finance-gateway/sandbox';
+import { interleaved } from './support/interleave.js';
 import {
   freePort,
   gatewayEnvFor,
@@ -86,43 +87,6 @@ async function load(
     cpuMs,
     searches: (searches(sandbox) - searchesBefore) / requests,
   };
-}
-
-/**
- * `runs` rounds in which every target serves one request, after `warmUp` such rounds; latency and,
- * for targets with a process, CPU per request over the measured rounds. Each round takes the
- * targets in a new random order: whichever goes first in a round runs up to a tenth slower on this
- * machine (seen in A/B runs of one build against itself), and a fixed order put that on one target.
- */
-async function interleaved(
-  targets: Array<{ name: string; process?: Measured; request: (n: number) => Promise<number> }>,
-  warmUp: number,
-  runs: number,
-): Promise<Array<{ p50: number; p99: number; cpuMs: number }>> {
-  for (let n = 0; n < warmUp; n += 1) for (const target of targets) await target.request(-1 - n);
-  const cpuBefore = await Promise.all(targets.map(async (target) => (await target.process?.measure())?.cpuMicros ?? 0));
-  const latencies = targets.map((): number[] => []);
-  for (let n = 0; n < runs; n += 1)
-    for (const index of shuffled(targets.keys())) latencies[index]!.push(await targets[index]!.request(n));
-  const cpuAfter = await Promise.all(targets.map(async (target) => (await target.process?.measure())?.cpuMicros ?? 0));
-  return targets.map((_, index) => {
-    const sorted = latencies[index]!.sort((a, b) => a - b);
-    return {
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      cpuMs: (cpuAfter[index]! - cpuBefore[index]!) / 1000 / runs,
-    };
-  });
-}
-
-/** Fisher-Yates. */
-function shuffled<T>(items: Iterable<T>): T[] {
-  const list = [...items];
-  for (let index = list.length - 1; index > 0; index -= 1) {
-    const other = Math.floor(Math.random() * (index + 1));
-    [list[index], list[other]] = [list[other]!, list[index]!];
-  }
-  return list;
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;

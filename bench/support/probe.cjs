@@ -1,6 +1,6 @@
 // Preloaded into a process under measurement (`--require`): answers 'measure' over IPC with its
 // CPU time, its event-loop delay p99 since the previous answer, and, after a full collection
-// (`--expose-gc`), its heap and RSS. Bench-only.
+// (`--expose-gc`), its heap and RSS (and the heap as it was before that collection). Bench-only.
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
 const delay = monitorEventLoopDelay({ resolution: 5 });
@@ -12,6 +12,7 @@ process.on('message', (message) => {
   const loopDelayP99Ms = delay.percentile(99) / 1e6;
   delay.reset();
   const before = process.cpuUsage();
+  const heapUsedBeforeGc = process.memoryUsage().heapUsed;
   if (global.gc) {
     global.gc();
     global.gc();
@@ -20,7 +21,7 @@ process.on('message', (message) => {
   const after = process.cpuUsage();
   const reported = { user: before.user - forcedCollectionMicros, system: before.system };
   forcedCollectionMicros += after.user + after.system - (before.user + before.system);
-  process.send({ heapUsed: memory.heapUsed, rss: memory.rss, cpu: reported, loopDelayP99Ms });
+  process.send({ heapUsed: memory.heapUsed, heapUsedBeforeGc, rss: memory.rss, cpu: reported, loopDelayP99Ms });
 });
 // The IPC channel must not keep a process alive that is asked to stop.
 process.channel?.unref();

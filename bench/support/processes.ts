@@ -20,7 +20,14 @@ export interface Measured {
   port: number;
   child: ChildProcess;
   /** CPU microseconds so far, event-loop delay p99 since the last measure, heap/RSS bytes after a full collection. */
-  measure(): Promise<{ heapUsed: number; rss: number; cpuMicros: number; loopDelayP99Ms: number }>;
+  measure(): Promise<{
+    heapUsed: number;
+    /** The heap as sampled without forcing a collection first (garbage included). */
+    heapUsedBeforeGc: number;
+    rss: number;
+    cpuMicros: number;
+    loopDelayP99Ms: number;
+  }>;
   stop(): Promise<void>;
 }
 
@@ -66,10 +73,17 @@ export async function startMeasured(args: string[], env: Record<string, string>,
     async measure() {
       child.send('measure');
       const [reply] = (await once(child, 'message')) as [
-        { heapUsed: number; rss: number; cpu: { user: number; system: number }; loopDelayP99Ms: number },
+        {
+          heapUsed: number;
+          heapUsedBeforeGc: number;
+          rss: number;
+          cpu: { user: number; system: number };
+          loopDelayP99Ms: number;
+        },
       ];
       return {
         heapUsed: reply.heapUsed,
+        heapUsedBeforeGc: reply.heapUsedBeforeGc,
         rss: reply.rss,
         cpuMicros: reply.cpu.user + reply.cpu.system,
         loopDelayP99Ms: reply.loopDelayP99Ms,
@@ -84,10 +98,17 @@ export async function startMeasured(args: string[], env: Record<string, string>,
   };
 }
 
-/** The built gateway (`node dist/main.js`), at LOG_LEVEL info as in production. */
-export function startGatewayProcess(env: Record<string, string>): Promise<Measured> {
+/**
+ * The built gateway (`node dist/main.js`), at LOG_LEVEL info as in production. `entry`: another
+ * build's main (a baseline copied aside, run side by side); `nodeArgs`: e.g. `--cpu-prof`.
+ */
+export function startGatewayProcess(
+  env: Record<string, string>,
+  entry = 'dist/main.js',
+  nodeArgs: string[] = [],
+): Promise<Measured> {
   return startMeasured(
-    ['dist/main.js'],
+    [...nodeArgs, entry],
     { HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'production', SHUTDOWN_DELAY_MS: '0', ...env },
     '"gateway listening"',
   );

@@ -91,16 +91,17 @@ class TransactionPage {
 }
 
 interface Context {
+  token: string;
   enrichment: DataLoader<Row, Item> | undefined;
 }
 
 @Resolver(() => Transaction)
 class TransactionResolver {
   @Query(() => TransactionPage)
-  async transactions(@Arg('first', () => Int) first: number): Promise<TransactionPage> {
+  async transactions(@Arg('first', () => Int) first: number, @Ctx() context: Context): Promise<TransactionPage> {
     const page = await call<{ items: Row[] }>(`${env('CORE_URL')}/v1/transactions`, {
       method: 'GET',
-      headers: { authorization: `Bearer ${env('USER_TOKEN')}`, 'x-service-id': env('APP_TOKEN') },
+      headers: { authorization: `Bearer ${context.token}`, 'x-service-id': env('APP_TOKEN') },
     });
     return {
       nodes: page.items
@@ -124,7 +125,8 @@ async function main(): Promise<void> {
   const server = new ApolloServer<Context>({ schema });
   const { url } = await startStandaloneServer(server, {
     listen: { port: Number(env('PORT')), host: '127.0.0.1' },
-    context: async () => ({
+    context: async ({ req }) => ({
+      token: req.headers.authorization?.replace(/^Bearer /, '') ?? env('USER_TOKEN'),
       enrichment:
         MODE === 'dataloader'
           ? new DataLoader<Row, Item, string>((rows) => search([...rows]), {

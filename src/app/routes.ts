@@ -7,6 +7,7 @@ import { createAppSignIn } from '../auth/app-sign-in.js';
 import { createAuthRouteSupport } from '../auth/auth-route-support.js';
 import { registerBankConnectionRoutes } from '../auth/bank-connection-routes.js';
 import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
+import type { PhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
@@ -45,7 +46,11 @@ export async function scrapeOf(metrics: GatewayMetrics) {
  * Every route but GraphQL's own: the webhook receiver (full apps), sign-in and the bank
  * connection, the operator routes, and GraphiQL; answers GraphiQL's routes when it is on.
  */
-export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies) {
+export function registerRoutes(
+  router: Router<ScopedRouteRequest>,
+  deps: RouteDependencies,
+  phoneBankConnection: PhoneBankConnection,
+) {
   const { config, state, endpoints } = deps;
   if (config.appKind === 'FULL') {
     registerWebhookReceiver(router, {
@@ -60,7 +65,7 @@ export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDe
       accepting: deps.accepting,
     });
   }
-  registerSignInRoutes(router, deps);
+  registerSignInRoutes(router, deps, phoneBankConnection);
   if (config.adminToken)
     registerAdminRoutes(router, {
       token: config.adminToken,
@@ -75,7 +80,11 @@ export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDe
 }
 
 /** App sign-in (OIDC) and the bank connection; a new connection subscribes its webhooks (full apps). */
-function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies): void {
+function registerSignInRoutes(
+  router: Router<ScopedRouteRequest>,
+  deps: RouteDependencies,
+  phoneBankConnection: PhoneBankConnection,
+): void {
   const { config, endpoints, upstreams, state, clock } = deps;
   const registerWebhooks = createWebhookRegistrar({
     core: upstreams.coreClient,
@@ -127,6 +136,7 @@ function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDep
       await state.keptReads?.forget(userId);
       if (state.keptReads) deps.metrics.userDataInvalidation('reconnection');
     },
+    phone: phoneBankConnection,
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {

@@ -3,6 +3,7 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { configSecrets, type GatewayConfig } from '../config/config.js';
 import { createEnrichmentBatcher } from '../loaders/enrichment-batcher.js';
 import { createEnrichmentCache } from '../loaders/enrichment-cache.js';
+import { JoinableRequests } from '../loaders/request-activity.js';
 import type { LoaderDependencies } from '../loaders/request-loaders.js';
 import type { GatewayMetrics } from '../server/observability/metrics.js';
 import { createCoreClient, type CoreClient } from '../upstream/core-client.js';
@@ -83,11 +84,13 @@ export function createUpstreams(
     appSecret: core.appSecret,
     headerPrefix: config.headerPrefix,
   });
+  const joinable = new JoinableRequests();
   const loaderDeps: LoaderDependencies = {
     enrichment: createEnrichmentBatcher({
       client: createEnrichmentClient(enrichmentHttp, enrichment.apiKey, logger),
       maxBatch: config.enrichment.maxBatch,
       windowMs: config.enrichment.batchWindowMs,
+      joinable,
       onCall: (size) => metrics.enrichmentBatch(size),
     }),
     enrichmentCache: createEnrichmentCache({
@@ -98,6 +101,7 @@ export function createUpstreams(
     enrichmentMaxBatch: config.enrichment.maxBatch,
     enrichmentMaxLookupsPerRequest: config.enrichment.maxQueriesPerRequest,
     onEnrichmentCacheLookup: (hit) => metrics.enrichmentCache(hit),
+    joinable,
   };
   return { pools: [coreHttp, enrichmentHttp, keysHttp], coreClient, keysHttp, loaderDeps };
 }

@@ -109,6 +109,7 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
       platformName: v.PLATFORM_NAME ?? defaultPlatformName(v.PLATFORM_HEADER_PREFIX, sandboxOnly),
       templatePath: v.CONSUMER_INFO_TEMPLATE,
     },
+    appReturnUris: v.APP_RETURN_URIS,
     compliance: { privacyNoticeUrl: v.PRIVACY_NOTICE_URL, pentestDate: v.PENTEST_DATE },
     payments: { dedupeWindowMs: v.PAYMENT_DEDUPE_WINDOW_SECONDS * SECOND },
     ...limitParts(v),

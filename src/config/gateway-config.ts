@@ -79,6 +79,8 @@ export interface GatewayConfig {
     /** CONSUMER_INFO_TEMPLATE: a file of the operator's own page body; read at start. */
     templatePath: string | undefined;
   };
+  /** APP_RETURN_URIS: where a bank connection started from a native app returns the browser to. */
+  appReturnUris: string[];
   /** What the accreditation readiness report checks besides the running configuration. */
   compliance: {
     privacyNoticeUrl: string | undefined;

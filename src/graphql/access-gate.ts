@@ -16,6 +16,7 @@ const ROOT_FIELD_ACCESS: Readonly<Record<string, FieldAccess>> = {
   'Query.bankConnection': 'session',
   'Query.connection': 'session',
   'Mutation.connectBank': 'session',
+  'Mutation.startBankConnection': 'identity',
   // Seeing and ending one's own sign-ins never waits on a second factor or a bank connection.
   'Query.devices': 'session',
   'Mutation.endDevice': 'session',

@@ -85,6 +85,14 @@ export interface GatewayContext {
     /** Where to send a user whose bank connection needs attention (starts the bank connection flow again). */
     reconnectUrl: string;
   };
+  /**
+   * A single-use, short-lived URL for a native app to open in the system browser: the consumer
+   * information page, the platform's consent, then back to the app's registered `returnUri`.
+   */
+  startBankConnection(
+    returnUri: string,
+    appState: string,
+  ): Promise<{ url: string; expiresAt: number } | { refused: 'RETURN_URI_NOT_ALLOWED' | 'BAD_STATE' }>;
   /** The request's logger (each line carries its id), or the gateway's for a subscription event. */
   logger: Logger;
   /** The HTTP request being served, when there is one (not for a subscription event). */
@@ -100,4 +108,6 @@ export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'log
   session: Pick<GatewayContext['session'], 'isLive'>;
   /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
   onStarted?: (type: string) => void;
+  /** Told once a started subscription has let go of its queue (completed, failed or returned). */
+  onEnded?: (type: string) => void;
 };

@@ -2,6 +2,7 @@ import type { EnrichmentClient } from '../upstream/enrichment-client.js';
 import type { PlatformEnrichmentQuery, PlatformEnrichmentResult } from '../upstream/platform-types.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
 import type { EnrichmentLookup } from './enrichment-lookup.js';
+import type { JoinableRequests } from './request-activity.js';
 
 type Outcome = readonly PlatformEnrichmentResult[] | Error;
 
@@ -52,9 +53,12 @@ async function searchOnce(
 
 /**
  * Enrichment lookups of concurrent requests share calls. With a window, the first lookup opens a
- * call that waits up to `windowMs` for others (from any request) and goes out at once when it
- * holds `maxBatch` distinct lookups; a lookup identical to one already waiting or in flight joins
- * it instead of being sent again. Enrichment carries no user data, so this is safe; each request
+ * call that waits for others (from any request) only while another request could still join it:
+ * it goes out on the next turn of the event loop once no request counted in `joinable` is left
+ * (each has queued its lookups or finished), at once when it holds `maxBatch` distinct lookups,
+ * and never later than `windowMs` after it opened. The turn lets requests whose bytes have
+ * arrived meanwhile be counted. A lookup identical to one already waiting or in flight joins it
+ * instead of being sent again. Enrichment carries no user data, so this is safe; each request
  * keeps its own budget (the loader's), and a failed call fails only the lookups that were in it.
  * A window of 0 sends each request's batch on its own.
  */
@@ -62,6 +66,8 @@ export function createEnrichmentBatcher(options: {
   client: EnrichmentClient;
   maxBatch: number;
   windowMs: number;
+  /** The requests that may still add lookups; without it, a call waits for its whole window. */
+  joinable?: JoinableRequests;
   onCall?: (size: number) => void;
 }): EnrichmentBatcher {
   if (options.windowMs <= 0)
@@ -91,6 +97,19 @@ export function createEnrichmentBatcher(options: {
     });
   }
 
+  /** The check scheduled for the next turn, if any. */
+  let nextTurn: NodeJS.Immediate | undefined;
+  const joinable = options.joinable;
+  /** Sends the forming call on the next turn if, by then, no request could still join it. */
+  function sendWhenNothingCanJoin(): void {
+    if (!joinable || !forming || nextTurn || joinable.pending > 0) return;
+    nextTurn = setImmediate(() => {
+      nextTurn = undefined;
+      if (forming && joinable.pending === 0) send();
+    });
+  }
+  joinable?.onQuiet(sendWhenNothingCanJoin);
+
   function join(lookup: EnrichmentLookup, key: string, requestId: string | undefined): Promise<Outcome> {
     const existing = known.get(key);
     if (existing) return existing;
@@ -105,7 +124,10 @@ export function createEnrichmentBatcher(options: {
   }
 
   return {
-    search: (lookups, keys, requestId) =>
-      Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!, requestId))),
+    search: (lookups, keys, requestId) => {
+      const outcomes = Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!, requestId)));
+      sendWhenNothingCanJoin();
+      return outcomes;
+    },
   };
 }

@@ -24,6 +24,8 @@ export interface EnrichmentLoaderOptions {
   /** When the request has nothing in flight that could still add lookups (see RequestActivity). */
   whenIdle: (dispatch: () => void) => void;
   onCacheLookup?: (hit: boolean) => void;
+  /** Told each time a batch of this request has been handed to the batcher. */
+  onQueued?: () => void;
   /** The request's id, sent upstream as `x-request-id` with the searches it opens. */
   requestId?: string;
 }
@@ -67,6 +69,7 @@ export function createEnrichmentLoader(options: EnrichmentLoaderOptions): Enrich
         // Lookups arriving from here on open the next batch.
         if (forming?.keys === keys) forming = undefined;
         resolve(searchInChunks(options, lookups, keys));
+        options.onQueued?.();
       }),
     );
     return { lookups, keys, outcomes };

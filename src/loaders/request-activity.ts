@@ -1,4 +1,35 @@
 /**
+ * What may still add lookups to the enrichment call forming now: GraphQL requests in flight that
+ * have not yet queued their lookups, and TCP connections just accepted whose first request has not
+ * arrived yet (on loopback or a LAN that is a few milliseconds; a request on its way). Each is
+ * counted under a key (the request's scope, the socket) from `open` until `release`, which the
+ * HTTP edge also calls when the response ends or the connection closes. The batcher sends a call
+ * as soon as nothing is counted, since nothing could join it by waiting.
+ */
+export class JoinableRequests {
+  private readonly open_ = new Set<object>();
+  private readonly quiet: Array<() => void> = [];
+
+  get pending(): number {
+    return this.open_.size;
+  }
+
+  /** Calls `listener` each time the count falls to zero. */
+  onQuiet(listener: () => void): void {
+    this.quiet.push(listener);
+  }
+
+  open(key: object): void {
+    this.open_.add(key);
+  }
+
+  /** Stops counting `key` (released again, or never opened: nothing happens). */
+  release(key: object): void {
+    if (this.open_.delete(key) && this.open_.size === 0) for (const listener of this.quiet) listener();
+  }
+}
+
+/**
  * What one GraphQL request (or subscription event) has in flight upstream. The enrichment loader
  * dispatches only when the request is idle: no platform read is in flight whose answer could
  * still produce lookups (a transactions page whose rows each want `enrichment`), and the
@@ -9,6 +40,12 @@
 export class RequestActivity {
   private inFlight = 0;
   private waiting: Array<() => void> = [];
+
+  /**
+   * `queued`: gives up this request's place among the joinable requests once its lookups are with
+   * the batcher (it adds nothing more to the call forming now).
+   */
+  constructor(readonly lookupsQueued: () => void = () => undefined) {}
 
   /** Runs an upstream call, counting it as in flight until it settles. */
   track<T>(call: () => Promise<T>): Promise<T> {

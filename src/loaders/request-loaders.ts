@@ -12,7 +12,7 @@ import type { UserDataEntry } from '../user-data/user-data-store.js';
 import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
-import type { RequestActivity } from './request-activity.js';
+import type { JoinableRequests, RequestActivity } from './request-activity.js';
 import type { UserClient } from './user-client.js';
 
 /** Long-lived dependencies from which each request's loaders are built. */
@@ -26,6 +26,8 @@ export interface LoaderDependencies {
   onEnrichmentCacheLookup?: (hit: boolean) => void;
   /** The user-data store in front of `me`, accounts and settled transactions; none when USER_DATA_STORE=off. */
   keptReads?: KeptReads;
+  /** The HTTP requests that may still add lookups to a shared enrichment call (the batcher's). */
+  joinable?: JoinableRequests;
 }
 
 /** One upstream page of settled transactions: the query and the platform's cursor. */
@@ -97,6 +99,7 @@ class LazyRequestLoaders implements RequestLoaders {
       maxBatch: this.deps.enrichmentMaxBatch,
       maxLookupsPerRequest: this.deps.enrichmentMaxLookupsPerRequest,
       whenIdle: (dispatch) => this.activity.whenIdle(dispatch),
+      onQueued: () => this.activity.lookupsQueued(),
       onCacheLookup: this.deps.onEnrichmentCacheLookup,
       requestId: this.requestId,
     }));

@@ -3,29 +3,9 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { readinessReport, type ReadinessCheck } from '../../src/accreditation/readiness-checks.js';
 import { loadConfig } from '../../src/config/config.js';
-import { tokenKeysSetting } from '../support/redis.js';
+import { PRODUCTION_SETTINGS as PRODUCTION } from '../support/production-settings.js';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
-
-/** A configuration an operator would run against the live platform, with everything this gateway can do. */
-const PRODUCTION = {
-  PUBLIC_URL: 'https://money.example.co.nz',
-  CORE_API_URL: 'https://api.platform.example',
-  ENRICHMENT_API_URL: 'https://genie.platform.example',
-  OAUTH_AUTHORIZE_URL: 'https://oauth.platform.example',
-  APP_TOKEN: 'app_token_production',
-  APP_SECRET: 'production-app-secret',
-  ENRICHMENT_API_KEY: 'genie_token_production',
-  SESSION_SECRET: 'a-production-session-secret-of-enough-length',
-  REDIS_URL: 'redis://127.0.0.1:6379',
-  TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-  PRIVACY_NOTICE_URL: 'https://money.example.co.nz/privacy',
-  PENTEST_DATE: '2026-05-01',
-  APP_NAME: 'Kiwi Money',
-  OIDC_ISSUER: 'https://login.money.example.co.nz',
-  OIDC_CLIENT_ID: 'gateway',
-  OIDC_CLIENT_SECRET: 'production-oidc-client-secret',
-};
 
 const verdicts = (checks: ReadinessCheck[]) => Object.fromEntries(checks.map((check) => [check.id, check.verdict]));
 

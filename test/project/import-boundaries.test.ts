@@ -64,6 +64,8 @@ const SERVER_ROOMS: Record<string, string[]> = {
   http: ['graphiql'],
   'graphql-http': ['observability'],
   websocket: ['observability', 'request-context'],
+  // Subscriptions over HTTP: thin adapters over the socket's operation pipeline, caps and registry.
+  'http-subscriptions': ['websocket', 'observability'],
   graphiql: [],
   observability: [],
   'request-context': [],

@@ -8,7 +8,7 @@ import { approveConsent, signInAtProvider } from '@open-finance-gateway/sandbox/
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
-import { recordLogLine, recordSecrets } from './audit.js';
+import { recordLogLine, recordSandboxSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
 import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
@@ -97,12 +97,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   const subscriptionsStarted = (count: number, type?: string) =>
     recorder.more('subscription-started', count, (event) => type === undefined || event.type === type);
   track(async () => {
-    recordSecrets([
-      { label: 'app secret', value: sandbox.credentials.appSecret },
-      { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
-      { label: 'identity client secret', value: sandbox.identity.clientSecret },
-      ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
-    ]);
+    recordSandboxSecrets(sandbox);
     await app.stop();
   });
   return {

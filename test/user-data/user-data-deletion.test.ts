@@ -54,9 +54,11 @@ describe('when access ends, nothing kept for the user is left (Redis)', () => {
     expect(deleted.data).toEqual({ deleteMyAccount: { complete: true } });
     await gateway.waitForEvent('user-data-deleted', (event) => event.userId === user.appUser);
     expect(await keptOfUser()).toEqual([]);
-    // As the existing check says: only the emptied event stream and session tombstones remain.
+    // As the existing check says: only the emptied event stream, the session tombstones and the
+    // access-ended instant (which refuses older access tokens until they expire) remain.
+    const tombstones = [':events', ':ended', ':access-ended'];
     const left = (await dumpKeys(prefix)).filter(([key]) => key.includes(tag));
-    expect(left.filter(([key]) => !key.endsWith(':events') && !key.endsWith(':ended'))).toEqual([]);
+    expect(left.filter(([key]) => !tombstones.some((end) => key.endsWith(end)))).toEqual([]);
   });
 });
 

@@ -24,6 +24,18 @@ const logger = createLogger({ level: 'silent' });
  * The webhook route in process, on memory stores, with side effects that can be made to fail
  * once (as a store that stalls mid-way would): a failed request answers 5xx, like the gateway.
  */
+/** `call`, except that its first call throws when `fail` is set (a store that stalled mid-way). */
+function failsOnce<A extends unknown[], R>(fail: boolean | undefined, call: (...args: A) => Promise<R>) {
+  let failing = fail ?? false;
+  return async (...args: A): Promise<R> => {
+    if (failing) {
+      failing = false;
+      throw new Error('store stalled');
+    }
+    return call(...args);
+  };
+}
+
 async function receiver(
   options: { failTokenRevocation?: boolean; failCancellation?: boolean; failUserDataChange?: boolean } = {},
 ) {
@@ -31,16 +43,9 @@ async function receiver(
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
   const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
   const memoryHandles = createMemoryRoutingHandleStore();
-  let cancellationFails = options.failCancellation ?? false;
   const handles: RoutingHandleStore = {
     ...memoryHandles,
-    async markCancelled(userId, type) {
-      if (cancellationFails) {
-        cancellationFails = false;
-        throw new Error('store stalled');
-      }
-      await memoryHandles.markCancelled(userId, type);
-    },
+    markCancelled: failsOnce(options.failCancellation, memoryHandles.markCancelled),
   };
   const memoryUserData = createMemoryUserDataStore({
     maxAgeMs: 60_000,
@@ -48,19 +53,11 @@ async function receiver(
     budgetBytes: 1 << 24,
     clock: Date.now,
   });
-  let userDataFails = options.failUserDataChange ?? false;
   const userData: UserDataStore = {
     ...memoryUserData,
-    async change(userId, changes) {
-      if (userDataFails) {
-        userDataFails = false;
-        throw new Error('store stalled');
-      }
-      await memoryUserData.change(userId, changes);
-    },
+    change: failsOnce(options.failUserDataChange, memoryUserData.change),
   };
   const revocations: string[] = [];
-  let revocationFails = options.failTokenRevocation ?? false;
   const published: string[] = [];
   const router = new Router<ScopedRouteRequest>();
   registerWebhookRoute(router, {
@@ -76,13 +73,9 @@ async function receiver(
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
       userData,
-      async onTokenRevoked(_userId, token) {
-        if (revocationFails) {
-          revocationFails = false;
-          throw new Error('store stalled');
-        }
+      onTokenRevoked: failsOnce(options.failTokenRevocation, async (_userId: string, token: string) => {
         revocations.push(token);
-      },
+      }),
     }),
   });
   const server = createServer((req, res) => {

@@ -49,7 +49,7 @@ export const ENRICHMENT_SETTINGS = {
       boundsNote: '; `0` turns sharing off',
       usedBy: 'batching across requests',
       description:
-        'How long lookups wait to share a `/v1/search` call with concurrent requests (a full call goes out at once).',
+        'The longest lookups wait to share a `/v1/search` call with concurrent requests; a call goes out sooner when no request in flight could still join it, and at once when full.',
       envNote: 'lookups of concurrent requests share calls; 0 turns it off',
     }),
   ],

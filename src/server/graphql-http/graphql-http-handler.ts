@@ -21,6 +21,11 @@ export interface GraphQLHttpHandlerOptions {
   trustedDocuments?: TrustedDocuments;
   /** Told of each operation refused here, before Apollo (Apollo's plugin counts the rest). */
   onOperation?: (type: string, outcome: string) => void;
+  /**
+   * Subscriptions over HTTP (Apollo's multipart protocol): answers the request and returns true
+   * when it is one, else false and Apollo answers it.
+   */
+  streamSubscription?: (req: IncomingMessage, res: ServerResponse, session: Session, body: unknown) => Promise<boolean>;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -147,6 +152,8 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
         body = raw.toString('utf8');
       }
     }
+
+    if (await options.streamSubscription?.(req, res, session, body)) return;
 
     let search = url.search;
     if (options.trustedDocuments) {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { requestIdFor, RequestScope } from '../../lib/request-scope.js';
@@ -16,6 +17,11 @@ export interface GatewayHttpServerOptions extends DispatchOptions {
   strictTransportSecurity?: boolean;
   /** Told of every finished request, with its route (a known path, or `unmatched`: never free text). */
   onRequest?: (method: string, route: string, status: number, seconds: number) => void;
+  /**
+   * What a shared enrichment call waits for (the loaders' JoinableRequests): a just-accepted TCP
+   * connection until its first request arrives, a /graphql request until its response ends.
+   */
+  joinable?: { open(key: object): void; release(key: object): void };
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -51,6 +57,14 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   // Past the cap, new connections are dropped at accept (WebSockets count too).
   server.maxConnections = options.limits.maxTcpConnections;
   logDrops(server, options);
+  const joinable = options.joinable;
+  if (joinable) {
+    server.on('connection', (socket: Socket) => {
+      joinable.open(socket);
+      socket.once('close', () => joinable.release(socket));
+    });
+    server.on('upgrade', (req: IncomingMessage) => joinable.release(req.socket));
+  }
   return server;
 }
 
@@ -61,6 +75,8 @@ function receive(options: GatewayHttpServerOptions, req: IncomingMessage, res: S
   if (options.strictTransportSecurity) res.setHeader('strict-transport-security', HSTS);
   const url = new URL(req.url ?? '/', 'http://gateway.invalid');
   const route = routeLabel(options.router, req.method ?? 'GET', url.pathname);
+  const scope = new RequestScope(requestId, options.logger);
+  countJoinable(options, req, res, scope, url);
   inServerSpan(`HTTP ${req.method ?? 'GET'} ${route}`, req.headers, (span) => {
     span.setAttributes({
       'http.request.method': req.method ?? 'GET',
@@ -71,8 +87,25 @@ function receive(options: GatewayHttpServerOptions, req: IncomingMessage, res: S
       span.setAttribute('http.response.status_code', res.statusCode);
       span.end();
     });
-    handle(options, { req, res, scope: new RequestScope(requestId, options.logger), url, route });
+    handle(options, { req, res, scope, url, route });
   });
+}
+
+/** A GraphQL request counts as joinable from here (the request context stops it once it has queued). */
+function countJoinable(
+  options: GatewayHttpServerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  scope: RequestScope,
+  url: URL,
+): void {
+  const joinable = options.joinable;
+  if (!joinable) return;
+  if (url.pathname === '/graphql') {
+    joinable.open(scope);
+    res.once('close', () => joinable.release(scope));
+  }
+  joinable.release(req.socket);
 }
 
 interface Exchange {

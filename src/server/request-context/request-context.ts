@@ -1,5 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { BankConnectionStore } from '../../auth/bank-connection-store.js';
+import type { PhoneBankConnection } from '../../auth/phone-bank-connection.js';
 import type { Session } from '../../auth/session-manager.js';
 import type { UserDataEraser } from '../../auth/user-data-eraser.js';
 import type { AppKind } from '../../config/config.js';
@@ -32,6 +33,8 @@ export interface RequestContextDependencies extends SessionAccessDependencies {
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
   idempotencyKeys: { store: IdempotencyKeyStore; windowMs: number; once: CreationOnce };
+  /** Connection URLs for native apps (`startBankConnection`). */
+  phoneBankConnection: PhoneBankConnection;
 }
 
 /** What a request's user client reports to: its session state, upstream client, activity and logger. */
@@ -110,8 +113,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
   return (session: Session, scope?: RequestScope, origin?: string): GatewayContext => {
     const state = { ended: false };
     let loaders: RequestLoaders | undefined;
-    // What this request has in flight upstream: enrichment lookups go out when nothing is.
-    const activity = new RequestActivity();
+    // What this request has in flight upstream: enrichment lookups go out when nothing is. An HTTP
+    // request stops counting among those a shared enrichment call waits for once its lookups are
+    // queued (the HTTP edge counted it from its arrival, and stops at its response's end).
+    const joinable = deps.loaders.joinable;
+    const activity = new RequestActivity(scope && joinable ? () => joinable.release(scope) : undefined);
     const end = async () => {
       state.ended = true;
       await deps.eraser.forget(session.userId);
@@ -169,6 +175,8 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },
+      startBankConnection: (returnUri: string, appState: string) =>
+        deps.phoneBankConnection.start(session.userId, returnUri, appState),
       requestScope: scope,
     });
     return context;

@@ -56,6 +56,8 @@ export interface WebSocketOptions {
   heartbeatIntervalMs?: number;
   /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
   sessionRecheckMs?: number;
+  /** Shared with the HTTP subscription streams, which count against the same caps; made here when absent. */
+  registry?: SocketRegistry;
 }
 
 /**
@@ -72,12 +74,14 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   readonly openSockets: number;
 } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
-  const registry = createSocketRegistry({
-    sessions: options.sessions,
-    clock: options.clock,
-    recheckMs: options.sessionRecheckMs ?? 60_000,
-    logger: options.logger,
-  });
+  const registry =
+    options.registry ??
+    createSocketRegistry({
+      sessions: options.sessions,
+      clock: options.clock,
+      recheckMs: options.sessionRecheckMs ?? 60_000,
+      logger: options.logger,
+    });
   options.server.on('upgrade', (req, socket, head) => upgradeOrRefuse(options, wss, req, socket, head));
 
   const operations: SocketOperationDeps = {
