@@ -139,6 +139,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
     bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
+    metrics,
   });
   undo.push(() => state.stores.eventLog.close());
 
@@ -223,7 +224,10 @@ function pointSandboxAt(
 ): void {
   const { sandbox } = endpoints;
   sandbox?.registerRedirectUri(`${publicUrl}/auth/callback`);
-  if (endpoints.identity.sandbox) sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
+  if (endpoints.identity.sandbox) {
+    sandbox?.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
+    sandbox?.identity.registerResource(config.accessTokens.audience ?? publicUrl);
+  }
   // The sandbox delivers to this process directly (the public URL may be a proxy it cannot reach).
   if (sandbox && !config.core.baseUrl && config.appKind === 'FULL') sandbox.setWebhookUrl(`${listenUrl}/webhooks`);
 }

@@ -155,6 +155,9 @@ function dataRetention(config: GatewayConfig): ReadinessCheck {
     `payment dedupe ${config.payments.dedupeWindowMs / 60_000} min`,
     `sessions ${config.session.maxAgeMs / 3_600_000} h`,
     `bank connections ${config.bankConnectionIdleMs / 86_400_000} days without a sign-in`,
+    config.userData.store === 'off'
+      ? 'accounts and transactions not kept (USER_DATA_STORE=off)'
+      : `kept accounts and transactions ${config.userData.maxAgeMs / 60_000} min at most`,
   ];
   const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
   return {

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import { Router } from '@open-finance-gateway/common/http/router';
+import { createPhoneBankConnection, type PhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import { createOperationRules, type OperationRules } from '../graphql/operation-rules.js';
@@ -12,12 +13,21 @@ import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
 import { createApolloServer } from '../server/graphql-http/apollo.js';
 import { createGraphQLHttpHandler } from '../server/graphql-http/graphql-http-handler.js';
+import { createMultipartSubscriptionHandler } from '../server/http-subscriptions/multipart-subscriptions.js';
+import { createSseSubscriptionHandler, SSE_PATH } from '../server/http-subscriptions/sse-subscriptions.js';
+import {
+  createSubscriptionStreams,
+  type StreamTransport,
+  type SubscriptionStreams,
+} from '../server/http-subscriptions/subscription-streams.js';
 import { createGatewayHttpServer } from '../server/http/http-server.js';
 import { startMetricsServer } from '../server/observability/metrics-server.js';
 import { createRequestContextFactory } from '../server/request-context/request-context.js';
 import { createEventStreamContextFactory } from '../server/request-context/session-access.js';
 import { CloseCode } from '../server/websocket/close-codes.js';
+import { createSocketRegistry, type SocketRegistry } from '../server/websocket/socket-registry.js';
 import { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
+import { createAuthenticator } from './access-tokens.js';
 import { registerRoutes, scrapeOf, type RouteDependencies } from './routes.js';
 
 const MAX_GRAPHQL_BODY_BYTES = 512 * 1024;
@@ -46,17 +56,34 @@ export interface HttpLayerDependencies extends RouteDependencies {
 export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<() => unknown>): Promise<HttpLayer> {
   const graphql = await startGraphQL(deps, undo);
   const router = new Router<ScopedRouteRequest>();
-  const graphiql = registerRoutes(router, deps);
-  const createContext = createRequestContext(deps);
+  const phoneBankConnection = createPhoneBankConnection({
+    states: deps.state.stores.oauthStates,
+    returnUris: deps.config.appReturnUris,
+    publicUrl: deps.publicUrl,
+    clock: deps.clock,
+  });
+  const graphiql = registerRoutes(router, deps, phoneBankConnection);
+  const createContext = createRequestContext(deps, phoneBankConnection);
+  // Sockets and HTTP subscription streams count against the same caps and end with their session.
+  const registry = createSocketRegistry({
+    sessions: deps.state.sessions,
+    clock: deps.clock,
+    recheckMs: deps.sessionRecheckMs ?? 60_000,
+    logger: deps.logger,
+  });
+  const authenticator = createAuthenticator(deps);
+  const streams = httpSubscriptions(deps, graphql, createContext, registry, router);
   const server = createGatewayHttpServer({
     router,
     graphql: createGraphQLHttpHandler({
       apollo: graphql.apollo,
       sessions: deps.state.sessions,
+      authenticator,
       maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
       createContext,
       trustedDocuments: graphql.trustedDocuments,
       onOperation: (type, outcome) => deps.metrics.operation(type, outcome, 'http'),
+      streamSubscription: streams.multipart,
     }),
     graphiql,
     logger: deps.logger,
@@ -69,7 +96,17 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     readiness: deps.readiness,
     notReady: () => whyNotReady(deps),
   });
-  const websockets = attachWebSockets(deps, server, graphql, createContext, undo);
+  const sockets = attachWebSockets(deps, server, graphql, createContext, registry, authenticator, undo);
+  // Shutdown ends the HTTP streams with the sockets (each gets a coded last part, then the listener closes).
+  const websockets: typeof sockets = {
+    async close(code, reason) {
+      streams.close(code, reason);
+      await sockets.close(code, reason);
+    },
+    get openSockets() {
+      return sockets.openSockets;
+    },
+  };
   const metricsServer = await startMetricsListener(deps, undo);
   return { server, apollo: graphql.apollo, websockets, metricsServer };
 }
@@ -105,14 +142,18 @@ async function startGraphQL(deps: HttpLayerDependencies, undo: Array<() => unkno
 }
 
 /** One factory for every operation's context, whichever transport carries it. */
-function createRequestContext({ config, upstreams, state, clock, logger, ...deps }: HttpLayerDependencies) {
+function createRequestContext(
+  { config, upstreams, state, clock, logger, ...deps }: HttpLayerDependencies,
+  phoneBankConnection: PhoneBankConnection,
+) {
   return createRequestContextFactory({
+    phoneBankConnection,
     core: upstreams.coreClient,
     sessions: state.sessions,
     bankConnections: state.stores.bankConnections,
     tokenDied: state.tokenDied,
     mfa: config.mfa,
-    loaders: upstreams.loaderDeps,
+    loaders: { ...upstreams.loaderDeps, keptReads: state.keptReads },
     eraser: state.eraser,
     appKind: config.appKind,
     eventLog: state.stores.eventLog,
@@ -147,11 +188,87 @@ async function whyNotReady({ readiness, state, metrics }: HttpLayerDependencies)
   return { status: 'unavailable', reason: health.reason };
 }
 
+/** What a subscription keeps for its life, the same for every transport but the label its metrics carry. */
+function eventStreamContexts(deps: HttpLayerDependencies, transport: 'websocket' | StreamTransport) {
+  const { config, state, metrics, clock, logger } = deps;
+  return createEventStreamContextFactory({
+    sessions: state.sessions,
+    mfa: config.mfa,
+    publicUrl: deps.publicUrl,
+    clock,
+    eventLog: state.stores.eventLog,
+    logger,
+    onStarted: (userId, type) => {
+      metrics.subscriptionStarted(transport);
+      deps.events.emit('subscription-started', { userId, type });
+    },
+    onEnded: (userId, type) => deps.events.emit('subscription-ended', { userId, type }),
+  });
+}
+
+/**
+ * Subscriptions over HTTP: Apollo's multipart protocol on POST /graphql (handed the requests
+ * Apollo would refuse), and graphql-sse at /graphql/stream; each a thin adapter over the socket's
+ * operation pipeline, with the socket's caps and registry.
+ */
+function httpSubscriptions(
+  deps: HttpLayerDependencies,
+  { schema, rules, trustedDocuments }: GraphQLParts,
+  createContext: ReturnType<typeof createRequestContextFactory>,
+  registry: SocketRegistry,
+  router: Router<ScopedRouteRequest>,
+) {
+  const { config, state, metrics, logger } = deps;
+  const streamsFor = (transport: StreamTransport): SubscriptionStreams =>
+    createSubscriptionStreams({
+      transport,
+      schema,
+      sessions: state.sessions,
+      rules,
+      trustedDocuments,
+      limits: config.websocket,
+      registry,
+      createContext,
+      createEventStreamContext: eventStreamContexts(deps, transport),
+      formatError,
+      reportErrors: reportExecutionErrors,
+      logger,
+      onOperation: (type, outcome) => metrics.operation(type, outcome, transport),
+      onEventSent: () => metrics.eventDelivered(),
+    });
+  const multipart = streamsFor('multipart');
+  const sse = streamsFor('sse');
+  const sseHandler = createSseSubscriptionHandler({
+    streams: sse,
+    // The same question the /graphql handler and the socket ask of a request.
+    authenticate: (req) => state.sessions.read(req),
+    maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
+    maxBufferedBytes: config.websocket.maxBufferedBytes,
+    logger,
+  });
+  router.on('GET', SSE_PATH, ({ req, res }) => sseHandler(req, res));
+  router.on('POST', SSE_PATH, ({ req, res }) => sseHandler(req, res));
+  metrics.watchStreams(() => ({ multipart: multipart.openStreams, sse: sse.openStreams }));
+  return {
+    multipart: createMultipartSubscriptionHandler({
+      streams: multipart,
+      maxBufferedBytes: config.websocket.maxBufferedBytes,
+      logger,
+    }),
+    close(code: number, reason: string) {
+      multipart.close(code, reason);
+      sse.close(code, reason);
+    },
+  };
+}
+
 function attachWebSockets(
   deps: HttpLayerDependencies,
   server: Server,
   { schema, rules, trustedDocuments }: GraphQLParts,
   createContext: ReturnType<typeof createRequestContextFactory>,
+  registry: SocketRegistry,
+  authenticator: ReturnType<typeof createAuthenticator>,
   undo: Array<() => unknown>,
 ) {
   const { config, state, metrics, clock, logger } = deps;
@@ -159,19 +276,10 @@ function attachWebSockets(
     server,
     schema,
     sessions: state.sessions,
+    authenticator,
     createContext,
-    createEventStreamContext: createEventStreamContextFactory({
-      sessions: state.sessions,
-      mfa: config.mfa,
-      publicUrl: deps.publicUrl,
-      clock,
-      eventLog: state.stores.eventLog,
-      logger,
-      onStarted: (userId, type) => {
-        metrics.subscriptionStarted();
-        deps.events.emit('subscription-started', { userId, type });
-      },
-    }),
+    createEventStreamContext: eventStreamContexts(deps, 'websocket'),
+    registry,
     clock,
     formatError,
     reportErrors: reportExecutionErrors,

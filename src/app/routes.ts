@@ -7,6 +7,7 @@ import { createAppSignIn } from '../auth/app-sign-in.js';
 import { createAuthRouteSupport } from '../auth/auth-route-support.js';
 import { registerBankConnectionRoutes } from '../auth/bank-connection-routes.js';
 import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
+import type { PhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
@@ -45,7 +46,11 @@ export async function scrapeOf(metrics: GatewayMetrics) {
  * Every route but GraphQL's own: the webhook receiver (full apps), sign-in and the bank
  * connection, the operator routes, and GraphiQL; answers GraphiQL's routes when it is on.
  */
-export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies) {
+export function registerRoutes(
+  router: Router<ScopedRouteRequest>,
+  deps: RouteDependencies,
+  phoneBankConnection: PhoneBankConnection,
+) {
   const { config, state, endpoints } = deps;
   if (config.appKind === 'FULL') {
     registerWebhookReceiver(router, {
@@ -60,12 +65,13 @@ export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDe
       accepting: deps.accepting,
     });
   }
-  registerSignInRoutes(router, deps);
+  registerSignInRoutes(router, deps, phoneBankConnection);
   if (config.adminToken)
     registerAdminRoutes(router, {
       token: config.adminToken,
       deadLetters: state.stores.deadLetters,
       metrics: () => scrapeOf(deps.metrics),
+      endAccess: (userId) => state.sessions.endAllForUser(userId),
     });
   // With TRUSTED_DOCUMENTS, GraphiQL could run only the manifest's texts: off unless asked for.
   return config.graphql.graphiql && (config.trustedDocuments?.graphiql ?? true)
@@ -74,7 +80,11 @@ export function registerRoutes(router: Router<ScopedRouteRequest>, deps: RouteDe
 }
 
 /** App sign-in (OIDC) and the bank connection; a new connection subscribes its webhooks (full apps). */
-function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDependencies): void {
+function registerSignInRoutes(
+  router: Router<ScopedRouteRequest>,
+  deps: RouteDependencies,
+  phoneBankConnection: PhoneBankConnection,
+): void {
   const { config, endpoints, upstreams, state, clock } = deps;
   const registerWebhooks = createWebhookRegistrar({
     core: upstreams.coreClient,
@@ -122,6 +132,11 @@ function registerSignInRoutes(router: Router<ScopedRouteRequest>, deps: RouteDep
     publicUrl: deps.publicUrl,
     clock,
     revokeReplacedToken: (userId, token) => state.revoker.revokeUnlessHeld(userId, token),
+    onConsentStored: async (userId) => {
+      await state.keptReads?.forget(userId);
+      if (state.keptReads) deps.metrics.userDataInvalidation('reconnection');
+    },
+    phone: phoneBankConnection,
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {

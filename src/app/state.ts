@@ -6,7 +6,9 @@ import { createTokenRevoker, type TokenRevoker } from '../auth/token-revoker.js'
 import { UserDataEraser } from '../auth/user-data-eraser.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
+import type { GatewayMetrics } from '../server/observability/metrics.js';
 import type { CoreClient } from '../upstream/core-client.js';
+import { createKeptReads, type KeptReads } from '../user-data/kept-reads.js';
 import { createStores, type GatewayStores } from './stores.js';
 
 export interface GatewayState {
@@ -16,6 +18,8 @@ export interface GatewayState {
   revoker: TokenRevoker;
   /** Deletes everything the gateway holds for a user, store by store. */
   eraser: UserDataEraser;
+  /** Reads of me, accounts and settled transactions through the user-data store; none when it is off. */
+  keptReads: KeptReads | undefined;
   /**
    * A user's platform token is dead (a 403, or the platform's TOKEN DELETE webhook): the
    * connection goes if it still holds it, the sessions holding it end, and once none of the user's
@@ -35,8 +39,9 @@ export async function createState(
   clock: Clock,
   events: GatewayEvents,
   undo: Array<() => unknown>,
-  options: { bankConnectionSweepIntervalMs?: number } = {},
+  options: { bankConnectionSweepIntervalMs?: number; metrics?: GatewayMetrics } = {},
 ): Promise<GatewayState> {
+  const { metrics } = options;
   const stores = await createStores({
     config,
     clock,
@@ -59,6 +64,10 @@ export async function createState(
     },
     bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
     onRedisClientChange: (role, state) => events.emit('redis-client', { role, state }),
+    userDataEvents: {
+      onEviction: (reason, users) => metrics?.userDataEviction(reason, users),
+      onUserBytes: (bytes) => metrics?.userDataBytes(bytes),
+    },
   });
   undo.push(() => stores.close());
   // Sandbox-only mode may run without SESSION_SECRET: sessions then die with the process anyway.
@@ -84,11 +93,30 @@ export async function createState(
   eraser.register('connection', async (userId) => void (await stores.bankConnections.delete(userId)));
   eraser.register('events', (userId) => stores.eventLog.deleteUser(userId));
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
+  const { userData } = stores;
+  if (userData) eraser.register('user-data', (userId) => userData.deleteUser(userId));
+  const keptReads =
+    userData &&
+    createKeptReads({
+      store: userData,
+      clock,
+      onLookup: (result) => metrics?.userDataLookup(result),
+      onStoreFailure: (error) => {
+        metrics?.userDataFailure();
+        logger.warn(
+          { err: { message: error instanceof Error ? error.message : String(error) } },
+          'user-data store failed: reads go to the platform for a few seconds',
+        );
+      },
+    });
   async function tokenDied(userId: string, token: string): Promise<number> {
+    // The bank connection ended: the user's access tokens until now stop counting too, or a device
+    // would sign its session back in with one.
+    await stores.sessionEndings.endAccessBefore(userId, clock());
     await stores.bankConnections.delete(userId, token);
     const remaining = await sessions.endSessionsWithToken(userId, token);
     if (remaining === 0) await eraser.forget(userId);
     return remaining;
   }
-  return { stores, sessions, revoker, eraser, tokenDied };
+  return { stores, sessions, revoker, eraser, keptReads, tokenDied };
 }

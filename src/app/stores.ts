@@ -3,7 +3,7 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import type { BankConnectionRecord, BankConnectionStore } from '../auth/bank-connection-store.js';
 import { createMemoryBankConnectionStore } from '../auth/memory-bank-connection-store.js';
 import { createMemoryOAuthStateStore } from '../auth/memory-oauth-state-store.js';
-import { memorySessionEndings } from '../auth/memory-session-endings.js';
+import { createMemorySessionEndings } from '../auth/memory-session-endings.js';
 import { createMemorySessionStore } from '../auth/memory-session-store.js';
 import type { OAuthStateStore } from '../auth/oauth-state-store.js';
 import { createRedisBankConnectionStore } from '../auth/redis-bank-connection-store.js';
@@ -25,6 +25,9 @@ import { connectRedis, createRedisClient, type RedisClient } from '../redis/redi
 import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.js';
 import { createRedisListener, type RedisListener } from '../redis/redis-listener.js';
 import { createReplicaWait } from '../redis/redis-replica-wait.js';
+import { createMemoryUserDataStore } from '../user-data/memory-user-data-store.js';
+import { createRedisUserDataStore } from '../user-data/redis-user-data-store.js';
+import type { UserDataStore, UserDataStoreEvents } from '../user-data/user-data-store.js';
 import type { DeadLetterStore } from '../webhooks/dead-letter-store.js';
 import { deliveryLeaseMs, type DeliveryLedger } from '../webhooks/delivery-ledger.js';
 import { createMemoryDeadLetterStore } from '../webhooks/memory-dead-letter-store.js';
@@ -50,6 +53,8 @@ export interface GatewayStores {
   sessionEndings: SessionEndingsBus;
   /** The per-user event log where webhooks and subscriptions meet. */
   eventLog: EventLog;
+  /** What the platform said of each user's accounts and transactions; none with USER_DATA_STORE=off. */
+  userData: UserDataStore | undefined;
   /** The shared Redis client, for stores that join later; undefined in memory. */
   redis: RedisClient | undefined;
   /** Whether what the gateway needs to accept work answers, by a real round trip (readiness). */
@@ -74,6 +79,8 @@ export interface StoreDependencies {
   bankConnectionSweepIntervalMs?: number;
   /** A Redis client (commands or listener) was lost or came back. */
   onRedisClientChange?(role: string, state: 'lost' | 'restored'): void;
+  /** What the user-data store reports (evictions, bytes per user), for the metrics. */
+  userDataEvents?: UserDataStoreEvents;
 }
 
 export async function createStores(deps: StoreDependencies): Promise<GatewayStores> {
@@ -99,7 +106,7 @@ interface BankConnectionOptions {
 type RedisSettings = NonNullable<GatewayConfig['redis']>;
 
 function createMemoryStores(
-  { config, clock, logger, onSessionExpired }: StoreDependencies,
+  { config, clock, logger, onSessionExpired, userDataEvents }: StoreDependencies,
   bankConnectionOptions: BankConnectionOptions,
 ): GatewayStores {
   logger.warn(
@@ -122,8 +129,12 @@ function createMemoryStores(
     handles: createMemoryRoutingHandleStore(),
     deadLetters: createMemoryDeadLetterStore({ marks }),
     idempotencyKeys: createMemoryIdempotencyKeyStore({ clock }),
-    sessionEndings: memorySessionEndings,
+    sessionEndings: createMemorySessionEndings(clock),
     eventLog: createMemoryEventLog({ logger, clock, retentionMs: config.eventRetentionMs, marks }),
+    userData:
+      config.userData.store === 'memory'
+        ? createMemoryUserDataStore({ ...config.userData, ...userDataEvents, clock })
+        : undefined,
     redis: undefined,
     health: async () => ({ ok: true }),
     tokensLostOnStop: () => bankConnections.held(),
@@ -165,7 +176,7 @@ async function createRedisStores(
 async function redisStoresOn(
   redis: RedisClient,
   listener: RedisListener,
-  { config, clock, logger, onSessionExpired }: StoreDependencies,
+  { config, clock, logger, onSessionExpired, userDataEvents }: StoreDependencies,
   { connection, keyPrefix, commandTimeoutMs, tokenKeys, waitReplicas }: RedisSettings,
   bankConnectionOptions: BankConnectionOptions,
 ): Promise<GatewayStores> {
@@ -207,6 +218,17 @@ async function redisStoresOn(
       logger,
       waitForReplicas,
     }),
+    userData:
+      config.userData.store === 'redis'
+        ? createRedisUserDataStore({
+            ...config.userData,
+            ...userDataEvents,
+            ...options,
+            cipher,
+            clock,
+            waitForReplicas,
+          })
+        : undefined,
     redis,
     health: probe.check,
     tokensLostOnStop: () => [],

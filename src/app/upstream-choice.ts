@@ -54,7 +54,15 @@ export interface UpstreamEndpoints {
   core: { baseUrl: string; appToken: string; appSecret: string; authorizeUrl: string };
   enrichment: { baseUrl: string; apiKey: string };
   /** The app's identity provider: OIDC_* settings, or the sandbox's provider (`sandbox: true`). */
-  identity: { issuer: string; clientId: string; clientSecret: string; scopes: string; sandbox: boolean };
+  identity: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string;
+    scopes: string;
+    sandbox: boolean;
+    /** Clients whose access tokens are accepted: NATIVE_CLIENT_IDS, or the sandbox provider's native client. */
+    nativeClientIds: string[];
+  };
 }
 
 /**
@@ -112,6 +120,7 @@ export async function chooseUpstream(
           clientSecret: config.identity.clientSecret!,
           scopes: config.identity.scopes,
           sandbox: false,
+          nativeClientIds: config.accessTokens.clientIds ?? [],
         }
       : {
           issuer: sandbox!.identity.issuer,
@@ -119,6 +128,7 @@ export async function chooseUpstream(
           clientSecret: sandbox!.identity.clientSecret,
           scopes: config.identity.scopes,
           sandbox: true,
+          nativeClientIds: config.accessTokens.clientIds ?? [sandbox!.identity.nativeClientId],
         },
   };
 }

@@ -11,6 +11,7 @@ import { fail, type AuthRoutes } from './auth-route-support.js';
 import type { BankConnectionRecord, BankConnectionStore } from './bank-connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
+import { appReturnUrl, phoneReturnOf, type PhoneBankConnection, type PhoneReturn } from './phone-bank-connection.js';
 import type { Session, SessionManager } from './session-manager.js';
 
 export interface BankConnectionRoutesOptions {
@@ -30,6 +31,13 @@ export interface BankConnectionRoutesOptions {
   revokeReplacedToken(userId: string, token: string): Promise<unknown>;
   /** Called after a connection is made (webhook subscriptions hook in here). */
   onConnected?: (userId: string, accessToken: string) => Promise<void>;
+  /**
+   * A new consent was stored, before the user is sent back: what was kept of the user's data
+   * under the consent it replaces goes (the new one may share other accounts).
+   */
+  onConsentStored?: (userId: string) => Promise<void>;
+  /** Connection URLs handed to native apps (`startBankConnection`), redeemed at /auth/phone/connect. */
+  phone: PhoneBankConnection;
 }
 
 /**
@@ -46,6 +54,7 @@ export function registerBankConnectionRoutes(
   router.on('GET', '/auth/consumer-info', (request) => routes.consumerInfo(request));
   router.on('GET', '/auth/connect', (request) => routes.connect(request));
   router.on('GET', '/auth/callback', (request) => routes.callback(request));
+  router.on('GET', '/auth/phone/connect', (request) => routes.phoneConnect(request));
 }
 
 type Scope = ScopedRouteRequest['scope'];
@@ -55,6 +64,8 @@ interface GrantedConsent {
   userId: string;
   code: string;
   returnTo: string;
+  /** Started from a native app's connection URL: the browser returns to the app, with the outcome only. */
+  phone?: PhoneReturn;
 }
 
 class BankConnectionRoutes {
@@ -88,13 +99,51 @@ class BankConnectionRoutes {
       flow: 'platform',
       userId: session.userId,
     });
-    const target = new URL(options.authorizeUrl);
+    redirect(res, this.authorizeUrl(state));
+  }
+
+  /**
+   * A native app's connection URL, opened in the system browser with no cookie of ours: the grant
+   * is taken (once), the browser is bound from here on, and the consumer information page leads
+   * straight to the platform's consent for the user the grant names.
+   */
+  async phoneConnect({ req, res, url, scope }: ScopedRouteRequest): Promise<void> {
+    const { options } = this;
+    const redeemed = await options.phone.redeem(url.searchParams.get('grant'));
+    if ('refused' in redeemed) {
+      scope.log.warn({ reason: redeemed.refused }, 'connection URL refused');
+      const expired = redeemed.refused === 'CONNECTION_URL_EXPIRED';
+      return fail(
+        res,
+        expired ? 410 : 400,
+        redeemed.refused,
+        expired
+          ? 'This connection link has expired. Go back to the app and start connecting again.'
+          : 'This connection link is not valid or has been used already. Go back to the app and start connecting again.',
+      );
+    }
+    const binding = options.support.bindBrowser(req, res);
+    const state = await options.states.issue(binding, '/', {
+      flow: 'platform',
+      userId: redeemed.userId,
+      ...redeemed.phone,
+    });
+    sendHtml(
+      res,
+      200,
+      consumerInfoPage(options.consumerInfo, this.authorizeUrl(state), appReturnUrl(redeemed.phone, 'refused')),
+    );
+  }
+
+  /** The platform's consent page for this state. */
+  private authorizeUrl(state: string): string {
+    const target = new URL(this.options.authorizeUrl);
     target.searchParams.set('response_type', 'code');
-    target.searchParams.set('client_id', options.appToken);
+    target.searchParams.set('client_id', this.options.appToken);
     target.searchParams.set('redirect_uri', this.callbackUrl());
     target.searchParams.set('scope', 'ENDURING_CONSENT');
     target.searchParams.set('state', state);
-    redirect(res, target.href);
+    return target.href;
   }
 
   async callback({ req, res, url, scope }: ScopedRouteRequest): Promise<void> {
@@ -108,6 +157,10 @@ class BankConnectionRoutes {
       redirect(res, consent.returnTo, {}, 303);
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
+      if (consent.phone) {
+        scope.log.warn({ upstream: error.upstream, kind: error.kind, status: error.status }, 'token exchange failed');
+        return redirect(res, appReturnUrl(consent.phone, 'error'), {}, 303);
+      }
       this.exchangeFailed(res, error, scope);
     }
   }
@@ -150,6 +203,8 @@ class BankConnectionRoutes {
       support.refuseState(res, 'unknown', '/auth/consumer-info');
       return undefined;
     }
+    const phone = phoneReturnOf(check.data);
+    if (phone) return this.phoneConsent(res, url, check.data.userId!, phone);
     const session = await sessions.read(req);
     if (!session || session.userId !== check.data.userId) {
       fail(
@@ -171,6 +226,16 @@ class BankConnectionRoutes {
       return undefined;
     }
     return { userId: session.userId, code, returnTo: check.returnTo };
+  }
+
+  /** A phone's consent: the grant named the user; every other outcome returns to the app, coded. */
+  private phoneConsent(res: ServerResponse, url: URL, userId: string, phone: PhoneReturn): GrantedConsent | undefined {
+    const code = url.searchParams.get('code');
+    if (url.searchParams.get('error') || !code) {
+      redirect(res, appReturnUrl(phone, url.searchParams.get('error') ? 'refused' : 'error'), {}, 303);
+      return undefined;
+    }
+    return { userId, code, returnTo: appReturnUrl(phone, 'connected'), phone };
   }
 
   /** Trades the code for a token and makes it the user's bank connection, revoking the tokens it replaces. */
@@ -200,6 +265,7 @@ class BankConnectionRoutes {
       throw error;
     }
     try {
+      await options.onConsentStored?.(userId);
       // The sessions move to the new token before the old one is revoked under them.
       await options.sessions.attachToken(userId, grant.access_token);
     } finally {

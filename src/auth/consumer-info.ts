@@ -52,7 +52,8 @@ function fill(template: string, values: Record<string, string>): string {
  * flow. The operator's template (trusted HTML) or the default text, then the privacy notice, the
  * way on and the way out. No asset from elsewhere; readable on a phone.
  */
-export function consumerInfoPage(settings: ConsumerInfoSettings, continueHref: string): string {
+/** `cancelHref`: where "Not now" goes (a native app's return URI, with the outcome `refused`). */
+export function consumerInfoPage(settings: ConsumerInfoSettings, continueHref: string, cancelHref = '/'): string {
   const values = {
     appName: escapeHtml(settings.appName),
     platformName: escapeHtml(settings.platformName),
@@ -79,7 +80,7 @@ a.button{display:inline-block;padding:.75rem 1.3rem;background:#0b5fff;color:#ff
 ${body}
 ${privacy}
 <div class="actions"><a class="button" href="${escapeHtml(continueHref)}">Continue to ${values.platformName}</a>
-<a href="/">Not now</a></div>
+<a href="${escapeHtml(cancelHref)}">Not now</a></div>
 </main>`,
   });
 }

@@ -28,6 +28,7 @@ interface StoredSession {
   createdAt: number;
   expiresAt: number;
   lastSeenAt: number;
+  client?: { id: string; device: string };
 }
 
 /**
@@ -197,6 +198,7 @@ class RedisSessionStore implements SessionStore {
       createdAt: record.createdAt,
       expiresAt: record.expiresAt,
       lastSeenAt: record.lastSeenAt,
+      ...(record.client ? { client: record.client } : {}),
     };
   }
 
@@ -213,6 +215,7 @@ class RedisSessionStore implements SessionStore {
       createdAt: stored.createdAt,
       expiresAt: stored.expiresAt,
       lastSeenAt: stored.lastSeenAt,
+      ...(stored.client ? { client: stored.client } : {}),
     };
   }
 }

@@ -8,6 +8,9 @@ import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
 
+/** What reading a session needs of a request: its headers (an HTTP request's, or a socket's upgrade's). */
+type WithHeaders = Pick<IncomingMessage, 'headers'>;
+
 export interface Session extends SessionRecord {
   /** Store key of this session (a digest of the cookie's id, never the id itself). */
   key: string;
@@ -102,7 +105,7 @@ export class SessionManager {
   }
 
   /** The live session behind a request's cookie, if any; refreshes its idle timer. */
-  async read(req: IncomingMessage): Promise<Session | undefined> {
+  async read(req: WithHeaders): Promise<Session | undefined> {
     const key = this.keyOf(req);
     if (!key) return undefined;
     const record = await this.options.store.get(key);
@@ -199,10 +202,36 @@ export class SessionManager {
     return sessions.length - ending.length;
   }
 
-  /** Ends every session of a user: revocation, a dead token, account deletion. */
+  /**
+   * Ends every session of a user: revocation, a dead token, account deletion. Their access tokens
+   * stop counting first, so no device can sign its session back in between.
+   */
   async endAllForUser(userId: string): Promise<void> {
+    await this.options.endings?.endAccessBefore(userId, this.options.clock());
     const keys = await this.options.store.deleteByUser(userId);
     this.emitEnded(userId, keys);
+  }
+
+  /** A device's first access token (or its first since its record lapsed): its session record. */
+  async startDevice(key: string, record: SessionRecord): Promise<void> {
+    await this.options.store.set(key, record);
+    this.recentlyEnded.delete(key);
+  }
+
+  /** Every live session of a user, browsers' and devices' alike, with its store key. */
+  async listOfUser(userId: string): Promise<Session[]> {
+    return (await this.options.store.listByUser(userId)).map(({ sessionId, record }) => ({
+      ...record,
+      key: sessionId,
+    }));
+  }
+
+  /** Ends one session of the user; a device's access tokens issued until now stop counting too. */
+  async endOne(userId: string, session: Session): Promise<void> {
+    if (session.client)
+      await this.options.endings?.endAccessBefore(userId, this.options.clock(), session.client.device);
+    await this.options.store.delete(session.key);
+    this.emitEnded(userId, [session.key]);
   }
 
   /** Subscribers (open sockets, per-user caches) learn when sessions end. */
@@ -211,12 +240,12 @@ export class SessionManager {
     return () => this.listeners.delete(listener);
   }
 
-  private signedCookieOf(req: IncomingMessage): string | undefined {
+  private signedCookieOf(req: WithHeaders): string | undefined {
     const header = req.headers.cookie;
     return header ? parseCookies(header)[this.cookieName] : undefined;
   }
 
-  private keyOf(req: IncomingMessage): string | undefined {
+  private keyOf(req: WithHeaders): string | undefined {
     const signed = this.signedCookieOf(req);
     if (!signed) return undefined;
     const known = this.verifiedKeys.get(signed);

@@ -19,6 +19,11 @@ export interface SessionRecord {
   expiresAt: number;
   /** Last time the session was used; the idle timeout counts from here. */
   lastSeenAt: number;
+  /**
+   * A native or server client's device, signed in with access tokens (absent for a browser's
+   * cookie session): the token's `client_id`, and its token family (`sid`, or the client id).
+   */
+  client?: { id: string; device: string };
 }
 
 /**

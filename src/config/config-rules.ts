@@ -78,6 +78,28 @@ export function readRedis({ values, given, fail }: ParsedSettings): GatewayConfi
   };
 }
 
+/**
+ * USER_DATA_STORE follows the other stores unless given: memory on one instance, Redis with
+ * REDIS_URL. Memory beside Redis is refused: a webhook reaches one instance, and the copies the
+ * others keep would never hear of it. Redis without REDIS_URL has nowhere to go. A personal app
+ * receives no webhooks, so nothing would ever tell the store of a change: off, and refused on.
+ */
+export function checkUserDataStore(
+  { values, fail }: ParsedSettings,
+  onRedis: boolean,
+): GatewayConfig['userData']['store'] {
+  const chosen = values.USER_DATA_STORE;
+  if (values.APP_KIND === 'PERSONAL') {
+    if (chosen !== undefined && chosen !== 'off')
+      fail('USER_DATA_STORE', 'must be off for a personal app (it receives no webhooks to keep the data current)');
+    return 'off';
+  }
+  if (chosen === 'memory' && onRedis)
+    fail('USER_DATA_STORE', 'cannot be memory with REDIS_URL (other instances would keep what a webhook changed)');
+  if (chosen === 'redis' && !onRedis) fail('USER_DATA_STORE', 'is redis but REDIS_URL is not set');
+  return chosen ?? (onRedis ? 'redis' : 'memory');
+}
+
 /** Durations that only make sense in a given order. */
 export function checkOrderings(config: GatewayConfig, { fail }: ParsedSettings): void {
   // A live session always has a live connection: sign-in moves the connection's idle deadline.

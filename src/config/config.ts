@@ -1,6 +1,7 @@
 import {
   checkIdentity,
   checkOrderings,
+  checkUserDataStore,
   readRedis,
   readTrustedDocuments,
   requireLiveCredentials,
@@ -59,6 +60,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const config = toGatewayConfig(parsed.values, sandboxOnly);
   config.redis = readRedis(parsed);
   config.trustedDocuments = readTrustedDocuments(parsed);
+  config.userData.store = checkUserDataStore(parsed, config.redis !== undefined);
   checkOrderings(config, parsed);
   if (parsed.issues.length > 0) throw new ConfigError(parsed.issues);
   if (parsed.deprecated.length > 0) config.deprecatedSettings = parsed.deprecated;
@@ -84,6 +86,12 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
     sandboxWebhookTimeScale: v.SANDBOX_WEBHOOK_TIME_SCALE,
     redis: undefined,
     eventRetentionMs: v.EVENT_RETENTION_SECONDS * SECOND,
+    userData: {
+      store: 'off', // chosen with the Redis settings (checkUserDataStore)
+      maxAgeMs: v.USER_DATA_MAX_AGE_SECONDS * SECOND,
+      userMaxBytes: v.USER_DATA_USER_MAX_KB * 1024,
+      budgetBytes: v.USER_DATA_BUDGET_MB * 1024 * 1024,
+    },
     bankConnectionIdleMs: v.BANK_CONNECTION_IDLE_DAYS * DAY,
     trustRequestIdHeader: v.REQUEST_ID_HEADER_TRUSTED,
     tracing:
@@ -101,6 +109,7 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
       platformName: v.PLATFORM_NAME ?? defaultPlatformName(v.PLATFORM_HEADER_PREFIX, sandboxOnly),
       templatePath: v.CONSUMER_INFO_TEMPLATE,
     },
+    appReturnUris: v.APP_RETURN_URIS,
     compliance: { privacyNoticeUrl: v.PRIVACY_NOTICE_URL, pentestDate: v.PENTEST_DATE },
     payments: { dedupeWindowMs: v.PAYMENT_DEDUPE_WINDOW_SECONDS * SECOND },
     ...limitParts(v),
@@ -111,6 +120,12 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
       scopes: v.OIDC_SCOPES,
     },
     mfa: { policy: v.MFA_POLICY, acceptedAmr: v.MFA_ACCEPTED_AMR, maxAgeMs: v.MFA_MAX_AGE_SECONDS * SECOND },
+    accessTokens: {
+      clientIds: v.NATIVE_CLIENT_IDS,
+      audience: v.ACCESS_TOKEN_AUDIENCE,
+      algorithms: v.ACCESS_TOKEN_ALGORITHMS,
+      keyFetchesPerMinute: v.ACCESS_TOKEN_KEY_FETCHES_PER_MINUTE,
+    },
     session: {
       secret: v.SESSION_SECRET,
       maxAgeMs: v.SESSION_MAX_AGE_SECONDS * SECOND,

@@ -55,6 +55,13 @@ export interface GatewayConfig {
     | undefined;
   /** How long events are kept for subscribers to resume from their cursor. */
   eventRetentionMs: number;
+  /** The user-data store: where answers are kept (none when `off`) and its bounds. */
+  userData: {
+    store: 'memory' | 'redis' | 'off';
+    maxAgeMs: number;
+    userMaxBytes: number;
+    budgetBytes: number;
+  };
   /** A bank connection whose app user has not signed in for this long is revoked and deleted. */
   bankConnectionIdleMs: number;
   /** Operator endpoints (`/admin/...`) need this bearer token; undefined turns them off. */
@@ -72,6 +79,8 @@ export interface GatewayConfig {
     /** CONSUMER_INFO_TEMPLATE: a file of the operator's own page body; read at start. */
     templatePath: string | undefined;
   };
+  /** APP_RETURN_URIS: where a bank connection started from a native app returns the browser to. */
+  appReturnUris: string[];
   /** What the accreditation readiness report checks besides the running configuration. */
   compliance: {
     privacyNoticeUrl: string | undefined;
@@ -140,6 +149,18 @@ export interface GatewayConfig {
     acceptedAmr: string[];
     /** MFA status lapses this long after `auth_time`; money moves only within it (step-up otherwise). */
     maxAgeMs: number;
+  };
+  /**
+   * Access tokens from the app's identity provider (`Authorization: Bearer`, and graphql-ws'
+   * `connection_init`): for native and server clients; browsers keep the cookie.
+   */
+  accessTokens: {
+    /** NATIVE_CLIENT_IDS; undefined: the sandbox's native client on the sandbox provider, else none. */
+    clientIds: string[] | undefined;
+    /** ACCESS_TOKEN_AUDIENCE; undefined: the public URL. */
+    audience: string | undefined;
+    algorithms: string[];
+    keyFetchesPerMinute: number;
   };
   session: {
     /** Undefined only in full sandbox mode, where a random per-process secret is used. */

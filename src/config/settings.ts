@@ -1,4 +1,5 @@
 import type { SettingGroup, ValueOf } from './setting-types.js';
+import { ACCESS_TOKEN_SETTINGS } from './settings/access-token-settings.js';
 import { CONSUMER_INFO_SETTINGS } from './settings/consumer-info-settings.js';
 import { ENRICHMENT_SETTINGS } from './settings/enrichment-settings.js';
 import { GRAPHQL_SETTINGS } from './settings/graphql-settings.js';
@@ -9,6 +10,7 @@ import { REALTIME_SETTINGS } from './settings/realtime-settings.js';
 import { SERVER_SETTINGS } from './settings/server-settings.js';
 import { SESSION_SETTINGS } from './settings/session-settings.js';
 import { SHARED_STATE_SETTINGS } from './settings/shared-state-settings.js';
+import { USER_DATA_SETTINGS } from './settings/user-data-settings.js';
 
 /**
  * Every setting the gateway reads, grouped by feature, in the order of the settings reference and
@@ -21,10 +23,12 @@ export const SETTING_GROUPS = [
   ENRICHMENT_SETTINGS,
   GRAPHQL_SETTINGS,
   SESSION_SETTINGS,
+  ACCESS_TOKEN_SETTINGS,
   CONSUMER_INFO_SETTINGS,
   PAYMENT_SETTINGS,
   REALTIME_SETTINGS,
   SHARED_STATE_SETTINGS,
+  USER_DATA_SETTINGS,
   OBSERVABILITY_SETTINGS,
 ] as const satisfies readonly SettingGroup[];
 

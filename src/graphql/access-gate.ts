@@ -16,6 +16,11 @@ const ROOT_FIELD_ACCESS: Readonly<Record<string, FieldAccess>> = {
   'Query.bankConnection': 'session',
   'Query.connection': 'session',
   'Mutation.connectBank': 'session',
+  'Mutation.startBankConnection': 'identity',
+  // Seeing and ending one's own sign-ins never waits on a second factor or a bank connection.
+  'Query.devices': 'session',
+  'Mutation.endDevice': 'session',
+  'Mutation.signOutEverywhere': 'session',
   'Query.enrich': 'identity',
   'Mutation.deleteMyAccount': 'identity',
 };
@@ -37,10 +42,21 @@ export function checkFieldAccess(access: AccessState, needed: FieldAccess): void
     throw gatewayError(
       ErrorCode.MFA_REQUIRED,
       'This needs a sign-in with a second factor (authenticator app, SMS code or security key). Sign in again.',
-      { signInUrl: access.links.signInUrl },
+      reauthentication(access, 'signIn'),
     );
   if (needed === 'platform' && !access.connected)
     throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', { connectUrl: access.links.connectUrl });
+}
+
+/**
+ * How the client authenticates again: a browser through the gateway's routes (`signInUrl`,
+ * `stepUpUrl`); a client with an access token at its identity provider, with a fresh
+ * authentication forced (`authorize`: the authorization request's `max_age=0` and
+ * `prompt=login`), then with the new token.
+ */
+export function reauthentication(access: AccessState, kind: 'signIn' | 'stepUp'): Record<string, unknown> {
+  if (access.viaToken) return { authorize: { max_age: 0, prompt: 'login' } };
+  return kind === 'signIn' ? { signInUrl: access.links.signInUrl } : { stepUpUrl: access.links.stepUpUrl };
 }
 
 /**

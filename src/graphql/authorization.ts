@@ -1,4 +1,5 @@
 import type { AuthChecker } from 'type-graphql';
+import { reauthentication } from './access-gate.js';
 import type { GatewayContext } from './context.js';
 import { ErrorCode, gatewayError } from './errors.js';
 
@@ -30,7 +31,7 @@ export const authChecker: AuthChecker<GatewayContext> = async ({ context }, perm
         access.mfa === 'none'
           ? 'Moving money needs a sign-in with a second factor.'
           : 'Confirm it is you before moving money: your last multi-factor sign-in is too old.',
-        access.mfa === 'none' ? { signInUrl: access.links.signInUrl } : { stepUpUrl: access.links.stepUpUrl },
+        reauthentication(access, access.mfa === 'none' ? 'signIn' : 'stepUp'),
       );
     if (!(await context.session.isLive()))
       throw gatewayError(ErrorCode.UNAUTHENTICATED, 'Your session has ended. Sign in again to move money.');

@@ -19,6 +19,11 @@ export interface AccessState {
   policy: 'required' | 'read-only';
   /** The app user has a bank connection (a platform token). */
   connected: boolean;
+  /**
+   * Signed in with an access token (a native or server client): it re-authenticates at its
+   * identity provider, not through the gateway's cookie routes.
+   */
+  viaToken?: boolean;
   links: {
     /** Sign in again (with a second factor). */
     signInUrl: string;
@@ -27,6 +32,16 @@ export interface AccessState {
     /** The consumer information page, then the platform's connection flow. */
     connectUrl: string;
   };
+}
+
+/** A signed-in device as the context reports it (instants in ms). */
+export interface DeviceRecord {
+  id: string;
+  /** The app's client id; undefined for a browser's cookie session. */
+  client: string | undefined;
+  signedInAt: number;
+  lastUsedAt: number;
+  current: boolean;
 }
 
 /**
@@ -56,6 +71,12 @@ export interface GatewayContext {
     readonly ended: boolean;
     /** Whether the session still exists and is within its lifetimes (checked before each event). */
     isLive(): Promise<boolean>;
+    /** The user's signed-in devices: browsers' sessions and apps' token families. */
+    devices(): Promise<DeviceRecord[]>;
+    /** Ends one device's sign-in (and its access tokens until now); false when there is no such device. */
+    endDevice(id: string): Promise<boolean>;
+    /** Ends every sign-in of the user (sessions and access tokens until now); the bank connection stays. */
+    endAll(): Promise<void>;
   };
   appKind: AppKind;
   /** Idempotency keys for payments and transfers (client-supplied, or derived per user and input). */
@@ -64,6 +85,14 @@ export interface GatewayContext {
     /** Where to send a user whose bank connection needs attention (starts the bank connection flow again). */
     reconnectUrl: string;
   };
+  /**
+   * A single-use, short-lived URL for a native app to open in the system browser: the consumer
+   * information page, the platform's consent, then back to the app's registered `returnUri`.
+   */
+  startBankConnection(
+    returnUri: string,
+    appState: string,
+  ): Promise<{ url: string; expiresAt: number } | { refused: 'RETURN_URI_NOT_ALLOWED' | 'BAD_STATE' }>;
   /** The request's logger (each line carries its id), or the gateway's for a subscription event. */
   logger: Logger;
   /** The HTTP request being served, when there is one (not for a subscription event). */
@@ -79,4 +108,6 @@ export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'log
   session: Pick<GatewayContext['session'], 'isLive'>;
   /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
   onStarted?: (type: string) => void;
+  /** Told once a started subscription has let go of its queue (completed, failed or returned). */
+  onEnded?: (type: string) => void;
 };

@@ -186,7 +186,7 @@ function withoutHints(error: GraphQLError, code: string, introspection: boolean)
 function subscriptionOverHttpError(operation: string | undefined): GraphQLError | undefined {
   if (operation !== 'subscription') return undefined;
   return new GraphQLError(
-    'Subscriptions are served over WebSocket (graphql-transport-ws, the graphql-ws protocol) on this same path, not over HTTP.',
+    'Subscriptions are served over WebSocket (graphql-transport-ws) on this same path, over HTTP with `Accept: multipart/mixed;subscriptionSpec="1.0"` (Apollo\'s multipart protocol), or at /graphql/stream (graphql-sse); not as a plain HTTP request.',
     { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
   );
 }

@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { gateRootFields } from './access-gate.js';
 import { AccessResolver } from './access/access.resolver.js';
 import { BankConnectionResolver } from './access/bank-connection.resolver.js';
+import { DeviceResolver } from './access/device.resolver.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { authChecker } from './authorization.js';
 import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
@@ -36,6 +37,7 @@ async function buildUngatedSchema(options: SchemaOptions): Promise<GraphQLSchema
       NameVerificationResolver,
       AccessResolver,
       BankConnectionResolver,
+      DeviceResolver,
       PaymentResolver,
       EventResolver,
     ],

@@ -2,14 +2,16 @@ import { EventEmitter } from 'node:events';
 
 /**
  * Things that happened inside the gateway that an embedding program or a test may wait for, as
- * events rather than log text: the gateway is listening; a subscription's live delivery began; a
- * webhook was published; a user's webhooks were registered at the platform; a user's data was
- * deleted; a Redis client was lost or restored.
+ * events rather than log text: the gateway is listening; a subscription's live delivery began, or
+ * it ended; a webhook was published; a user's webhooks were registered at the platform; a user's
+ * data was deleted; a Redis client was lost or restored.
  */
 export interface GatewayEventMap {
   /** The gateway accepts requests at `url` (its public URL) and `listenUrl`. */
   listening: [{ url: string; listenUrl: string }];
   'subscription-started': [{ userId: string; type: string }];
+  /** A started subscription let go of its subscription queue (completed, failed, or its client left). */
+  'subscription-ended': [{ userId: string; type: string }];
   'webhook-published': [{ userId: string; type: string; code: string }];
   /** A signed-in user's webhooks were registered at the platform (or some failed). */
   'webhooks-registered': [{ userId: string; registered: string[]; failed: string[]; alreadyRegistered: string[] }];
@@ -25,6 +27,7 @@ export interface GatewayEventMap {
 export const GATEWAY_EVENT_NAMES = [
   'listening',
   'subscription-started',
+  'subscription-ended',
   'webhook-published',
   'webhooks-registered',
   'user-data-deleted',

@@ -4,6 +4,8 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
 import type { EventLog, UserEvent } from '../event-log/event-log.js';
 import { currentTraceparent } from '../lib/tracing.js';
+import type { UserDataStore } from '../user-data/user-data-store.js';
+import { applyWebhookChange } from '../user-data/webhook-changes.js';
 import type { DeadLetterStore } from './dead-letter-store.js';
 import { deadLetter } from './dead-lettering.js';
 import { runClaimed, type InProgress } from './delivery-claim.js';
@@ -21,6 +23,10 @@ export interface WebhookDispatcherOptions {
   onPublished?: (userId: string, type: string, code: string) => void;
   /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
   onTokenRevoked(userId: string, token: string): Promise<void>;
+  /** The user-data store each webhook changes before it is acknowledged; none when it is off. */
+  userData?: UserDataStore;
+  /** Told after a webhook changed the user-data store (for metrics: `<type>_<code>`). */
+  onUserDataChanged?: (cause: string) => void;
 }
 
 /** A verified webhook, its user found: ready to publish. */
@@ -70,6 +76,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   async function revokeToken({ userId, event }: RoutedWebhook): Promise<void> {
     if (event.type === 'TOKEN' && event.code === 'DELETE' && typeof event.payload.item_id === 'string')
       await options.onTokenRevoked(userId, event.payload.item_id);
+  }
+  // Before the event is stored: a failure leaves the body claimable (answered 503, retried), and
+  // once the 200 goes out no instance can read what the webhook made stale.
+  async function changeUserData({ userId, event }: RoutedWebhook): Promise<void> {
+    if (!options.userData) return;
+    const cause = await applyWebhookChange(options.userData, userId, event.type, event.code, event.payload);
+    if (cause) options.onUserDataChanged?.(cause);
   }
   const dispatcher: WebhookDispatcher = {
     async dispatch(raw, log) {
@@ -121,15 +134,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       };
     },
 
-    // Order, for a retry after a partial failure: the cancellation is recorded before the event is
-    // stored (and marked done), so a failure before that leaves the body claimable and the retry
-    // redoes everything; the token's sessions end after the event is stored (subscriptions hear
+    // Order, for a retry after a partial failure: the cancellation and the user-data change are
+    // recorded before the event is stored (and marked done), so a failure before that leaves the
+    // body claimable and the retry redoes everything; the token's sessions end after the event is stored (subscriptions hear
     // accessRevoked before their socket closes), so a failure there is redone by `redo` when the
     // retry finds the body done. Every side effect is idempotent.
     async deliver(routed, bodyHash) {
       const { userId, event } = routed;
       const { type, code } = event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
+      await changeUserData(routed);
       const cursor = await options.eventLog.publishDelivery(userId, event, bodyHash);
       await revokeToken(routed);
       if (cursor === undefined) return 'duplicate';
@@ -142,6 +156,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     async redo(routed) {
       const { type, code } = routed.event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(routed.userId, type);
+      await changeUserData(routed);
       await revokeToken(routed);
     },
   };

@@ -3,29 +3,9 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { readinessReport, type ReadinessCheck } from '../../src/accreditation/readiness-checks.js';
 import { loadConfig } from '../../src/config/config.js';
-import { tokenKeysSetting } from '../support/redis.js';
+import { PRODUCTION_SETTINGS as PRODUCTION } from '../support/production-settings.js';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
-
-/** A configuration an operator would run against the live platform, with everything this gateway can do. */
-const PRODUCTION = {
-  PUBLIC_URL: 'https://money.example.co.nz',
-  CORE_API_URL: 'https://api.platform.example',
-  ENRICHMENT_API_URL: 'https://genie.platform.example',
-  OAUTH_AUTHORIZE_URL: 'https://oauth.platform.example',
-  APP_TOKEN: 'app_token_production',
-  APP_SECRET: 'production-app-secret',
-  ENRICHMENT_API_KEY: 'genie_token_production',
-  SESSION_SECRET: 'a-production-session-secret-of-enough-length',
-  REDIS_URL: 'redis://127.0.0.1:6379',
-  TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-  PRIVACY_NOTICE_URL: 'https://money.example.co.nz/privacy',
-  PENTEST_DATE: '2026-05-01',
-  APP_NAME: 'Kiwi Money',
-  OIDC_ISSUER: 'https://login.money.example.co.nz',
-  OIDC_CLIENT_ID: 'gateway',
-  OIDC_CLIENT_SECRET: 'production-oidc-client-secret',
-};
 
 const verdicts = (checks: ReadinessCheck[]) => Object.fromEntries(checks.map((check) => [check.id, check.verdict]));
 
@@ -112,6 +92,14 @@ describe('the accreditation readiness report', () => {
         readinessReport(loadConfig({ EVENT_RETENTION_SECONDS: '604800' }), { now: NOW, leakAuditPresent: true }),
       )['data-retention'],
     ).toBe('warn');
+  });
+
+  it('lists how long accounts and transactions are kept, or that they are not', () => {
+    const detail = (env: Record<string, string>) =>
+      readinessReport(loadConfig(env), { now: NOW, leakAuditPresent: true }).find((c) => c.id === 'data-retention')!
+        .detail;
+    expect(detail({ USER_DATA_MAX_AGE_SECONDS: '900' })).toContain('kept accounts and transactions 15 min at most');
+    expect(detail({ USER_DATA_STORE: 'off' })).toContain('accounts and transactions not kept');
   });
 
   it('prints the report from the built gateway and exits non-zero when something fails', async () => {

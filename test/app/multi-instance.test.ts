@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   deployment,
+  expectPublishedOnce,
   graphql,
   paymentEvents,
-  paymentWebhook,
+  postPayment,
   postWebhook,
   routingState,
   signInVia,
@@ -25,26 +26,16 @@ describe('several gateway processes, one Redis', () => {
     const { client, closed } = socketOn(deployed, c);
     const events = await paymentEvents(c, client);
     const state = routingState(deployed.sandbox, userId);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({
+    expect((await postPayment(deployed, a, state, 'payment_1')).body).toEqual({
       status: 'published',
     });
     expect((await events.next()).paymentId).toBe('payment_1');
 
     // The same signed body raced to B and C is processed exactly once: the other is told it is
     // in progress (503, retried) or, if it came after, a duplicate; a retry then is a duplicate.
-    const raced = paymentWebhook(state, 'payment_2');
-    const answers = await Promise.all([
-      postWebhook(deployed.sandbox, b, raced),
-      postWebhook(deployed.sandbox, c, raced),
-    ]);
-    const outcome = (answer: { status: number; body: unknown }) =>
-      answer.status === 503 ? 'in progress' : (answer.body as { status: string }).status;
-    expect(answers.map(outcome).filter((status) => status === 'published')).toHaveLength(1);
-    expect(answers.map(outcome).filter((status) => status !== 'published')).toEqual([
-      expect.stringMatching(/^(in progress|duplicate)$/),
-    ]);
+    const raced = await expectPublishedOnce(deployed, [b, c], state, 'payment_2');
     expect((await postWebhook(deployed.sandbox, b, raced)).body).toEqual({ status: 'duplicate' });
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_3'))).status).toBe(200);
+    expect((await postPayment(deployed, a, state, 'payment_3')).status).toBe(200);
     expect([(await events.next()).paymentId, (await events.next()).paymentId]).toEqual(['payment_2', 'payment_3']);
 
     // Logout on B closes the socket on C.
@@ -67,19 +58,19 @@ describe('several gateway processes, one Redis', () => {
 
     const first = socketOn(deployed, b);
     const events = await paymentEvents(b, first.client);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_0'))).status).toBe(200);
+    expect((await postPayment(deployed, a, state, 'payment_0')).status).toBe(200);
     const seen = await events.next();
     await first.client.dispose();
 
     // Three events while the subscriber is away, acknowledged only once stored.
     for (const id of ['payment_1', 'payment_2', 'payment_3'])
-      expect((await postWebhook(deployed.sandbox, b, paymentWebhook(state, id))).body).toEqual({ status: 'published' });
+      expect((await postPayment(deployed, b, state, id)).body).toEqual({ status: 'published' });
 
     const second = socketOn(deployed, a);
     const resumed = await paymentEvents(a, second.client, seen.cursor);
     const replayed = [await resumed.next(), await resumed.next(), await resumed.next()];
     expect(replayed.map((event) => event.paymentId)).toEqual(['payment_1', 'payment_2', 'payment_3']);
-    expect((await postWebhook(deployed.sandbox, b, paymentWebhook(state, 'payment_4'))).status).toBe(200);
+    expect((await postPayment(deployed, b, state, 'payment_4')).status).toBe(200);
     const live = await resumed.next();
     expect(live.paymentId).toBe('payment_4');
 
@@ -89,7 +80,7 @@ describe('several gateway processes, one Redis', () => {
     const flowing = (async () => {
       for (let n = 5; n < 15; n += 1) {
         const id = `payment_${n}`;
-        if ((await postWebhook(deployed.sandbox, b, paymentWebhook(state, id))).status === 200) acknowledged.push(id);
+        if ((await postPayment(deployed, b, state, id)).status === 200) acknowledged.push(id);
       }
     })();
     const delivered: string[] = [];

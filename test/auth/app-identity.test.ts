@@ -15,7 +15,6 @@ import { buildGatewaySchema } from '../../src/graphql/schema.js';
 import { userTag } from '../../src/redis/redis-keys.js';
 import { Browser } from '../support/browser.js';
 import {
-  approveConsent,
   appUserId,
   execute,
   MFA_DEMO_USERS,
@@ -27,6 +26,7 @@ import {
 } from '../support/gateway.js';
 import { signInAtProvider } from '../support/identity.js';
 import { dumpKeys, REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from '../support/redis.js';
+import { connectBank, signInOnly } from '../support/sign-in-steps.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 
 const READER = 'reader@demo.example';
@@ -61,8 +61,7 @@ describe('app sign-in with multi-factor authentication', () => {
 
   it('refuses a sign-in without a second factor on platform-connected fields, over HTTP and the socket', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
-    const landed = await signInToApp(browser, gateway.sandbox, gateway.url, READER, '?returnTo=%2Fgraphql');
+    const { browser, landed } = await signInOnly(gateway, READER, '?returnTo=%2Fgraphql');
     // Not offered the connection flow: connecting is platform-connected functionality too.
     expect(landed).toMatchObject({ status: 303, location: `${gateway.url}/graphql` });
     expect((await execute(gateway, browser, ConnectionDocument)).data!.connection).toMatchObject({
@@ -106,7 +105,7 @@ describe('app sign-in with multi-factor authentication', () => {
     expect(gateway.sandbox.requests({ service: 'enrichment' })).toEqual([]);
   });
 
-  it('gates every root field of the schema but connection and connectBank (no field can forget it)', async () => {
+  it('gates every root field of the schema but connection, connectBank and the sign-in controls (no field can forget it)', async () => {
     const schema = await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: 10 } });
     const access: AccessState = {
       mfa: 'none',
@@ -141,7 +140,14 @@ describe('app sign-in with multi-factor authentication', () => {
         open.push(`${type.name}.${field.name}`);
       }
     }
-    expect(open.sort()).toEqual(['Mutation.connectBank', 'Query.bankConnection', 'Query.connection']);
+    expect(open.sort()).toEqual([
+      'Mutation.connectBank',
+      'Mutation.endDevice',
+      'Mutation.signOutEverywhere',
+      'Query.bankConnection',
+      'Query.connection',
+      'Query.devices',
+    ]);
   });
 
   it('MFA_POLICY=read-only lets a password-only user read, and nobody moves money', async () => {
@@ -228,14 +234,7 @@ describe('app sign-in with multi-factor authentication', () => {
     expect((await execute(gateway, first, MeDocument)).status).toBe(401);
     expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' })).toEqual([]);
 
-    const returning = new Browser();
-    const landed = await signInToApp(
-      returning,
-      gateway.sandbox,
-      gateway.url,
-      MFA_DEMO_USERS[0]!,
-      '?returnTo=%2Fgraphql',
-    );
+    const { browser: returning, landed } = await signInOnly(gateway, 0, '?returnTo=%2Fgraphql');
     // Straight back: no consumer information page, no consent, no new token.
     expect(landed).toMatchObject({ status: 303, location: `${gateway.url}/graphql` });
     expect((await execute(gateway, returning, MeDocument)).data!.me.id).toBe(me);
@@ -244,8 +243,7 @@ describe('app sign-in with multi-factor authentication', () => {
 
   it('a signed-in user who has not connected: connection says so, platform fields are NOT_CONNECTED, connectBank leads to the consumer information page', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
-    const landed = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[2]!, '?returnTo=%2Fapp');
+    const { browser, landed } = await signInOnly(gateway, 2, '?returnTo=%2Fapp');
     expect(landed).toMatchObject({ status: 303, location: `${gateway.url}/auth/consumer-info?returnTo=%2Fapp` });
     const connection = (await execute(gateway, browser, ConnectionDocument)).data!.connection;
     expect(connection).toMatchObject({
@@ -264,16 +262,16 @@ describe('app sign-in with multi-factor authentication', () => {
 
     const page = await browser.request(connection.connectUrl);
     expect(page.status).toBe(200);
-    const connect = await startConnection(browser, gateway.url);
-    const back = await approveConsent(browser, connect.location!, { userIndex: 2 });
-    expect(await browser.request(back.href)).toMatchObject({ status: 303, location: `${gateway.url}/graphql` });
+    expect(await connectBank(browser, gateway.url, { userIndex: 2 })).toMatchObject({
+      status: 303,
+      location: `${gateway.url}/graphql`,
+    });
     expect((await execute(gateway, browser, ConnectionDocument)).data!.connection.connected).toBe(true);
   });
 
   it('deleteMyAccount works for a user who never connected, and removes the connection of one who did', async () => {
     const gateway = await startGateway();
-    const unconnected = new Browser();
-    await signInToApp(unconnected, gateway.sandbox, gateway.url, MFA_DEMO_USERS[1]!);
+    const { browser: unconnected } = await signInOnly(gateway, 1);
     expect((await execute(gateway, unconnected, DeleteMyAccountDocument)).data!.deleteMyAccount).toEqual({
       complete: true,
       accessEnded: true,
@@ -287,14 +285,13 @@ describe('app sign-in with multi-factor authentication', () => {
     const connected = await signIn(gateway, 0);
     expect((await execute(gateway, connected, DeleteMyAccountDocument)).data!.deleteMyAccount.complete).toBe(true);
     // Signing in again starts from the consumer information page: the connection is gone.
-    const again = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { landed: again } = await signInOnly(gateway);
     expect(again.location).toContain('/auth/consumer-info');
   });
 
   it('a socket opened before the user connected their bank serves them once they have', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
-    await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { browser } = await signInOnly(gateway);
     const { client } = socketClient(gateway, browser);
     const query = 'subscription { paymentUpdated { code } }';
     const before = await client
@@ -305,8 +302,7 @@ describe('app sign-in with multi-factor authentication', () => {
         (errors: unknown) => errors,
       );
     expect(JSON.stringify(before)).toContain('NOT_CONNECTED');
-    const connect = await startConnection(browser, gateway.url);
-    await browser.request((await approveConsent(browser, connect.location!)).href);
+    await connectBank(browser, gateway.url);
     // Resolves once the gateway has started live delivery on the same socket.
     await subscribe(gateway, client, query, 'PAYMENT');
   });
@@ -329,11 +325,17 @@ describe('app sign-in with multi-factor authentication', () => {
     await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 0));
     // The event stream is kept empty for its retention (so cursors never repeat), and each ended
     // session leaves a tombstone (a bare marker, so a late write cannot bring the session back)
-    // that expires when the session would have; nothing else of the user's stays.
+    // that expires when the session would have; the instant access ended stays as long as an access
+    // token issued before it could live, so none counts again; nothing else of the user's stays.
     const left = (await dumpKeys(prefix)).filter(([key]) => key.includes(tag));
     const tombstones = left.filter(([key]) => key.endsWith(':ended'));
-    expect(left.filter(([key]) => !key.endsWith(':events') && !key.endsWith(':ended'))).toEqual([]);
+    const kept = [':events', ':ended', ':access-ended'];
+    expect(left.filter(([key]) => !kept.some((suffix) => key.endsWith(suffix)))).toEqual([]);
     const redis = testRedis();
+    const accessEnded = left.find(([key]) => key.endsWith(':access-ended'));
+    expect(accessEnded).toBeDefined();
+    expect(Object.values(await redis.hgetall(accessEnded![0])).every((value) => /^\d+$/.test(value))).toBe(true);
+    expect(await redis.pttl(accessEnded![0])).toBeGreaterThan(0);
     for (const [key, value] of tombstones) {
       expect(value).not.toContain(token!);
       expect(value.length).toBeLessThanOrEqual(16);
@@ -352,16 +354,14 @@ describe('app sign-in with multi-factor authentication', () => {
     const [, idleToken] = gateway.sandbox.issuedTokens();
     // Aroha signs in again on day 20; James does not.
     offset = 20 * 86_400_000;
-    expect((await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!)).location).toBe(
-      `${gateway.url}/graphql`,
-    );
+    expect((await signInOnly(gateway)).landed.location).toBe(`${gateway.url}/graphql`);
     offset = 30 * 86_400_000 + 60_000;
     const deleted = await gateway.waitForEvent('user-data-deleted', (event) => event.userId === appUserId(gateway, 1));
     expect(deleted.failures).toEqual([]);
     const revocations = gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' });
     expect(revocations.map((request) => request.headers.authorization)).toEqual([`Bearer ${idleToken}`]);
     expect((await execute(gateway, idle, MeDocument)).status).toBe(401);
-    const back = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[1]!);
+    const { landed: back } = await signInOnly(gateway, 1);
     expect(back.location).toContain('/auth/consumer-info');
     // The user who signed in on day 20 is still connected.
     expect((await signInToApp(active, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!)).location).toBe(

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from '../__generated__/graphql.js';
-import {
-  approveConsent,
-  execute,
-  signIn,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
-import { tokenKeysSetting } from '../support/redis.js';
-import { startStallableRedis } from '../support/stallable-redis.js';
+import { approveConsent, execute, signIn, startConnection, type TestGateway } from '../support/gateway.js';
+import { platformStatus } from '../support/platform-tokens.js';
+import { connectBank } from '../support/sign-in-steps.js';
+import { gatewayOnStallableRedis } from '../support/stallable-redis.js';
 
 const bearer = (token: string) => `Bearer ${token}`;
 
@@ -27,22 +21,9 @@ function firstRevocationOf(gateway: TestGateway, tokens: string[], withinMs: num
   ]);
 }
 
-/** The platform's view of a token: 200 while live, 403 once revoked. */
-async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, {
-    headers: { authorization: bearer(token), 'x-service-id': gateway.sandbox.credentials.appToken },
-  });
-  return response.status;
-}
-
 describe('a new consent whose connection write times out', () => {
   it('leaves no live platform token the gateway does not hold: the one it may not have stored and the one it may have replaced are released, and a retried consent releases the rest', async () => {
-    const redis = await startStallableRedis();
-    const gateway = await startGateway({
-      REDIS_URL: redis.url,
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      REDIS_COMMAND_TIMEOUT_MS: '300',
-    });
+    const { redis, gateway } = await gatewayOnStallableRedis();
     const browser = await signIn(gateway);
     const [first] = gateway.sandbox.issuedTokens();
 
@@ -71,8 +52,7 @@ describe('a new consent whose connection write times out', () => {
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
 
     // The user, told to try again, consents once more: a third token, and the rest are released.
-    const again = await startConnection(browser, gateway.url);
-    const landed = await browser.request((await approveConsent(browser, again.location!)).href);
+    const landed = await connectBank(browser, gateway.url);
     expect(landed.status).toBe(303);
     const issued = gateway.sandbox.issuedTokens();
     expect(issued).toHaveLength(3);

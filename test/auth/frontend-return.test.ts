@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Browser } from '../support/browser.js';
-import {
-  approveConsent,
-  MFA_DEMO_USERS,
-  signIn,
-  signInToApp,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
+import { signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import { freePort } from '../support/instances.js';
+import { connectBank, signInOnly } from '../support/sign-in-steps.js';
 
 /** A frontend on another origin (nothing need listen there: only where the browser is sent is read). */
 async function frontendGateway(): Promise<{ gateway: TestGateway; app: string }> {
@@ -35,14 +28,12 @@ async function links(gateway: TestGateway, browser: Browser, origin?: string) {
 describe('a frontend on another origin in ALLOWED_ORIGINS', () => {
   it('gets the browser back after a first sign-in, through the consumer information page and the consent', async () => {
     const { gateway, app } = await frontendGateway();
-    const browser = new Browser();
-    const signedIn = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!, returnTo(`${app}/`));
+    const { browser, landed: signedIn } = await signInOnly(gateway, 0, returnTo(`${app}/`));
     expect(signedIn.status).toBe(303);
     const info = new URL(signedIn.location!, gateway.url);
     expect(info.pathname).toBe('/auth/consumer-info');
     expect(info.searchParams.get('returnTo')).toBe(`${app}/`);
-    const connect = await startConnection(browser, gateway.url, info.search);
-    const landed = await browser.request((await approveConsent(browser, connect.location!)).href);
+    const landed = await connectBank(browser, gateway.url, { query: info.search });
     expect(landed.status).toBe(303);
     expect(landed.headers.get('location')).toBe(`${app}/`);
   });
@@ -50,13 +41,7 @@ describe('a frontend on another origin in ALLOWED_ORIGINS', () => {
   it('gets a connected user back straight after sign-in; an origin not allowed gets /graphql', async () => {
     const { gateway, app } = await frontendGateway();
     await signIn(gateway);
-    const again = await signInToApp(
-      new Browser(),
-      gateway.sandbox,
-      gateway.url,
-      MFA_DEMO_USERS[0]!,
-      returnTo(`${app}/accounts`),
-    );
+    const { landed: again } = await signInOnly(gateway, 0, returnTo(`${app}/accounts`));
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe(`${app}/accounts`);
 
@@ -64,7 +49,7 @@ describe('a frontend on another origin in ALLOWED_ORIGINS', () => {
     let other = app;
     while (other === app) other = `http://localhost:${await freePort()}`;
     other += '/';
-    const refused = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!, returnTo(other));
+    const { landed: refused } = await signInOnly(gateway, 0, returnTo(other));
     expect(refused.status).toBe(303);
     expect(refused.headers.get('location')).toBe('/graphql');
   });
@@ -81,8 +66,7 @@ describe('a frontend on another origin in ALLOWED_ORIGINS', () => {
       expect(own.stepUp.href).toBe(`${gateway.url}/auth/step-up?returnTo=%2Fgraphql`);
     }
     // The handed-out link, followed, ends on the frontend.
-    const connect = await startConnection(browser, gateway.url, fromApp.connect.search);
-    const landed = await browser.request((await approveConsent(browser, connect.location!)).href);
+    const landed = await connectBank(browser, gateway.url, { query: fromApp.connect.search });
     expect(landed.headers.get('location')).toBe(`${app}/`);
   });
 });

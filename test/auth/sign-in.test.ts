@@ -6,17 +6,16 @@ import {
   execute,
   MFA_DEMO_USERS,
   signIn,
-  signInToApp,
   startConnection,
   startGateway,
   type TestGateway,
 } from '../support/gateway.js';
 import { signInAtProvider } from '../support/identity.js';
+import { connectBank, consentToBank, signInOnly } from '../support/sign-in-steps.js';
 
 /** A browser whose app user has signed in (with a second factor) but not connected their bank yet. */
 async function appBrowser(gateway: TestGateway, userIndex = 0): Promise<Browser> {
-  const browser = new Browser();
-  const landed = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[userIndex]!);
+  const { browser, landed } = await signInOnly(gateway, userIndex);
   expect(landed.location).toContain('/auth/consumer-info');
   return browser;
 }
@@ -24,12 +23,18 @@ async function appBrowser(gateway: TestGateway, userIndex = 0): Promise<Browser>
 /** Walks the connection flow up to the platform's redirect back, returning the callback URL and the browser. */
 async function consentedCallback(gateway: TestGateway, browser?: Browser) {
   const signedIn = browser ?? (await appBrowser(gateway));
-  const login = await startConnection(signedIn, gateway.url);
-  return { browser: signedIn, callback: await approveConsent(signedIn, login.location!) };
+  return { browser: signedIn, callback: await consentToBank(signedIn, gateway.url) };
 }
 
 function tokenExchanges(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core', method: 'POST', path: '/v1/token' });
+}
+
+/** A callback refused with a coded 400 page, the platform asked for `exchanges` token exchanges in all. */
+function expectRefused(gateway: TestGateway, response: { status: number; text: string }, code: string, exchanges = 0) {
+  expect(response.status).toBe(400);
+  expect(response.text).toContain(code);
+  expect(tokenExchanges(gateway)).toHaveLength(exchanges);
 }
 
 describe('connecting the bank (the platform OAuth flow)', () => {
@@ -59,8 +64,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
 
   it('completes the flow: code exchanged server-side, HttpOnly SameSite session cookie, me answered', async () => {
     const gateway = await startGateway();
-    const browser = new Browser();
-    const signedIn = await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { browser, landed: signedIn } = await signInOnly(gateway);
     const cookie = signedIn.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
@@ -126,9 +130,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     callback.searchParams.delete('state');
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_MISSING');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_MISSING');
   });
 
   it('refuses a state that was already used', async () => {
@@ -136,9 +138,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     expect((await browser.request(callback.href)).status).toBe(303);
     const replay = await browser.request(callback.href);
-    expect(replay.status).toBe(400);
-    expect(replay.text).toContain('OAUTH_STATE_UNKNOWN');
-    expect(tokenExchanges(gateway)).toHaveLength(1);
+    expectRefused(gateway, replay, 'OAUTH_STATE_UNKNOWN', 1);
   });
 
   it('refuses a state issued to another browser', async () => {
@@ -146,9 +146,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { callback } = await consentedCallback(gateway);
     const attacker = await appBrowser(gateway, 1); // has its own binding cookie, not the victim's
     const response = await attacker.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_FOREIGN');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_FOREIGN');
     // The victim's consent did not land on the attacker's account.
     expect((await execute(gateway, attacker, ConnectionDocument)).data!.connection.connected).toBe(false);
   });
@@ -158,21 +156,16 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     callback.searchParams.set('state', 'x'.repeat(43));
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_STATE_UNKNOWN');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_STATE_UNKNOWN');
   });
 
   it('reports a cancelled consent without exchanging anything', async () => {
     const gateway = await startGateway();
     const browser = await appBrowser(gateway);
-    const login = await startConnection(browser, gateway.url);
-    const denied = await approveConsent(browser, login.location!, { decision: 'deny' });
+    const denied = await consentToBank(browser, gateway.url, { decision: 'deny' });
     expect(denied.searchParams.get('error')).toBe('access_denied');
     const response = await browser.request(denied.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_DENIED');
-    expect(tokenExchanges(gateway)).toHaveLength(0);
+    expectRefused(gateway, response, 'OAUTH_DENIED');
   });
 
   it('reports a code the platform refuses (expired) as a refused connection, with no connection made', async () => {
@@ -181,10 +174,8 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const { browser, callback } = await consentedCallback(gateway);
     now += 61_000;
     const response = await browser.request(callback.href);
-    expect(response.status).toBe(400);
-    expect(response.text).toContain('OAUTH_EXCHANGE_REFUSED');
+    expectRefused(gateway, response, 'OAUTH_EXCHANGE_REFUSED', 1);
     expect(response.text).toContain('expired_grant');
-    expect(tokenExchanges(gateway)).toHaveLength(1);
     expect((await execute(gateway, browser, MeDocument)).errors![0]!.extensions!.code).toBe('NOT_CONNECTED');
   });
 
@@ -229,8 +220,9 @@ describe('connecting the bank (the platform OAuth flow)', () => {
   it('ignores an off-site returnTo', async () => {
     const gateway = await startGateway();
     const browser = await appBrowser(gateway);
-    const login = await startConnection(browser, gateway.url, `?returnTo=${encodeURIComponent('//evil.example/x')}`);
-    const landed = await browser.request((await approveConsent(browser, login.location!)).href);
+    const landed = await connectBank(browser, gateway.url, {
+      query: `?returnTo=${encodeURIComponent('//evil.example/x')}`,
+    });
     expect(landed.headers.get('location')).toBe('/graphql');
   });
 });

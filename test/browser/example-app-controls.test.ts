@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../support/chromium.js';
-import { builtExampleApp, consent, markPage, samePage, signIn } from '../support/example-app.js';
+import { builtExampleApp, consent, markPage, samePage } from '../support/example-app.js';
 
 const WAIT = { timeout: 10_000 };
 
@@ -9,8 +9,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
   const app = builtExampleApp();
 
   it('stops sharing one account, confirmed first: the platform receives DELETE /v1/accounts/{id} and the account leaves the lists', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     await markPage(page);
     await page.getByRole('button', { name: 'Privacy' }).click();
     const connected = page.getByRole('list', { name: 'Connected accounts' }).getByRole('listitem');
@@ -40,8 +39,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
   });
 
   it('reconnects an INACTIVE account through the platform’s consent, in the window sign-in uses, and shows it ACTIVE without a reload', async () => {
-    const { gateway, page, context } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page, context } = await app.openSignedIn();
     await markPage(page);
     const inactive = page.locator('li[data-status="INACTIVE"]');
     await inactive.waitFor();

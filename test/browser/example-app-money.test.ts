@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../support/chromium.js';
-import { builtExampleApp, signIn } from '../support/example-app.js';
+import { builtExampleApp } from '../support/example-app.js';
 import type { TestGateway } from '../support/gateway.js';
 
 const WAIT = { timeout: 10_000 };
@@ -11,8 +11,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   const app = builtExampleApp();
 
   it('sends one payment for two clicks on Send at once, then shows the result with "New payment", which starts a new intent with a new key', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     await openPay(page, gateway);
     await fillPayment(page, '10.00');
     // Two clicks in the same instant, before React can re-render the button disabled.
@@ -40,8 +39,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('keeps the intent’s idempotency key when the answer was lost: "Check and retry safely" pays once', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     await openPay(page, gateway);
     await fillPayment(page, '20.00');
     // The platform makes the payment, and the answer never arrives.
@@ -61,8 +59,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('shows statuses in words beside the code: a declined payment says why', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     await openPay(page, gateway);
     await fillPayment(page, '5.13'); // the sandbox declines .13 for insufficient funds
     await page.getByRole('button', { name: 'Send payment' }).click();
@@ -77,8 +74,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
   });
 
   it('sends one transfer for a double click on Send, and shows it with "New transfer"', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     const followed = gateway.subscriptionsStarted(1, 'TRANSFER');
     await page.getByRole('button', { name: 'Transfer', exact: true }).click();
     await followed;

@@ -38,8 +38,7 @@ describe.skipIf(!chromiumAvailable())('the example app’s screens', { timeout: 
   });
 
   it('checks the user’s own name (an identity check, and ownership of one account), and the Pay screen claims no payee check', async () => {
-    const { gateway, page } = await app.open();
-    await signIn(page, gateway);
+    const { gateway, page } = await app.openSignedIn();
     await page.getByRole('button', { name: 'Your name', exact: true }).click();
     await page.getByLabel('First name').fill('Aroha');
     await page.getByLabel('Last name').fill('Ngata');

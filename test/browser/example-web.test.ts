@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { expectAccountsWithBalances } from '../support/example-app-screens.js';
 import { authenticate, signIn } from '../support/example-app.js';
 import { buildExampleWeb, bundleText, serveStatic } from '../support/example-web.js';
 import { startGateway } from '../support/gateway.js';
@@ -45,15 +46,7 @@ describe.skipIf(!chromiumAvailable())('the example web app', { timeout: 90_000 }
     await signIn(page, gateway);
 
     // Accounts, with balances and their bank.
-    const accounts = page.getByRole('list', { name: 'Accounts' }).getByRole('listitem');
-    await accounts.first().waitFor();
-    expect(await accounts.count()).toBeGreaterThan(1);
-    expect(
-      await page
-        .getByLabel(/^Balance of /)
-        .first()
-        .textContent(),
-    ).toMatch(/\$\d/);
+    await expectAccountsWithBalances(page);
     expect(await layoutWidth(page)).toEqual({ viewport: 390, content: 390 });
 
     // Transactions, paged, with merchant names, logos and categories from the enrichment.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configSecrets, loadConfig } from '../../src/config/config.js';
+import { PRODUCTION_SETTINGS } from '../support/production-settings.js';
 
 function issuesOf(env: Record<string, string>): string[] {
   try {
@@ -112,22 +113,9 @@ describe('configuration', () => {
   });
 
   it('accepts a complete live configuration and turns introspection off by default', () => {
-    const config = loadConfig({
-      CORE_API_URL: 'https://api.akahu.io/',
-      ENRICHMENT_API_URL: 'https://api.genie.akahu.io',
-      APP_TOKEN: 'app_token_abcdefgh',
-      APP_SECRET: 'secret-abcdefgh',
-      ENRICHMENT_API_KEY: 'genie_token_abcdefgh',
-      OAUTH_AUTHORIZE_URL: 'https://oauth.akahu.nz',
-      SESSION_SECRET: 'x'.repeat(40),
-      PLATFORM_HEADER_PREFIX: 'X-Akahu',
-      PUBLIC_URL: 'https://app.example.nz',
-      OIDC_ISSUER: 'https://login.example.nz',
-      OIDC_CLIENT_ID: 'gateway',
-      OIDC_CLIENT_SECRET: 'oidc-secret-abcdefgh',
-    });
-    expect(config.core.baseUrl).toBe('https://api.akahu.io');
-    expect(config.identity).toMatchObject({ issuer: 'https://login.example.nz', clientId: 'gateway' });
+    const config = loadConfig({ ...PRODUCTION_SETTINGS, CORE_API_URL: 'https://api.platform.example/' });
+    expect(config.core.baseUrl).toBe('https://api.platform.example');
+    expect(config.identity).toMatchObject({ issuer: PRODUCTION_SETTINGS.OIDC_ISSUER, clientId: 'gateway' });
     expect(config.graphql.introspection).toBe(false);
     expect(config.graphql.graphiql).toBe(false);
   });

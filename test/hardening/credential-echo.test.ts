@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EnrichDocument, RefreshDocument } from '../__generated__/graphql.js';
-import { Browser } from '../support/browser.js';
-import {
-  approveConsent,
-  execute,
-  MFA_DEMO_USERS,
-  signIn,
-  signInToApp,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
+import { execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+import { connectBank, signInOnly } from '../support/sign-in-steps.js';
 
 /** Every credential in play, as the audit phase also checks across the whole suite. */
 function credentials(gateway: TestGateway): string[] {
@@ -48,10 +39,8 @@ describe('upstream error text that quotes credentials', () => {
     expect(failed.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
 
     gateway.sandbox.setCoreFault({ status: 400, pathPrefix: '/v1/token', echoCredentials: true });
-    const fresh = new Browser();
-    await signInToApp(fresh, gateway.sandbox, gateway.url, MFA_DEMO_USERS[1]!);
-    const login = await startConnection(fresh, gateway.url);
-    const page = await fresh.request((await approveConsent(fresh, login.location!)).href);
+    const { browser: fresh } = await signInOnly(gateway, 1);
+    const page = await connectBank(fresh, gateway.url);
     expect(page.status).toBe(400);
     expect(leaksIn(gateway, page.text)).toEqual([]);
 

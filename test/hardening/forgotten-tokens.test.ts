@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MeDocument } from '../__generated__/graphql.js';
-import { Browser } from '../support/browser.js';
-import {
-  approveConsent,
-  execute,
-  MFA_DEMO_USERS,
-  signIn,
-  signInToApp,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
+import { execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+import { platformStatus } from '../support/platform-tokens.js';
+import { connectBank, consentToBank, signInOnly } from '../support/sign-in-steps.js';
 
 function tokenRevocations(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'core', method: 'DELETE', path: '/v1/token' });
-}
-
-/** The platform's view of a token: 200 while live, 403 once revoked. */
-async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, {
-    headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken },
-  });
-  return response.status;
 }
 
 describe('tokens the gateway forgets are revoked; the connection is not forgotten at sign-out', () => {
@@ -44,8 +28,7 @@ describe('tokens the gateway forgets are revoked; the connection is not forgotte
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const oldToken = gateway.sandbox.issuedTokens().at(-1)!;
-    const login = await startConnection(browser, gateway.url);
-    const landed = await browser.request((await approveConsent(browser, login.location!)).href);
+    const landed = await connectBank(browser, gateway.url);
     expect(landed.status).toBe(303);
     expect(await platformStatus(gateway, oldToken)).toBe(403);
     expect(tokenRevocations(gateway).map((request) => request.headers.authorization)).toEqual([`Bearer ${oldToken}`]);
@@ -58,10 +41,8 @@ describe('a token the platform refuses', () => {
     const gateway = await startGateway();
     // User A's connection, whose code an attacker then replays at the platform: the platform
     // revokes the token that code bought (RFC 6749 §4.1.2), and only that token.
-    const victim = new Browser();
-    await signInToApp(victim, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
-    const login = await startConnection(victim, gateway.url);
-    const callback = await approveConsent(victim, login.location!);
+    const { browser: victim } = await signInOnly(gateway);
+    const callback = await consentToBank(victim, gateway.url);
     expect((await victim.request(callback.href)).status).toBe(303);
     const other = await signIn(gateway, 1);
 
@@ -86,7 +67,7 @@ describe('a token the platform refuses', () => {
     expect(unaffected.status).toBe(200);
     expect(unaffected.data?.me.id).toMatch(/^user_/);
     // The dead connection is gone: signing in again asks for a new consent.
-    const again = await signInToApp(new Browser(), gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    const { landed: again } = await signInOnly(gateway);
     expect(again.location).toContain('/auth/consumer-info');
   });
 });

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Browser } from '../support/browser.js';
-import {
-  approveConsent,
-  MFA_DEMO_USERS,
-  signInToApp,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
+import type { Browser } from '../support/browser.js';
+import { approveConsent, startConnection, startGateway, type TestGateway } from '../support/gateway.js';
+import { signInOnly } from '../support/sign-in-steps.js';
 
 /** One signed-in app user per gateway: each form then runs the connection flow, which ends where returnTo says. */
 const signedIn = new WeakMap<TestGateway, Browser>();
@@ -16,8 +10,7 @@ const signedIn = new WeakMap<TestGateway, Browser>();
 async function landingAfterSignIn(gateway: TestGateway, returnTo: string): Promise<{ status: number; resolved: URL }> {
   let browser = signedIn.get(gateway);
   if (!browser) {
-    browser = new Browser();
-    await signInToApp(browser, gateway.sandbox, gateway.url, MFA_DEMO_USERS[0]!);
+    browser = (await signInOnly(gateway)).browser;
     signedIn.set(gateway, browser);
   }
   const login = await startConnection(browser, gateway.url, `?${new URLSearchParams({ returnTo })}`);

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
+import { expectAccountsWithBalances } from '../support/example-app-screens.js';
 import { track } from '../support/leftovers.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
@@ -30,15 +31,7 @@ describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
     expect(await brokenImages(page)).toEqual([]);
 
     // Accounts, with balances.
-    const accounts = page.getByRole('list', { name: 'Accounts' }).getByRole('listitem');
-    await accounts.first().waitFor();
-    expect(await accounts.count()).toBeGreaterThan(1);
-    expect(
-      await page
-        .getByLabel(/^Balance of /)
-        .first()
-        .textContent(),
-    ).toMatch(/\$\d/);
+    await expectAccountsWithBalances(page);
 
     // Transactions, with a second page.
     await page.getByRole('button', { name: 'Transactions', exact: true }).click();

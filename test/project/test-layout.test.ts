@@ -28,6 +28,14 @@ function foldersUnder(root: string): Set<string> {
   );
 }
 
+/** The names of the folders directly inside `folder`. */
+function roomsBelow(folder: string, folders: Set<string>): string[] {
+  return [...folders]
+    .filter((path) => path.startsWith(`${folder}/`))
+    .map((path) => path.slice(folder.length + 1))
+    .filter((sub) => !sub.includes('/'));
+}
+
 /**
  * What is out of place among `files` (paths relative to test/), given the folders of src/: one
  * line per file, naming it and the rule it breaks.
@@ -47,6 +55,17 @@ function misplacedTests(files: string[], srcFolders: Set<string>): string[] {
     else if (!srcFolders.has(folder)) problems.push(`test/${file}: src/${folder}/ does not exist`);
     else if (!file.endsWith('.test.ts'))
       problems.push(`test/${file}: only *.test.ts beside an area's tests; shared set-ups go in test/support/`);
+    else {
+      // Named for a room one floor down (test/server/websocket-x.test.ts): it belongs in that room.
+      const name = parts.at(-1)!;
+      const room = roomsBelow(folder, srcFolders).find(
+        (sub) => name.startsWith(`${sub}.`) || name.startsWith(`${sub}-`),
+      );
+      if (room)
+        problems.push(
+          `test/${file}: src/${folder}/${room}/ has a folder of its own; put it in test/${folder}/${room}/`,
+        );
+    }
   }
   return problems;
 }
@@ -81,6 +100,7 @@ describe('the test layout', () => {
           'auth/helpers.ts',
           'auth/sign-in.test.ts',
           'server/websocket/heartbeat.test.ts',
+          'server/websocket-heartbeat.test.ts',
           'faults/redis-failover-faults.suite.ts',
           'support/gateway.ts',
         ],
@@ -92,6 +112,7 @@ describe('the test layout', () => {
       'test/support/helper.test.ts: test/support/ holds no tests; put it in test/<area>/',
       'test/server/http/cors.test.ts: src/server/http/ does not exist',
       "test/auth/helpers.ts: only *.test.ts beside an area's tests; shared set-ups go in test/support/",
+      'test/server/websocket-heartbeat.test.ts: src/server/websocket/ has a folder of its own; put it in test/server/websocket/',
     ]);
     expect(misplacedSandboxTests(['top.test.ts', 'stores/x.test.ts', 'support/sdk.ts'], new Set(['core']))).toEqual([
       'sandbox/test/stores/: sandbox/src/stores/ does not exist',

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,26 +6,14 @@ import { MeDocument } from '../__generated__/graphql.js';
 import { execute, startGateway } from '../support/gateway.js';
 import { freePort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { tokenKeysSetting } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
 /** A Redis of this test's own (append-only file in a temp dir, so a restart keeps the data). */
 async function ownRedis(port: number, dir: string) {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${output}`)));
-  });
-  const exited = once(child, 'exit');
+  const { process: child, exited } = await startRedisServer(port, ['--appendonly', 'yes', '--dir', dir]);
   track(async () => {
     if (child.exitCode === null) {
       child.kill('SIGKILL');

@@ -4,7 +4,7 @@ import { userTag } from '../../src/redis/redis-keys.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { testPrefix, testRedis, tokenKeysSetting } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
-import { startStallableRedis } from '../support/stallable-redis.js';
+import { gatewayOnStallableRedis } from '../support/stallable-redis.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
 const income = (state: string, item: string) =>
@@ -32,12 +32,7 @@ async function readinessBecomes(gateway: TestGateway, status: number, withinMs: 
 
 describe('when Redis stalls', () => {
   it('a webhook refused during the stall is processed on the platform’s retry, reaching the subscriber exactly once and replayable', async () => {
-    const redis = await startStallableRedis();
-    const gateway = await startGateway({
-      REDIS_URL: redis.url,
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      REDIS_COMMAND_TIMEOUT_MS: '300',
-    });
+    const { redis, gateway } = await gatewayOnStallableRedis();
     const { browser, state } = await signedInUser(gateway);
     const query = 'subscription ($after: String) { incomeEvents(after: $after) { incomeId cursor } }';
     const live = await subscribe<IncomeFrame>(gateway, socketClient(gateway, browser).client, query, 'INCOME');
@@ -69,13 +64,7 @@ describe('when Redis stalls', () => {
   }, 30_000);
 
   it('/readyz answers 503 "redis: slow" within two seconds of a stall, 200 within two seconds of its end, and "redis: down" once Redis is gone', async () => {
-    const redis = await startStallableRedis();
-    const gateway = await startGateway({
-      REDIS_URL: redis.url,
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      REDIS_COMMAND_TIMEOUT_MS: '300',
-      METRICS_PORT: '0',
-    });
+    const { redis, gateway } = await gatewayOnStallableRedis({ METRICS_PORT: '0' });
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
 
     redis.pause();

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   deployment,
+  expectPublishedOnce,
   graphql,
   paymentEvents,
-  paymentWebhook,
-  postWebhook,
+  postPayment,
   routingState,
   signInVia,
   socketOn,
@@ -32,29 +32,18 @@ describe('gateway processes on other Redis topologies, with the same code', () =
     const { client } = socketOn(deployed, b);
     const events = await paymentEvents(b, client);
     const state = routingState(deployed.sandbox, userId);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).body).toEqual({
+    expect((await postPayment(deployed, a, state, 'payment_1')).body).toEqual({
       status: 'published',
     });
     expect((await events.next()).paymentId).toBe('payment_1');
 
-    const raced = paymentWebhook(state, 'payment_2');
-    const answers = await Promise.all([
-      postWebhook(deployed.sandbox, a, raced),
-      postWebhook(deployed.sandbox, b, raced),
-    ]);
-    // One publishes; the other is told it is in progress (503, retried) or, if after, a duplicate.
-    const outcome = (answer: { status: number; body: unknown }) =>
-      answer.status === 503 ? 'in progress' : (answer.body as { status: string }).status;
-    expect(answers.map(outcome).filter((status) => status === 'published')).toHaveLength(1);
-    expect(answers.map(outcome).filter((status) => status !== 'published')).toEqual([
-      expect.stringMatching(/^(in progress|duplicate)$/),
-    ]);
+    await expectPublishedOnce(deployed, [a, b], state, 'payment_2');
     const second = await events.next();
     expect(second.paymentId).toBe('payment_2');
 
     // A subscriber that was away resumes from its cursor on the other instance.
     await client.dispose();
-    expect((await postWebhook(deployed.sandbox, b, paymentWebhook(state, 'payment_3'))).status).toBe(200);
+    expect((await postPayment(deployed, b, state, 'payment_3')).status).toBe(200);
     const again = socketOn(deployed, a);
     const resumed = await paymentEvents(a, again.client, second.cursor);
     expect((await resumed.next()).paymentId).toBe('payment_3');
@@ -71,7 +60,7 @@ describe('gateway processes on other Redis topologies, with the same code', () =
     const state = routingState(deployed.sandbox, userId);
     const { client } = socketOn(deployed, b);
     const events = await paymentEvents(b, client);
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_1'))).status).toBe(200);
+    expect((await postPayment(deployed, a, state, 'payment_1')).status).toBe(200);
     const before = await events.next();
     expect(before.paymentId).toBe('payment_1');
 
@@ -81,7 +70,7 @@ describe('gateway processes on other Redis topologies, with the same code', () =
     // The same cookie works on both instances against the promoted replica.
     for (const instance of [a, b]) expect((await graphql(deployed, instance)).status).toBe(200);
     // The open socket survived, and its subscription follows the new primary.
-    expect((await postWebhook(deployed.sandbox, a, paymentWebhook(state, 'payment_2'))).status).toBe(200);
+    expect((await postPayment(deployed, a, state, 'payment_2')).status).toBe(200);
     expect((await events.next()).paymentId).toBe('payment_2');
   }, 60_000);
 });

@@ -58,6 +58,7 @@ const QUERIES: Record<string, Variables> = {
   // No payment exists yet: both must refuse an unknown id with the same code.
   PaymentById: () => ({ id: 'payment_unknown' }),
   Transfers: () => ({}),
+  RefreshStatus: () => ({}),
 };
 
 const from = (world: World, attribute: string) => world.accounts.find((a) => a.attributes.includes(attribute))!;

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Sandbox } from '@open-finance-gateway/sandbox';
 
 /**
  * Everything the suite's clients see, every log line the gateway writes, and every secret in
@@ -29,4 +30,14 @@ export function recordLogLine(line: string): void {
 
 export function recordSecrets(secrets: { label: string; value: string }[]): void {
   append('secrets', secrets);
+}
+
+/** The secrets a sandbox holds or handed out (its app and enrichment credentials, every user token): none may leak. */
+export function recordSandboxSecrets(sandbox: Sandbox): void {
+  recordSecrets([
+    { label: 'app secret', value: sandbox.credentials.appSecret },
+    { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
+    { label: 'identity client secret', value: sandbox.identity.clientSecret },
+    ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
+  ]);
 }

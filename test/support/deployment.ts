@@ -8,9 +8,9 @@ import { MeDocument } from '../__generated__/graphql.js';
 import { recordTraffic } from './audit.js';
 import { Browser } from './browser.js';
 import { approveConsent, MFA_DEMO_USERS, signInToApp, startConnection } from './gateway.js';
-import { deploymentEnv, freePort, startInstance, startSharedSandbox, type Instance } from './instances.js';
+import { behindLoadBalancer, startInstance, startSharedSandbox, type Instance } from './instances.js';
 import { track } from './leftovers.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from './redis.js';
+import { REDIS_URL, testPrefix } from './redis.js';
 
 /** Helpers for tests of a deployment: gateway processes on one Redis and one sandbox, reached as a load balancer would. */
 
@@ -26,16 +26,9 @@ export type PaymentEvent = {
  */
 export async function deployment(count: number, redis: Record<string, string> = { REDIS_URL }) {
   const sandbox = await startSharedSandbox();
-  const publicPort = await freePort();
-  const publicUrl = `http://localhost:${publicPort}`;
-  sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
-  sandbox.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
-  const env = deploymentEnv(sandbox, {
-    PUBLIC_URL: publicUrl,
-    SESSION_SECRET: randomBytes(32).toString('base64url'),
+  const { publicPort, publicUrl, env } = await behindLoadBalancer(sandbox, {
     ...redis,
     REDIS_KEY_PREFIX: testPrefix(),
-    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
   });
   const instances = await Promise.all(
     Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)),
@@ -156,6 +149,33 @@ export async function postWebhook(
     body,
   });
   return { status: response.status, body: await response.json() };
+}
+
+/** A payment webhook for the user whose routing state is `state`, signed and POSTed to one instance. */
+export function postPayment(deployed: Deployment, instance: Instance, state: string, paymentId: string) {
+  return postWebhook(deployed.sandbox, instance, paymentWebhook(state, paymentId));
+}
+
+/**
+ * One signed payment webhook POSTed to two instances at once: exactly one publishes it, and the
+ * other is told it is in progress (503, retried) or, if it came after, a duplicate. Returns the
+ * body, for a retry.
+ */
+export async function expectPublishedOnce(
+  deployed: Deployment,
+  instances: [Instance, Instance],
+  state: string,
+  paymentId: string,
+): Promise<string> {
+  const body = paymentWebhook(state, paymentId);
+  const answers = await Promise.all(instances.map((instance) => postWebhook(deployed.sandbox, instance, body)));
+  const outcome = (answer: { status: number; body: unknown }) =>
+    answer.status === 503 ? 'in progress' : (answer.body as { status: string }).status;
+  expect(answers.map(outcome).filter((status) => status === 'published')).toHaveLength(1);
+  expect(answers.map(outcome).filter((status) => status !== 'published')).toEqual([
+    expect.stringMatching(/^(in progress|duplicate)$/),
+  ]);
+  return body;
 }
 
 export function paymentWebhook(state: string, id: string, status = 'SENT'): string {

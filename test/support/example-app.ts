@@ -21,15 +21,24 @@ export interface ExampleApp {
 /**
  * One build of the app for every test of the describe block that calls this (a build takes
  * seconds of CPU): made in beforeAll, removed in afterAll. `open` starts a test's own gateway and
- * browser on it.
+ * browser on it; `openSignedIn` then signs the demo user in through the app's window.
  */
 export function builtExampleApp(): {
   open: (env?: Record<string, string>, options?: AppOptions) => Promise<ExampleApp>;
+  openSignedIn: (env?: Record<string, string>, options?: AppOptions) => Promise<ExampleApp>;
 } {
   let build: Awaited<ReturnType<typeof buildExampleWebForAnyGateway>> | undefined;
   beforeAll(async () => void (build = await buildExampleWebForAnyGateway()), 120_000);
   afterAll(() => build?.remove());
-  return { open: (env, options) => openExampleApp(build!.outDir, env, options) };
+  const open = (env?: Record<string, string>, options?: AppOptions) => openExampleApp(build!.outDir, env, options);
+  return {
+    open,
+    openSignedIn: async (env, options) => {
+      const opened = await open(env, options);
+      await signIn(opened.page, opened.gateway);
+      return opened;
+    },
+  };
 }
 
 /**

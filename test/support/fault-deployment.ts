@@ -8,8 +8,7 @@ import {
   startGateway,
   type TestGateway,
 } from './gateway.js';
-import { deploymentEnv, freePort, startInstance, type Instance } from './instances.js';
-import { tokenKeysSetting } from './redis.js';
+import { behindLoadBalancer, startInstance, type Instance } from './instances.js';
 
 /**
  * A deployment for fault tests: a gateway in this process whose embedded sandbox plays the
@@ -50,17 +49,10 @@ export interface FaultDeploymentOptions {
 export async function startFaultDeployment(options: FaultDeploymentOptions): Promise<FaultDeployment> {
   const host = await startGateway();
   const platform = host.sandbox;
-  const publicPort = await freePort();
-  const publicUrl = `http://localhost:${publicPort}`;
-  platform.registerRedirectUri(`${publicUrl}/auth/callback`);
-  platform.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
-  const env = deploymentEnv(platform, {
-    PUBLIC_URL: publicUrl,
-    SESSION_SECRET: randomBytes(32).toString('base64url'),
+  const { publicUrl, env } = await behindLoadBalancer(platform, {
     ...options.redis,
     REDIS_KEY_PREFIX: `ofg-faults-${randomBytes(3).toString('hex')}:`,
     REDIS_COMMAND_TIMEOUT_MS: String(options.commandTimeoutMs),
-    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
     LOG_LEVEL: 'info',
   });
   const instances = await Promise.all(

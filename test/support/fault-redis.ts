@@ -1,5 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { freePort } from './instances.js';
+import { startRedisServer, type RedisProcess } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -15,29 +15,7 @@ const run = promisify(execFile);
  * (frozen with SIGSTOP, restarted on its port) and a Cluster whose primaries have replicas (one
  * primary killed so its replica takes over). Never the shared Redis.
  */
-export interface Server {
-  port: number;
-  process: ChildProcess;
-  exited: Promise<unknown>;
-}
-
-export async function spawnServer(port: number, args: string[], ready: RegExp): Promise<Server> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = once(child, 'exit');
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${output}`)));
-  });
-  return { port, process: child, exited };
-}
-
-export async function kill(server: Server, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function kill(server: RedisProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (server.process.exitCode !== null || server.process.signalCode !== null) return;
   // A frozen server cannot act on SIGTERM; SIGKILL needs no SIGCONT, which would let it run a moment.
   if (signal !== 'SIGKILL') server.process.kill('SIGCONT');
@@ -60,7 +38,7 @@ export interface FaultyRedis {
 export async function startFaultyRedis(): Promise<FaultyRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'ofg-faults-'));
   const port = await freePort();
-  const start = () => spawnServer(port, ['--appendonly', 'yes', '--dir', dir], /Ready to accept connections/);
+  const start = () => startRedisServer(port, ['--appendonly', 'yes', '--dir', dir]);
   let server = await start();
   return {
     port,
@@ -111,7 +89,7 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
 /** Three primaries, each with one replica (six servers, node timeout 1 s). */
 export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ofg-faults-cluster-'));
-  const servers: Server[] = [];
+  const servers: RedisProcess[] = [];
   const stop = async () => {
     for (const server of servers) await kill(server);
     rmSync(dir, { recursive: true, force: true });
@@ -133,7 +111,7 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
         '0',
       ];
       args.push('--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir);
-      servers.push(await spawnServer(port, args, /Ready to accept connections/));
+      servers.push(await startRedisServer(port, args));
     }
     const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes']);

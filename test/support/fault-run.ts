@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startFaultDeployment, type FaultDeployment, type FaultUser } from './fault-deployment.js';
+import { createFreshnessChecks, type FreshnessReport } from './fault-freshness.js';
 import { subscribePayments, type FaultSubscriber } from './fault-subscriber.js';
 import type { Instance } from './instances.js';
 import { createPlatformStandIn, type Delivery, type PlatformStandIn } from './platform-stand-in.js';
@@ -46,7 +47,12 @@ export interface FaultReport {
   subscribersSilent: string[];
   /** Resubscriptions from the last cursor after EVENTS_DROPPED (a reader too slow), live and replay. */
   resumedAfterDrop: number;
+  /** Reads after acknowledged ACCOUNT UPDATEs: none may show data older than its webhook. */
+  freshness: FreshnessReport;
 }
+
+/** Every this many stream events, a freshness check (an ACCOUNT UPDATE, then a read on another instance). */
+const FRESHNESS_EVERY = 5;
 
 export function paymentWebhook(user: FaultUser, id: string): string {
   const nonce = randomBytes(4).toString('hex');
@@ -114,6 +120,7 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
   if (!baseline.every((delivery) => stored(delivery.answer)))
     throw new Error(`baseline not stored: ${baseline.map((delivery) => delivery.answer).join(', ')}`);
 
+  const freshness = createFreshnessChecks(deployment, standIn, [...options.subscribers, ...options.receivers]);
   const faultEnds: number[] = [];
   const faults: Array<Promise<void>> = [];
   let next = 0;
@@ -124,6 +131,7 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
         if (fault.after === n) faults.push(fault.inject().then(() => void faultEnds.push(performance.now())));
       const user = deployment.users[n % deployment.users.length]!;
       await send(standIn, user, `pay_${n}`);
+      if (n % FRESHNESS_EVERY === 0) await freshness.check(user, `acct_${n}`);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
@@ -155,6 +163,7 @@ export async function runFaultStream(options: FaultRunOptions): Promise<FaultRep
     ...judge(standIn, subscribers, replayed, faultEnds, deployment.users),
     subscribersSilent: silent,
     resumedAfterDrop: resumed + subscribers.reduce((sum, s) => sum + s.resumed, 0),
+    freshness: freshness.report,
   };
 }
 
@@ -168,10 +177,10 @@ function judge(
   replayed: Map<number, string[]>,
   faultEnds: number[],
   users: FaultUser[],
-): Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop'> {
+): Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop' | 'freshness'> {
   const stream = standIn.deliveries.filter((delivery) => delivery.id.startsWith('pay_'));
   const userOf = (id: string) => users[Number(id.slice(4)) % users.length]!;
-  const report: Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop'> = {
+  const report: Omit<FaultReport, 'subscribersSilent' | 'resumedAfterDrop' | 'freshness'> = {
     sent: stream.length,
     acknowledged: 0,
     delivered: 0,

@@ -8,7 +8,7 @@ import { approveConsent, signInAtProvider } from '@open-finance-gateway/sandbox/
 import { createApp, type AppOptions, type GatewayApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { GATEWAY_EVENT_NAMES, type GatewayEventMap } from '../../src/lib/gateway-events.js';
-import { recordLogLine, recordSecrets } from './audit.js';
+import { recordLogLine, recordSandboxSecrets } from './audit.js';
 import { Browser, type BrowserResponse } from './browser.js';
 import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
@@ -41,10 +41,20 @@ export interface TestGateway {
 
 /**
  * Starts a real gateway on port 0 against its embedded sandbox, logging at debug level into
- * memory (and the audit). Stopped automatically after the test.
+ * memory (and the audit), the user-data store off unless `env` sets USER_DATA_STORE. Stopped
+ * automatically after the test.
  */
 export async function startGateway(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestGateway> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', SHUTDOWN_DELAY_MS: '0', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'debug',
+    SHUTDOWN_DELAY_MS: '0',
+    // Off unless a test turns it on: most tests change the sandbox's data (or its faults) and read
+    // at once, before the webhook that announces the change; the store's own tests turn it on.
+    USER_DATA_STORE: 'off',
+    ...env,
+  });
   const logs: Array<Record<string, unknown>> = [];
   const logged = new EventEmitter();
   const destination = new Writable({
@@ -87,12 +97,7 @@ export async function startGateway(env: Record<string, string> = {}, options: Ap
   const subscriptionsStarted = (count: number, type?: string) =>
     recorder.more('subscription-started', count, (event) => type === undefined || event.type === type);
   track(async () => {
-    recordSecrets([
-      { label: 'app secret', value: sandbox.credentials.appSecret },
-      { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
-      { label: 'identity client secret', value: sandbox.identity.clientSecret },
-      ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
-    ]);
+    recordSandboxSecrets(sandbox);
     await app.stop();
   });
   return {

@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import type { ParentEventMessage } from '../../src/lib/parent-events.js';
-import { recordLogLine, recordSecrets } from './audit.js';
+import { recordLogLine, recordSandboxSecrets } from './audit.js';
 import { EventRecorder } from './event-recorder.js';
 import { track } from './leftovers.js';
+import { tokenKeysSetting } from './redis.js';
 
 /** The built gateway, as operators run it (the global setup builds it before any test). */
 export const GATEWAY_ENTRY = 'dist/main.js';
@@ -29,12 +31,7 @@ export async function startSharedSandbox(): Promise<Sandbox> {
   });
   await sandbox.start();
   track(async () => {
-    recordSecrets([
-      { label: 'app secret', value: sandbox.credentials.appSecret },
-      { label: 'enrichment key', value: sandbox.credentials.enrichmentKey },
-      { label: 'identity client secret', value: sandbox.identity.clientSecret },
-      ...sandbox.issuedTokens().map((value) => ({ label: 'user access token', value })),
-    ]);
+    recordSandboxSecrets(sandbox);
     await sandbox.stop();
   });
   return sandbox;
@@ -57,6 +54,25 @@ export function deploymentEnv(sandbox: Sandbox, shared: Record<string, string>):
     SHUTDOWN_DELAY_MS: '0',
     ...shared,
   };
+}
+
+/**
+ * The settings of gateway processes behind one "load balancer" origin (`publicUrl`, a free port on
+ * localhost that the sandbox's platform and identity provider accept as a redirect target), with a
+ * session secret and token keys they share, and `shared` on top.
+ */
+export async function behindLoadBalancer(sandbox: Sandbox, shared: Record<string, string>) {
+  const publicPort = await freePort();
+  const publicUrl = `http://localhost:${publicPort}`;
+  sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
+  sandbox.identity.registerRedirectUri(`${publicUrl}/auth/oidc/callback`);
+  const env = deploymentEnv(sandbox, {
+    PUBLIC_URL: publicUrl,
+    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+    ...shared,
+  });
+  return { publicPort, publicUrl, env };
 }
 
 export interface Instance {

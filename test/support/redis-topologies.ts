@@ -1,5 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { parseRedisUrls, type RedisConnectionSettings, type RedisMode } from '../../src/config/redis-settings.js';
 import { freePort } from './instances.js';
+import { startRedisServer, type RedisProcess } from './redis-server.js';
 import { SHARED_REDIS } from './redis.js';
 
 const run = promisify(execFile);
@@ -24,32 +24,12 @@ export interface OwnRedis {
   stop(): Promise<void>;
 }
 
-interface Server {
-  port: number;
-  process: ChildProcess;
-  exited: Promise<unknown>;
+/** A server of this file's, on a free port, with no data on disk. */
+async function startServer(args: string[], ready: RegExp, config?: string): Promise<RedisProcess> {
+  return startRedisServer(await freePort(), [...args, '--appendonly', 'no'], { ready, config });
 }
 
-async function startServer(args: string[], ready: RegExp): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [...args, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = once(child, 'exit');
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${output}`)));
-  });
-  return { port, process: child, exited };
-}
-
-async function stopAll(servers: Server[], dir: string): Promise<void> {
+async function stopAll(servers: RedisProcess[], dir: string): Promise<void> {
   for (const server of servers) {
     if (server.process.exitCode === null && server.process.signalCode === null) {
       server.process.kill('SIGKILL');
@@ -81,9 +61,9 @@ function settings(urls: string[], mode: RedisMode, master?: string): RedisConnec
  * the suspected cause of a test that once waited out its 20 s on a fresh cluster under the full
  * suite's load (not reproduced alone: there this check passes at its first try).
  */
-async function publishReachesEveryNode(servers: Server[]): Promise<boolean> {
+async function publishReachesEveryNode(servers: RedisProcess[]): Promise<boolean> {
   const channel = `ofg-bus-probe-${process.pid}-${Date.now()}`;
-  const client = (server: Server) =>
+  const client = (server: RedisProcess) =>
     new Redis(server.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
   const subscribers = servers.map(client);
   const publishers = servers.map(client);
@@ -108,7 +88,7 @@ async function publishReachesEveryNode(servers: Server[]): Promise<boolean> {
 /** A three-primary Redis Cluster (no replicas), every slot assigned. */
 export async function startRedisCluster(): Promise<OwnRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'ofg-cluster-'));
-  const servers: Server[] = [];
+  const servers: RedisProcess[] = [];
   try {
     for (let n = 0; n < 3; n += 1) {
       servers.push(
@@ -162,7 +142,7 @@ export interface SentinelGroup extends OwnRedis {
 /** A primary, one replica and one sentinel watching them (quorum 1, down after 1 s). */
 export async function startRedisSentinel(): Promise<SentinelGroup> {
   const dir = mkdtempSync(join(tmpdir(), 'ofg-sentinel-'));
-  const servers: Server[] = [];
+  const servers: RedisProcess[] = [];
   const master = 'ofgtest';
   try {
     const primary = await startServer(['--dir', dir], /Ready to accept connections/);
@@ -182,7 +162,7 @@ export async function startRedisSentinel(): Promise<SentinelGroup> {
         '',
       ].join('\n'),
     );
-    const sentinel = await startServer([config, '--sentinel'], /\+monitor master/);
+    const sentinel = await startServer(['--sentinel'], /\+monitor master/, config);
     servers.push(sentinel);
     const askSentinel = async () => {
       const probe = new Redis(sentinel.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });

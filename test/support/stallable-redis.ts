@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { startGateway, type TestGateway } from './gateway.js';
 import { freePort } from './instances.js';
 import { track } from './leftovers.js';
+import { startRedisServer } from './redis-server.js';
+import { tokenKeysSetting } from './redis.js';
 
 /**
  * A redis-server of a test's own (nothing on disk) that the test can freeze (SIGSTOP: the socket
@@ -18,20 +19,7 @@ export interface StallableRedis {
 /** `args`: more redis-server options (`--replicaof host port` for a replica). */
 export async function startStallableRedis(args: string[] = []): Promise<StallableRedis> {
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = once(child, 'exit');
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${output}`)));
-  });
+  const { process: child, exited } = await startRedisServer(port, ['--appendonly', 'no', ...args]);
   const kill = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL');
@@ -44,4 +32,21 @@ export async function startStallableRedis(args: string[] = []): Promise<Stallabl
     resume: () => void child.kill('SIGCONT'),
     kill,
   };
+}
+
+/**
+ * A gateway whose Redis the test can freeze: its commands time out after 300 ms, so a stall shows
+ * at once. `env`: more settings.
+ */
+export async function gatewayOnStallableRedis(
+  env: Record<string, string> = {},
+): Promise<{ redis: StallableRedis; gateway: TestGateway }> {
+  const redis = await startStallableRedis();
+  const gateway = await startGateway({
+    REDIS_URL: redis.url,
+    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+    REDIS_COMMAND_TIMEOUT_MS: '300',
+    ...env,
+  });
+  return { redis, gateway };
 }

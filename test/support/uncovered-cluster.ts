@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterInfo, kill, spawnServer, until } from './fault-redis.js';
+import { clusterInfo, kill, until } from './fault-redis.js';
 import { freePort } from './instances.js';
+import { startRedisServer } from './redis-server.js';
 
 export interface UncoveredCluster {
   env: Record<string, string>;
@@ -30,7 +31,7 @@ export async function startUncoveredCluster(): Promise<UncoveredCluster> {
     '--dir',
     dir,
   ];
-  const server = await spawnServer(port, ['--appendonly', 'no', ...args], /Ready to accept connections/);
+  const server = await startRedisServer(port, ['--appendonly', 'no', ...args]);
   const stop = async () => {
     await kill(server);
     rmSync(dir, { recursive: true, force: true });

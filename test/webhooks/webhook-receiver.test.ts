@@ -2,14 +2,8 @@ import { constants, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { MeDocument } from '../__generated__/graphql.js';
-import {
-  approveConsent,
-  execute,
-  signIn,
-  startConnection,
-  startGateway,
-  type TestGateway,
-} from '../support/gateway.js';
+import { execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
+import { connectBank } from '../support/sign-in-steps.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
 function keyFetches(gateway: TestGateway) {
@@ -41,8 +35,7 @@ describe('webhook subscriptions at sign-in', () => {
     expect(state.length).toBeGreaterThanOrEqual(32);
 
     // Connecting again (a new consent) does not add another set at the platform.
-    const connect = await startConnection(browser, gateway.url);
-    await browser.request((await approveConsent(browser, connect.location!)).href);
+    await connectBank(browser, gateway.url);
     await gateway.waitForEvent('webhooks-registered', (event) => event.alreadyRegistered.length === 6);
     expect(gateway.sandbox.webhookSubscriptions().filter((hook) => hook.userId === userId)).toHaveLength(6);
   });

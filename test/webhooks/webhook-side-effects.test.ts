@@ -7,6 +7,8 @@ import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
 import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
 import { RequestScope, type ScopedRouteRequest } from '../../src/lib/request-scope.js';
+import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
+import type { UserDataStore } from '../../src/user-data/user-data-store.js';
 import { createMemoryDeadLetterStore } from '../../src/webhooks/memory-dead-letter-store.js';
 import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
 import { createMemoryRoutingHandleStore } from '../../src/webhooks/memory-routing-handle-store.js';
@@ -22,24 +24,40 @@ const logger = createLogger({ level: 'silent' });
  * The webhook route in process, on memory stores, with side effects that can be made to fail
  * once (as a store that stalls mid-way would): a failed request answers 5xx, like the gateway.
  */
-async function receiver(options: { failTokenRevocation?: boolean; failCancellation?: boolean } = {}) {
+/** `call`, except that its first call throws when `fail` is set (a store that stalled mid-way). */
+function failsOnce<A extends unknown[], R>(fail: boolean | undefined, call: (...args: A) => Promise<R>) {
+  let failing = fail ?? false;
+  return async (...args: A): Promise<R> => {
+    if (failing) {
+      failing = false;
+      throw new Error('store stalled');
+    }
+    return call(...args);
+  };
+}
+
+async function receiver(
+  options: { failTokenRevocation?: boolean; failCancellation?: boolean; failUserDataChange?: boolean } = {},
+) {
   const keys = new SigningKeys();
   const marks = createMemoryDeliveryMarks({ clock: Date.now });
   const eventLog = createMemoryEventLog({ logger, clock: Date.now, retentionMs: 3_600_000, marks });
   const memoryHandles = createMemoryRoutingHandleStore();
-  let cancellationFails = options.failCancellation ?? false;
   const handles: RoutingHandleStore = {
     ...memoryHandles,
-    async markCancelled(userId, type) {
-      if (cancellationFails) {
-        cancellationFails = false;
-        throw new Error('store stalled');
-      }
-      await memoryHandles.markCancelled(userId, type);
-    },
+    markCancelled: failsOnce(options.failCancellation, memoryHandles.markCancelled),
+  };
+  const memoryUserData = createMemoryUserDataStore({
+    maxAgeMs: 60_000,
+    userMaxBytes: 1 << 20,
+    budgetBytes: 1 << 24,
+    clock: Date.now,
+  });
+  const userData: UserDataStore = {
+    ...memoryUserData,
+    change: failsOnce(options.failUserDataChange, memoryUserData.change),
   };
   const revocations: string[] = [];
-  let revocationFails = options.failTokenRevocation ?? false;
   const published: string[] = [];
   const router = new Router<ScopedRouteRequest>();
   registerWebhookRoute(router, {
@@ -54,13 +72,10 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
       logger,
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
-      async onTokenRevoked(_userId, token) {
-        if (revocationFails) {
-          revocationFails = false;
-          throw new Error('store stalled');
-        }
+      userData,
+      onTokenRevoked: failsOnce(options.failTokenRevocation, async (_userId: string, token: string) => {
         revocations.push(token);
-      },
+      }),
     }),
   });
   const server = createServer((req, res) => {
@@ -87,7 +102,14 @@ async function receiver(options: { failTokenRevocation?: boolean; failCancellati
     });
     return { status: response.status, body: (await response.json()) as { status: string } };
   };
-  return { post, state, revocations, published, cancelled: () => memoryHandles.cancelledTypes('app_user') };
+  return {
+    post,
+    state,
+    revocations,
+    published,
+    cancelled: () => memoryHandles.cancelledTypes('app_user'),
+    userData: memoryUserData,
+  };
 }
 
 describe('webhook side effects after a partial failure', () => {
@@ -102,6 +124,26 @@ describe('webhook side effects after a partial failure', () => {
     expect((await hooks.post(body)).status).toBe(503);
     expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'duplicate' } });
     expect(hooks.revocations).toEqual(['tok_1']);
+  });
+
+  it('an ACCOUNT UPDATE whose user-data change failed is not acknowledged, and the retry makes the change', async () => {
+    const hooks = await receiver({ failUserDataChange: true });
+    const entry = { kind: 'account', accountId: 'acc_1' } as const;
+    const kept = async () => (await hooks.userData.read('app_user', entry)).value;
+    await hooks.userData.write('app_user', entry, '{"balance":1}', await hooks.userData.read('app_user', entry));
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state: hooks.state,
+      item_id: 'acc_1',
+      updated_fields: ['balance'],
+    });
+    expect((await hooks.post(body)).status).toBe(503);
+    expect(hooks.published).toEqual([]);
+    expect(await kept()).toBe('{"balance":1}');
+    expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'published' } });
+    expect(await kept()).toBeUndefined();
+    expect(hooks.published).toEqual(['ACCOUNT UPDATE']);
   });
 
   it('a WEBHOOK_CANCELLED whose mark failed is processed whole on the retry', async () => {

@@ -66,6 +66,22 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   );
 }
 
+/**
+ * A native app's sign-in asks once more (RFC 8252 §8.6: another app could claim the same custom
+ * scheme or loopback port): the user sees which app gets access, on which return address.
+ */
+export function consentPage(uid: string, app: { clientId: string; redirectUri: string }): string {
+  return page(
+    'Sandbox sign-in: allow the app',
+    `<h1>Allow the app on this device?</h1>
+<p>The app <strong>${escapeHtml(app.clientId)}</strong> asks to use your account. It gets an access token for the
+gateway, returned to <code>${escapeHtml(app.redirectUri)}</code>.</p>
+<form method="post" action="/interaction/${escapeHtml(uid)}/consent">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" style="background:#5f6470">Cancel</button></form>`,
+  );
+}
+
 export function signupPage(error?: string, done?: string): string {
   return page(
     'Sandbox: create an account',

@@ -5,7 +5,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { messagePage, outboxPage, signupPage } from './identity-pages.js';
+import { consentPage, messagePage, outboxPage, signupPage } from './identity-pages.js';
 import { IdentityUsers } from './identity-users.js';
 import type { ModelStore } from './oidc-adapter.js';
 import { buildProvider } from './oidc-configuration.js';
@@ -24,16 +24,32 @@ export interface SandboxIdentityOptions {
   seed: string;
   clientId: string;
   clientSecret: string;
+  /** The public native client's id (RFC 8252: PKCE, no secret). @default 'nz.sandbox.native' */
+  nativeClientId?: string;
 }
+
+/** Where the sandbox's native client may return to (RFC 8252): a custom scheme, and loopback on any port. */
+export const NATIVE_REDIRECT_URIS = [
+  'nz.sandbox.native:/oauth2redirect',
+  'http://127.0.0.1/callback',
+  'http://[::1]/callback',
+];
 
 export interface SandboxIdentity {
   readonly issuer: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** The public client a native app signs in with: PKCE, no secret, custom-scheme and loopback redirects. */
+  readonly nativeClientId: string;
   readonly outbox: Outbox;
   readonly users: IdentityUsers;
   /** Registers a redirect URI of the app (the gateway's OIDC callback). */
   registerRedirectUri(uri: string): void;
+  /**
+   * Registers a gateway as a resource (RFC 8707): the native client's access tokens name it as
+   * their audience, as RFC 9068 JWTs.
+   */
+  registerResource(uri: string): void;
   /** A user's authenticator code now, by the provider's clock (what its sign-in page shows). */
   currentTotp(email: string): string | undefined;
   start(): Promise<void>;
@@ -56,8 +72,10 @@ class SandboxIdentityProvider implements SandboxIdentity {
   readonly outbox = new Outbox();
   readonly clientId: string;
   readonly clientSecret: string;
+  readonly nativeClientId: string;
   issuer = '';
   private readonly redirectUris = new Set<string>();
+  private readonly resources = new Set<string>();
   private readonly models = new Map<string, ModelStore>();
   private readonly interaction: SignInInteraction;
   private server: Server | undefined;
@@ -67,11 +85,16 @@ class SandboxIdentityProvider implements SandboxIdentity {
     this.users = new IdentityUsers(options.seed);
     this.clientId = options.clientId;
     this.clientSecret = options.clientSecret;
+    this.nativeClientId = options.nativeClientId ?? 'nz.sandbox.native';
     this.interaction = new SignInInteraction(this.users, this.outbox, options.clock);
   }
 
   registerRedirectUri(uri: string): void {
     this.redirectUris.add(uri);
+  }
+
+  registerResource(uri: string): void {
+    this.resources.add(uri);
   }
 
   currentTotp(email: string): string | undefined {
@@ -107,7 +130,24 @@ class SandboxIdentityProvider implements SandboxIdentity {
     });
   }
 
-  private client(): AdapterPayload {
+  private clients(): AdapterPayload[] {
+    return [this.webClient(), this.nativeClient()];
+  }
+
+  /** A native app as RFC 8252 registers it: public (no secret), PKCE required (by the provider for every client). */
+  private nativeClient(): AdapterPayload {
+    return {
+      client_id: this.nativeClientId,
+      application_type: 'native',
+      redirect_uris: NATIVE_REDIRECT_URIS,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      require_auth_time: true,
+    };
+  }
+
+  private webClient(): AdapterPayload {
     return {
       client_id: this.clientId,
       client_secret: this.clientSecret,
@@ -131,7 +171,9 @@ class SandboxIdentityProvider implements SandboxIdentity {
       issuer: this.issuer,
       users: this.users,
       clock: this.options.clock,
-      client: () => this.client(),
+      clients: () => this.clients(),
+      nativeClientId: this.nativeClientId,
+      resources: this.resources,
       modelStore: (name) => this.modelStore(name),
     }).catch((error: unknown) => {
       this.provider = undefined;
@@ -157,9 +199,43 @@ class SandboxIdentityProvider implements SandboxIdentity {
     const details = await provider.interactionDetails(req, res).catch(() => undefined);
     if (!details || details.uid !== uid)
       return sendHtml(res, 400, messagePage('Sign-in expired', 'Start signing in again from the app.', 'error'));
+    if (details.prompt.name === 'consent') return this.consent(provider, req, res, details, step);
     if (req.method === 'POST' && step === 'login') return this.interaction.login(provider, req, res, uid);
     if (req.method === 'POST' && step === 'verify') return this.interaction.verify(provider, req, res, uid);
     this.interaction.show(res, uid, step === 'verify');
+  }
+
+  /** The native client's consent step: shown, then the grant (scopes and the gateway resource) or a refusal. */
+  private async consent(
+    provider: Provider,
+    req: IncomingMessage,
+    res: ServerResponse,
+    details: Awaited<ReturnType<Provider['interactionDetails']>>,
+    step: string | undefined,
+  ): Promise<void> {
+    const clientId = String(details.params.client_id);
+    if (req.method !== 'POST' || step !== 'consent')
+      return sendHtml(
+        res,
+        200,
+        consentPage(details.uid, { clientId, redirectUri: String(details.params.redirect_uri) }),
+      );
+    if ((await formOf(req)).get('decision') !== 'allow') {
+      const refusal = { error: 'access_denied', error_description: 'The user did not allow the app.' };
+      return provider.interactionFinished(req, res, refusal, { mergeWithLastSubmission: false });
+    }
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const grant = details.grantId
+      ? (await provider.Grant.find(details.grantId))!
+      : new provider.Grant({ accountId: details.session!.accountId, clientId });
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
   private async signUp(req: IncomingMessage, res: ServerResponse): Promise<void> {

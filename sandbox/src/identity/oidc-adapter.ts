@@ -5,13 +5,13 @@ import { loadRsaKey } from '../lib/key-file.js';
 
 export type ModelStore = Map<string, { payload: AdapterPayload; expiresAt?: number }>;
 
-/** Storage for oidc-provider's models, in memory; the app client comes from the registered redirect URIs. */
+/** Storage for oidc-provider's models, in memory; the app's clients come from the provider (the web client's redirect URIs grow as gateways register). */
 export class SandboxAdapter implements Adapter {
   constructor(
     private readonly name: string,
     /** This model's entries, owned by one provider (and gone with it). */
     private readonly store: ModelStore,
-    private readonly client: () => AdapterPayload,
+    private readonly clients: () => AdapterPayload[],
     private readonly clock: Clock,
   ) {}
 
@@ -20,7 +20,7 @@ export class SandboxAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    if (this.name === 'Client') return id === this.client().client_id ? this.client() : undefined;
+    if (this.name === 'Client') return this.clients().find((client) => client.client_id === id);
     const entry = this.store.get(id);
     if (!entry) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= this.clock()) {

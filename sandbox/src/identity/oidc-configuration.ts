@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { AdapterPayload, KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type AdapterPayload, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { messagePage } from './identity-pages.js';
@@ -10,8 +10,12 @@ export interface ProviderParts {
   issuer: string;
   users: IdentityUsers;
   clock: Clock;
-  /** The app client as registered now (its redirect URIs grow as gateways register). */
-  client: () => AdapterPayload;
+  /** The app's clients as registered now (the web client's redirect URIs grow as gateways register). */
+  clients: () => AdapterPayload[];
+  /** The public native client: its access tokens are RFC 9068 JWTs for a registered gateway. */
+  nativeClientId: string;
+  /** Gateways registered as resources (RFC 8707). */
+  resources: ReadonlySet<string>;
   /** oidc-provider's models (sessions, interactions, codes, grants…), by model name. */
   modelStore: (name: string) => ModelStore;
 }
@@ -24,7 +28,7 @@ export interface ProviderParts {
 export async function buildProvider(parts: ProviderParts): Promise<Provider> {
   const { default: OidcProvider } = await import('oidc-provider');
   return new OidcProvider(parts.issuer, {
-    adapter: (name: string) => new SandboxAdapter(name, parts.modelStore(name), parts.client, parts.clock),
+    adapter: (name: string) => new SandboxAdapter(name, parts.modelStore(name), parts.clients, parts.clock),
     findAccount: async (_ctx: KoaContextWithOIDC, sub: string) => {
       const user = parts.users.bySub(sub);
       if (!user) return undefined;
@@ -40,7 +44,8 @@ export async function buildProvider(parts: ProviderParts): Promise<Provider> {
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, resourceIndicators: resourceIndicators(parts) },
+    extraTokenClaims,
     interactions: {
       url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
     },
@@ -57,6 +62,54 @@ export async function buildProvider(parts: ProviderParts): Promise<Provider> {
   });
 }
 
+const ACCESS_TOKEN_TTL_SECONDS = 600;
+
+/**
+ * The native client's access tokens are for a gateway (RFC 8707 `resource`, or the one gateway
+ * registered when the app names none), as RFC 9068 JWTs signed with the provider's key. The web
+ * client (the gateway's own sign-in) asks for no resource and keeps its opaque token.
+ */
+function resourceIndicators(parts: ProviderParts) {
+  const onlyGateway = () => (parts.resources.size === 1 ? [...parts.resources][0] : undefined);
+  return {
+    enabled: true,
+    // The types say string, but oidc-provider's own default answers undefined: no resource.
+    defaultResource: async (_ctx: KoaContextWithOIDC, client: { clientId: string }, oneOf?: string[]) =>
+      (oneOf?.[0] ?? (client.clientId === parts.nativeClientId ? onlyGateway() : undefined)) as string,
+    useGrantedResource: async () => true,
+    getResourceServerInfo: async (_ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
+      if (client.clientId !== parts.nativeClientId || !parts.resources.has(resource)) throw new errors.InvalidTarget();
+      return {
+        scope: 'gateway',
+        audience: resource,
+        accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+        accessTokenFormat: 'jwt' as const,
+        jwt: { sign: { alg: 'RS256' as const } },
+      };
+    },
+  };
+}
+
+/**
+ * What RFC 9068 lets an access token say of the sign-in: `auth_time`, `amr` and `acr` (so the
+ * gateway can enforce MFA and its age), and `sid`, the token family: the grant, kept by refreshes
+ * and by a step-up of the same sign-in.
+ */
+async function extraTokenClaims(ctx: KoaContextWithOIDC, token: object) {
+  const { grantId } = token as { grantId?: string };
+  const entities = ctx.oidc.entities as {
+    AuthorizationCode?: { authTime?: number; amr?: string[]; acr?: string };
+    RefreshToken?: { authTime?: number; amr?: string[]; acr?: string };
+  };
+  const source = entities.AuthorizationCode ?? entities.RefreshToken;
+  return {
+    ...(source?.authTime === undefined ? {} : { auth_time: source.authTime }),
+    ...(source?.amr === undefined ? {} : { amr: source.amr }),
+    ...(source?.acr === undefined ? {} : { acr: source.acr }),
+    ...(grantId === undefined ? {} : { sid: grantId }),
+  } as Record<string, unknown>;
+}
+
 /** The app is first-party: its scopes are granted without a consent screen. */
 async function loadExistingGrant(ctx: KoaContextWithOIDC) {
   const grantId =
@@ -67,7 +120,9 @@ async function loadExistingGrant(ctx: KoaContextWithOIDC) {
     clientId: ctx.oidc.client!.clientId,
     accountId: ctx.oidc.session!.accountId!,
   });
-  grant.addOIDCScope('openid email profile');
+  grant.addOIDCScope('openid email profile offline_access');
+  // The gateway's scope, for each gateway the native client asked for (getResourceServerInfo decides which).
+  for (const resource of Object.keys(ctx.oidc.resourceServers ?? {})) grant.addResourceScope(resource, 'gateway');
   await grant.save();
   return grant;
 }

@@ -6,3 +6,4 @@
  */
 export { Browser, type BrowserOptions, type BrowserResponse, type ObservedResponse } from './browser.js';
 export { approveConsent, signInAtProvider } from './page-drivers.js';
+export { forgeJwt } from './token-forge.js';

@@ -48,7 +48,16 @@ export async function signInAtProvider(
       : sandbox.identity.outbox.latestCodeFor(user.phone!)!;
     hop = await browser.request(`${login}/verify`, { method: 'POST', body: new URLSearchParams({ code }) });
   }
-  while (hop.location && !hop.location.startsWith(redirectPrefix)) hop = await browser.request(hop.location);
+  for (;;) {
+    while (hop.location && !hop.location.startsWith(redirectPrefix)) hop = await browser.request(hop.location);
+    // A native app's sign-in asks the user to allow the app (RFC 8252 §8.6).
+    const consent = hop.location ? undefined : /action="(\/interaction\/[^"]+\/consent)"/.exec(hop.text)?.[1];
+    if (!consent) break;
+    hop = await browser.request(new URL(consent, authorizationUrl).href, {
+      method: 'POST',
+      body: new URLSearchParams({ decision: 'allow' }),
+    });
+  }
   if (!hop.location)
     throw new Error(`the provider did not return to the app (${hop.status}): ${hop.text.slice(0, 200)}`);
   return new URL(hop.location);

@@ -1,9 +1,23 @@
-import { pastDate, setting, text, url, type SettingGroup } from '../setting-types.js';
-import { DEFAULT_APP_NAME } from './setting-forms.js';
+import { list, pastDate, setting, text, url, type SettingGroup } from '../setting-types.js';
+import { DEFAULT_APP_NAME, parseReturnUris } from './setting-forms.js';
 
 export const CONSUMER_INFO_SETTINGS = {
   title: 'Consumer information and accreditation',
   settings: [
+    setting({
+      name: 'APP_RETURN_URIS',
+      type: list(
+        'comma-separated URIs (`https://app.example.nz/connected`, `nz.example.app:/connected`)',
+        parseReturnUris,
+      ),
+      default: [],
+      defaultText: 'none (no native app can connect a bank)',
+      usedBy:
+        '`startBankConnection` ([native apps](../guides/subscriptions-over-http-and-phones.md#the-bank-connection-from-a-phone))',
+      description:
+        "Where the browser returns to a native app after connecting a bank from a phone: claimed https links or custom schemes, matched exactly; `http://127.0.0.1` and `http://[::1]` URIs match on any port (RFC 8252). The return carries only `outcome` and the app's `state`.",
+      envNote: "native apps' return URIs after connecting a bank (comma-separated)",
+    }),
     setting({
       name: 'APP_NAME',
       type: text(),

@@ -49,23 +49,26 @@ export const REALTIME_SETTINGS = {
       name: 'WS_MAX_SOCKETS_PER_SESSION',
       type: int(1, 10_000),
       default: 8,
-      usedBy: 'GraphQL WebSockets',
-      description: 'Sockets one session may hold open; more close with 4429.',
+      usedBy: 'GraphQL WebSockets, subscriptions over HTTP',
+      description:
+        'Sockets and HTTP subscription streams (multipart, SSE) one session may hold open; more sockets close with 4429, more streams get 429 `LIMIT_EXCEEDED`.',
     }),
     setting({
       name: 'WS_MAX_SOCKETS_PER_USER',
       type: int(1, 100_000),
       default: 16,
-      usedBy: 'GraphQL WebSockets',
-      description: "Sockets across a user's sessions on one instance; more close with 4429.",
+      usedBy: 'GraphQL WebSockets, subscriptions over HTTP',
+      description:
+        "Sockets and HTTP subscription streams across a user's sessions on one instance; more sockets close with 4429, more streams get 429 `LIMIT_EXCEEDED`.",
     }),
     setting({
       name: 'WS_MAX_BUFFERED_BYTES',
       type: int(1_024, 1_073_741_824),
       default: 1_048_576,
       defaultNote: '(1 MiB)',
-      usedBy: 'GraphQL WebSockets',
-      description: 'A socket whose unsent data passes this (its client stopped reading) is cut.',
+      usedBy: 'GraphQL WebSockets, subscriptions over HTTP',
+      description:
+        'A socket or HTTP subscription stream whose unsent data passes this (its client stopped reading) is cut.',
     }),
     setting({
       name: 'SANDBOX_WEBHOOK_TIME_SCALE',

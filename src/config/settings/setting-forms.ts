@@ -56,3 +56,39 @@ export function parseTokenKeys(entries: string[], fail: Fail): TokenKey[] {
   }
   return tokenKeys;
 }
+
+/** Schemes a return URI may never use: they would run or read something in the browser itself. */
+const UNSAFE_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'blob:',
+  'about:',
+  'vbscript:',
+  'ws:',
+  'wss:',
+  'ftp:',
+]);
+
+/**
+ * Native apps' return URIs (RFC 8252): a claimed https link, a custom scheme (`nz.example.app:/connected`),
+ * or a loopback `http://127.0.0.1` / `http://[::1]` URI (any port matches it). Never plain http
+ * elsewhere, a fragment, or a scheme that runs in the browser.
+ */
+export function parseReturnUris(items: string[], fail: Fail): string[] {
+  const shape =
+    'must be a comma-separated list of app return URIs (https://app.example.nz/connected, nz.example.app:/connected)';
+  return items.map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      fail(shape);
+      return item;
+    }
+    const loopback = url.protocol === 'http:' && ['127.0.0.1', '[::1]'].includes(url.hostname);
+    if ((url.protocol === 'http:' && !loopback) || UNSAFE_SCHEMES.has(url.protocol) || url.hash !== '')
+      fail(`${shape}; ${item.slice(0, 80)} is not one (plain http only on loopback, no fragment, no browser scheme)`);
+    return url.href;
+  });
+}

@@ -1,8 +1,11 @@
-import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { AccessRevokedError } from '../../upstream/upstream-error.js';
 import type { GatewayContext } from '../context.js';
-import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest } from './access.type.js';
+import { AccessRevocation, AccountDeletion, AccountRevocation, RefreshRequest, RefreshStatus } from './access.type.js';
 import { deleteAccount } from './account-deletion.js';
+
+/** The platform allows one refresh per 5 minutes: one unanswered longer is taken as over. */
+const REFRESH_RUNNING_MS = 5 * 60_000;
 
 /** Consumer controls: revoke one account or everything, and ask the platform for fresh data. */
 @Resolver()
@@ -12,6 +15,7 @@ export class AccessResolver {
   })
   async revokeAccount(@Arg('id', () => ID) id: string, @Ctx() context: GatewayContext): Promise<AccountRevocation> {
     await context.userClient.revokeAccount(id);
+    await context.loaders.accountRevoked(id);
     context.logger.info({ userId: context.user.id, accountId: id }, 'account access revoked by the user');
     return { accountId: id };
   }
@@ -55,7 +59,24 @@ export class AccessResolver {
     @Ctx() context: GatewayContext,
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
   ): Promise<RefreshRequest> {
+    const requestedAt = new Date();
     await context.userClient.refresh(accountId ?? undefined);
-    return { accountId: accountId ?? undefined, requestedAt: new Date() };
+    // The refresh happened: a store that cannot note it only leaves refreshStatus not knowing.
+    await context.loaders
+      .refreshRequested(accountId ?? undefined, requestedAt)
+      .catch((error: unknown) =>
+        context.logger.warn({ err: { message: (error as Error).message } }, 'could not note the refresh'),
+      );
+    return { accountId: accountId ?? undefined, requestedAt };
+  }
+
+  @Query(() => RefreshStatus, {
+    description:
+      'Whether a refresh asked for with `refresh` is still running. The platform answers a refresh with webhooks, and the data read after them is its result.',
+  })
+  async refreshStatus(@Ctx() context: GatewayContext): Promise<RefreshStatus> {
+    const open = await context.loaders.openRefresh();
+    if (!open || Date.now() - open.requestedAt.getTime() >= REFRESH_RUNNING_MS) return { running: false };
+    return { running: true, requestedAt: open.requestedAt, accountId: open.accountId };
   }
 }

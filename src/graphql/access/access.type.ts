@@ -72,3 +72,18 @@ export class RefreshRequest {
   @Field(() => GraphQLISODateTime)
   requestedAt!: Date;
 }
+
+@ObjectType({
+  description:
+    'Whether a refresh this app asked for is still running: from `refresh` until the platform\u2019s first ACCOUNT or TRANSACTION webhook for the user (their data is then read afresh), at most 5 minutes. Known only with the user-data store on (`USER_DATA_STORE`); otherwise never running.',
+})
+export class RefreshStatus {
+  @Field(() => Boolean)
+  running!: boolean;
+
+  @Field(() => GraphQLISODateTime, { nullable: true, description: 'When the running refresh was asked for.' })
+  requestedAt?: Date;
+
+  @Field(() => ID, { nullable: true, description: 'The account it was for; null for all of them.' })
+  accountId?: string;
+}

@@ -1,6 +1,7 @@
-import { Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../context.js';
-import { BankConnectionStatus, Connection, MfaStatus } from './bank-connection.type.js';
+import { ErrorCode, gatewayError } from '../errors.js';
+import { BankConnectionStart, BankConnectionStatus, Connection, MfaStatus } from './bank-connection.type.js';
 
 /** The app user's bank connection: whether there is one, and the way to make one. */
 @Resolver()
@@ -33,5 +34,26 @@ export class BankConnectionResolver {
   })
   connectBank(@Ctx() context: GatewayContext): string {
     return context.access.links.connectUrl;
+  }
+
+  @Mutation(() => BankConnectionStart, {
+    description:
+      'For native apps: a single-use connection URL to open in the system browser, for connecting (or reconnecting an INACTIVE) bank. `returnUri` must be one of the gateway\u2019s APP_RETURN_URIS; `state` (your own value, up to 512 visible ASCII characters) comes back with the outcome. Needs multi-factor as the policy demands.',
+  })
+  async startBankConnection(
+    @Ctx() context: GatewayContext,
+    @Arg('returnUri', () => String) returnUri: string,
+    @Arg('state', () => String) state: string,
+  ): Promise<BankConnectionStart> {
+    const started = await context.startBankConnection(returnUri, state);
+    if ('refused' in started)
+      throw gatewayError(
+        ErrorCode.BAD_USER_INPUT,
+        started.refused === 'RETURN_URI_NOT_ALLOWED'
+          ? 'This return URI is not registered with the gateway (APP_RETURN_URIS).'
+          : '`state` must be 1 to 512 visible ASCII characters.',
+        { reason: started.refused },
+      );
+    return { url: started.url, expiresAt: new Date(started.expiresAt) };
   }
 }

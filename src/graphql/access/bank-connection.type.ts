@@ -47,3 +47,20 @@ export class BankConnectionStatus {
 /** The old name of BankConnectionStatus, kept for the deprecated `Query.connection` until the next version. */
 @ObjectType({ description: 'Deprecated: the same as `BankConnectionStatus`, for `Query.connection`.' })
 export class Connection extends BankConnectionStatus {}
+
+@ObjectType({
+  description:
+    'A connection URL for a native app: open it in the system browser (ASWebAuthenticationSession, Custom Tabs). Single use, valid until `expiresAt`, bound to the signed-in user; needs no cookie.',
+})
+export class BankConnectionStart {
+  @Field(() => String, {
+    description:
+      'The consumer information page, then the platform\u2019s consent; at the end the browser goes to `returnUri` with `outcome` (connected, refused, error) and your `state`.',
+  })
+  url!: string;
+
+  @Field(() => GraphQLISODateTime, {
+    description: 'After this the URL answers CONNECTION_URL_EXPIRED: ask for a new one.',
+  })
+  expiresAt!: Date;
+}

@@ -42,6 +42,12 @@ export async function userEvents(
   await source.started;
   context.onStarted?.(type);
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    context.onEnded?.(type);
+  };
   const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {
       for (;;) {
@@ -49,23 +55,28 @@ export async function userEvents(
         try {
           result = await source.next();
         } catch (error) {
+          end();
           if (error instanceof EventsDroppedError)
             throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
           if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
           throw error;
         }
-        if (result.done) return result;
+        if (result.done) {
+          end();
+          return result;
+        }
         if (result.value.type !== type || !accept(result.value)) continue;
         // The event's work uses the session's token: never after the session ended or lapsed.
         if (!(await context.session.isLive())) {
           await source.return?.();
+          end();
           return { value: undefined, done: true };
         }
         return result;
       }
     },
     return() {
-      return source.return!();
+      return source.return!().finally(end);
     },
     [Symbol.asyncIterator]() {
       return iterator;

@@ -1,6 +1,5 @@
-import type { UserClient } from '../../loaders/user-client.js';
 import type { TransactionFilter } from '../../upstream/core-client.js';
-import type { PlatformTransaction } from '../../upstream/platform-types.js';
+import type { PlatformTransaction, PlatformTransactionPage } from '../../upstream/platform-types.js';
 import { cursorEncoder, type TransactionPosition } from './transaction-cursor.js';
 
 /** Most upstream pages one GraphQL page may read (empty pages included), to bound the work. */
@@ -35,7 +34,7 @@ class PagedRow {
  * cursor points just after it, so paging resumes with no duplicate and no gap.
  */
 export async function readTransactions(
-  platform: UserClient,
+  readPage: (filter: TransactionFilter, cursor: string | null) => Promise<PlatformTransactionPage>,
   filter: TransactionFilter,
   first: number,
   start: TransactionPosition,
@@ -44,7 +43,7 @@ export async function readTransactions(
   const encode = cursorEncoder(filter);
   let position: TransactionPosition | null = start;
   for (let pages = 0; position && rows.length < first && pages < MAX_UPSTREAM_PAGES; pages += 1) {
-    const page = await platform.listTransactions(filter, position.upstreamCursor);
+    const page = await readPage(filter, position.upstreamCursor);
     const taken = page.items.slice(position.offset, position.offset + (first - rows.length));
     taken.forEach((row, index) => {
       const offset = position!.offset + index + 1;

@@ -75,7 +75,12 @@ export class TransactionResolver {
         argumentName: 'after',
       });
 
-    const slice = await readTransactions(context.userClient, filter, first, position);
+    const slice = await readTransactions(
+      (pageFilter, cursor) => context.loaders.transactionPage.load({ filter: pageFilter, cursor }),
+      filter,
+      first,
+      position,
+    );
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
     const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
     return {

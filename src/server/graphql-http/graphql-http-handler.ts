@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import { BodyTooLargeError, mediaType, readRawBody } from '@open-finance-gateway/common/http/read-body';
 import { sendJson } from '@open-finance-gateway/common/http/respond';
+import type { RequestAuthenticator } from '../../auth/request-authentication.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayContext } from '../../graphql/context.js';
 import { ErrorCode } from '../../graphql/errors.js';
@@ -11,6 +12,8 @@ import type { RequestScope } from '../../lib/request-scope.js';
 export interface GraphQLHttpHandlerOptions {
   apollo: ApolloServer<GatewayContext>;
   sessions: SessionManager;
+  /** The session cookie or an access token, into a session (the one place every transport asks). */
+  authenticator: RequestAuthenticator;
   /** `origin`: the request's `Origin` header (the links in the context return there when allowed). */
   createContext: (session: Session, scope: RequestScope, origin: string | undefined) => GatewayContext;
   maxBodyBytes: number;
@@ -18,6 +21,11 @@ export interface GraphQLHttpHandlerOptions {
   trustedDocuments?: TrustedDocuments;
   /** Told of each operation refused here, before Apollo (Apollo's plugin counts the rest). */
   onOperation?: (type: string, outcome: string) => void;
+  /**
+   * Subscriptions over HTTP (Apollo's multipart protocol): answers the request and returns true
+   * when it is one, else false and Apollo answers it.
+   */
+  streamSubscription?: (req: IncomingMessage, res: ServerResponse, session: Session, body: unknown) => Promise<boolean>;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -87,7 +95,23 @@ function trustedRequest(trusted: TrustedDocuments, method: string, body: unknown
  */
 export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
   return async (req: IncomingMessage, res: ServerResponse, url: URL, scope: RequestScope): Promise<void> => {
-    const session = await options.sessions.read(req);
+    const authentication = await options.authenticator.authenticate(req.headers);
+    if (authentication && !authentication.ok) {
+      const { status, code, reason, message } = authentication.refusal;
+      const challenge: Record<string, string> =
+        status === 401 && req.headers.authorization !== undefined
+          ? {
+              'www-authenticate': `Bearer error="${reason === 'MALFORMED_AUTHORIZATION' ? 'invalid_request' : 'invalid_token'}"`,
+            }
+          : {};
+      return sendJson(
+        res,
+        status,
+        { errors: [{ message, extensions: { code, reason } }] },
+        errorHeaders(req, { ...challenge, ...(req.complete ? {} : { connection: 'close' }) }),
+      );
+    }
+    const session = authentication?.session;
     if (!session) {
       // A body nobody will read would hold the connection until the request deadline: close it.
       return sendJson(
@@ -129,6 +153,8 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       }
     }
 
+    if (await options.streamSubscription?.(req, res, session, body)) return;
+
     let search = url.search;
     if (options.trustedDocuments) {
       const trusted = trustedRequest(options.trustedDocuments, req.method ?? 'GET', body, url);
@@ -150,7 +176,7 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       context: async () => contextOnce(),
     });
     // Revocation (by the user, or a dead token) ended the session during this request.
-    if (context?.session.ended) options.sessions.clearCookie(res);
+    if (context?.session.ended && authentication?.via === 'cookie') options.sessions.clearCookie(res);
 
     for (const [name, value] of response.headers) res.setHeader(name, value);
     if (!response.headers.has('cache-control')) res.setHeader('cache-control', 'no-store');

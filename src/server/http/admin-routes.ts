@@ -11,6 +11,8 @@ export interface AdminRoutesOptions {
   deadLetters: DeadLetterStore;
   /** Prometheus text for `GET /metrics` on the main port (behind the same token). */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Ends every sign-in of a user: their sessions, and their access tokens issued until now. */
+  endAccess?: (userId: string) => Promise<void>;
 }
 
 /**
@@ -29,6 +31,17 @@ export function registerAdminRoutes(router: Router<ScopedRouteRequest>, options:
       return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
     sendJson(res, 200, { deadLetters: await options.deadLetters.list() });
   });
+
+  const { endAccess } = options;
+  if (endAccess) {
+    // The operator's revocation (a stolen phone reported, an account under investigation).
+    router.on('POST', '/admin/users/:userId/sign-out', async ({ req, res, params }) => {
+      if (!authorised(req.headers.authorization))
+        return sendError(res, 401, 'UNAUTHENTICATED', 'The admin token is required.', { 'www-authenticate': 'Bearer' });
+      await endAccess(params.userId!);
+      sendJson(res, 200, { signedOut: true });
+    });
+  }
 
   const { metrics } = options;
   if (metrics) {

@@ -9,7 +9,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** Routes a frontend on another allowed origin calls with `fetch` (credentials included). */
 function servesCors(pathname: string): boolean {
-  return pathname === '/graphql' || pathname.startsWith('/auth/');
+  return pathname === '/graphql' || pathname === '/graphql/stream' || pathname.startsWith('/auth/');
 }
 
 /**

@@ -1,5 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeTemplate } from '../../lib/route-template.js';
+import { userDataMetrics } from './user-data-metrics.js';
+
+/** How an operation reached the gateway: HTTP (Apollo), a WebSocket, or a subscription stream over HTTP. */
+export type Transport = 'http' | 'websocket' | 'multipart' | 'sse';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,6 +22,19 @@ export function createMetrics() {
     ...upstreamMetrics(registry),
     ...webhookMetrics(registry),
     ...subscriptionMetrics(registry),
+    ...userDataMetrics(registry),
+    /** Open subscription streams over HTTP, by transport (read when scraped). */
+    watchStreams(read: () => Record<'multipart' | 'sse', number>) {
+      new Gauge({
+        name: 'gateway_subscription_streams_open',
+        help: 'Open subscription streams over HTTP, by transport (multipart or sse).',
+        labelNames: ['transport'],
+        registers: [registry],
+        collect() {
+          for (const [transport, open] of Object.entries(read())) this.set({ transport }, open);
+        },
+      });
+    },
     /** Gauges read when scraped. */
     watch(name: string, help: string, read: () => number) {
       new Gauge({
@@ -51,7 +68,7 @@ function requestMetrics(registry: Registry) {
   });
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
-    help: 'GraphQL queries and mutations, and operations refused before they run (type unknown), by type, outcome (OK or the first error code) and transport (http or websocket).',
+    help: 'GraphQL queries and mutations, and operations refused before they run (type unknown), by type, outcome (OK or the first error code) and transport (http, websocket, multipart or sse).',
     labelNames: ['type', 'outcome', 'transport'],
     registers: [registry],
   });
@@ -66,7 +83,7 @@ function requestMetrics(registry: Registry) {
       httpRequests.inc({ method, route, status: statusClass(status) });
       httpDuration.observe({ route }, seconds);
     },
-    operation(type: string, outcome: string, transport: 'http' | 'websocket') {
+    operation(type: string, outcome: string, transport: Transport) {
       operations.inc({ type, outcome, transport });
     },
     readinessFailure(reason: string) {
@@ -141,7 +158,7 @@ function webhookMetrics(registry: Registry) {
   };
 }
 
-/** Subscriptions started on sockets, and the frames sent to them. */
+/** Subscriptions started (on sockets and HTTP streams), and the frames sent to them. */
 function subscriptionMetrics(registry: Registry) {
   const eventsDelivered = new Counter({
     name: 'gateway_subscription_events_delivered_total',
@@ -150,15 +167,16 @@ function subscriptionMetrics(registry: Registry) {
   });
   const subscriptionsStarted = new Counter({
     name: 'gateway_subscriptions_started_total',
-    help: 'Subscriptions started on sockets.',
+    help: 'Subscriptions started, by transport (websocket, multipart or sse).',
+    labelNames: ['transport'],
     registers: [registry],
   });
   return {
     eventDelivered() {
       eventsDelivered.inc();
     },
-    subscriptionStarted() {
-      subscriptionsStarted.inc();
+    subscriptionStarted(transport: Exclude<Transport, 'http'>) {
+      subscriptionsStarted.inc({ transport });
     },
   };
 }

@@ -67,7 +67,20 @@ export class SessionControls implements SessionPart {
     readonly end: () => Promise<void>,
     readonly revokeOtherTokens: () => Promise<{ revoked: number; failed: number }>,
     readonly isLive: () => Promise<boolean>,
+    private readonly deviceControls: Pick<SessionPart, 'devices' | 'endDevice' | 'endAll'>,
   ) {}
+
+  devices(): ReturnType<SessionPart['devices']> {
+    return this.deviceControls.devices();
+  }
+
+  endDevice(id: string): Promise<boolean> {
+    return this.deviceControls.endDevice(id);
+  }
+
+  endAll(): Promise<void> {
+    return this.deviceControls.endAll();
+  }
 
   get ended(): boolean {
     return this.state.ended;

@@ -1,5 +1,6 @@
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { BankConnectionStore } from '../../auth/bank-connection-store.js';
+import type { PhoneBankConnection } from '../../auth/phone-bank-connection.js';
 import type { Session } from '../../auth/session-manager.js';
 import type { UserDataEraser } from '../../auth/user-data-eraser.js';
 import type { AppKind } from '../../config/config.js';
@@ -15,6 +16,7 @@ import type { UserCallLimiter } from '../../loaders/user-call-limiter.js';
 import { bindUserClient, type UserClient } from '../../loaders/user-client.js';
 import type { CoreClient } from '../../upstream/core-client.js';
 import { UpstreamError } from '../../upstream/upstream-error.js';
+import { deviceControls } from './device-controls.js';
 import { LazyContext, SessionControls, type LazyParts } from './lazy-context.js';
 import { accessStates, livenessCheck, type SessionAccessDependencies } from './session-access.js';
 
@@ -31,6 +33,8 @@ export interface RequestContextDependencies extends SessionAccessDependencies {
   userCalls: UserCallLimiter;
   /** Where derived idempotency keys are claimed, and for how long the same input reuses one. */
   idempotencyKeys: { store: IdempotencyKeyStore; windowMs: number; once: CreationOnce };
+  /** Connection URLs for native apps (`startBankConnection`). */
+  phoneBankConnection: PhoneBankConnection;
 }
 
 /** What a request's user client reports to: its session state, upstream client, activity and logger. */
@@ -128,7 +132,13 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     // subscription's own context only opens the event stream.
     const lazyParts: LazyParts = {
       loaders: () =>
-        (loaders ??= createRequestLoaders(deps.loaders, () => context.userClient, activity, scope?.requestId)),
+        (loaders ??= createRequestLoaders(
+          deps.loaders,
+          () => context.userClient,
+          activity,
+          scope?.requestId,
+          session.userId,
+        )),
       userClient: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
         if (session.accessToken === undefined)
@@ -161,9 +171,12 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         end,
         () => revokeOtherTokens(deps, session, requestCore(), logger()),
         livenessCheck(deps, session, () => state.ended),
+        deviceControls(deps.sessions, session, state),
       ),
       appKind: deps.appKind,
       links: { reconnectUrl: access.links.connectUrl },
+      startBankConnection: (returnUri: string, appState: string) =>
+        deps.phoneBankConnection.start(session.userId, returnUri, appState),
       requestScope: scope,
     });
     return context;

@@ -76,6 +76,7 @@ export function accessStates(deps: Pick<SessionAccessDependencies, 'mfa' | 'cloc
       mfaFreshUntil: mfa === 'none' ? undefined : session.authTime + deps.mfa.maxAgeMs,
       policy: deps.mfa.policy,
       connected: session.accessToken !== undefined,
+      viaToken: session.client !== undefined,
       links: linksFor(deps.publicUrl(), origin),
     };
   };
@@ -86,6 +87,8 @@ export function createEventStreamContextFactory(
   deps: Pick<SessionAccessDependencies, 'sessions' | 'clock' | 'eventLog' | 'logger' | 'mfa' | 'publicUrl'> & {
     /** A subscription's live delivery began. */
     onStarted?: (userId: string, type: string) => void;
+    /** A started subscription let go of its queue. */
+    onEnded?: (userId: string, type: string) => void;
   },
 ) {
   const accessState = accessStates(deps);
@@ -96,5 +99,6 @@ export function createEventStreamContextFactory(
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
     onStarted: deps.onStarted && ((type) => deps.onStarted!(session.userId, type)),
+    onEnded: deps.onEnded && ((type) => deps.onEnded!(session.userId, type)),
   });
 }

@@ -12,6 +12,12 @@ import type { createSharedEventReads } from './shared-event-reads.js';
 /** A socket's context in graphql-ws: its upgrade request and socket, and the session it opened with. */
 export type SocketContext = Context<Record<string, unknown>, Extra & { session?: Session }>;
 
+/**
+ * What holds an operation: a socket's context, or an HTTP subscription stream's (one operation,
+ * its session), so both are admitted and prepared by the same function.
+ */
+export type OperationHolder = Pick<SocketContext, 'subscriptions'> & { extra: { session?: Session } };
+
 /** What an operation over a socket is admitted and prepared with. */
 export interface SocketOperationDeps {
   schema: GraphQLSchema;
@@ -49,7 +55,7 @@ const limitError = (message: string, limit: number) =>
  */
 export async function prepareOperation(
   deps: SocketOperationDeps,
-  ctx: SocketContext,
+  ctx: OperationHolder,
   payload: SubscribePayload,
 ): Promise<ExecutionArgs | readonly GraphQLError[]> {
   const open = Object.keys(ctx.subscriptions).length; // includes this one

@@ -1,4 +1,3 @@
-import type { WebSocket } from 'ws';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
@@ -10,6 +9,15 @@ export interface WebSocketLimits {
   maxSocketsPerUser: number;
   /** A socket whose unsent data passes this is cut: its client is not reading. */
   maxBufferedBytes: number;
+}
+
+/**
+ * What the registry holds: a socket, or an HTTP subscription stream (multipart or SSE), which
+ * counts against the same caps and ends with its session the same way.
+ */
+export interface RegisteredSocket {
+  close(code: number, reason: string): void;
+  once(event: 'close', listener: () => void): unknown;
 }
 
 export interface SocketRegistryOptions {
@@ -31,8 +39,8 @@ const CLOSE_GRACE_MS = 100;
  * DELETE) close their sockets at once through the session manager's `onEnded`.
  */
 export function createSocketRegistry(options: SocketRegistryOptions) {
-  const bySession = new Map<string, Set<WebSocket>>();
-  const byUser = new Map<string, Set<WebSocket>>();
+  const bySession = new Map<string, Set<RegisteredSocket>>();
+  const byUser = new Map<string, Set<RegisteredSocket>>();
   const timers = new Map<string, NodeJS.Timeout>();
 
   function closeSession(key: string): void {
@@ -71,7 +79,7 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
     for (const key of keys) closeSession(key);
   });
 
-  function remove(session: Session, socket: WebSocket): void {
+  function remove(session: Session, socket: RegisteredSocket): void {
     const sockets = bySession.get(session.key);
     sockets?.delete(socket);
     if (sockets?.size === 0) {
@@ -91,7 +99,16 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
       if ((byUser.get(session.userId)?.size ?? 0) >= limits.maxSocketsPerUser) return 'user';
       return undefined;
     },
-    add(session: Session, socket: WebSocket): void {
+    /** `closeAt`: when the socket's access token expires (a bearer socket), it closes with 4401 then. */
+    add(session: Session, socket: RegisteredSocket, closeAt?: number): void {
+      if (closeAt !== undefined) {
+        const expiry = setTimeout(
+          () => socket.close(CloseCode.SESSION_ENDED, 'Access token expired'),
+          Math.max(0, closeAt - options.clock()),
+        );
+        expiry.unref();
+        socket.once('close', () => clearTimeout(expiry));
+      }
       let sockets = bySession.get(session.key);
       if (!sockets) {
         bySession.set(session.key, (sockets = new Set()));

@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
+import type { AuthRefusal, RequestAuthenticator } from '../../auth/request-authentication.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
 import type { OperationRules } from '../../graphql/operation-rules.js';
@@ -22,6 +23,8 @@ export interface WebSocketOptions {
   server: Server;
   schema: GraphQLSchema;
   sessions: SessionManager;
+  /** The session cookie of the upgrade, or the access token of `connection_init` (the HTTP path's one place). */
+  authenticator: RequestAuthenticator;
   clock: Clock;
   createContext(session: Session): GatewayContext;
   /**
@@ -53,6 +56,8 @@ export interface WebSocketOptions {
   heartbeatIntervalMs?: number;
   /** Longest wait between two checks of a socket's session, whatever its deadline. @default 60000 */
   sessionRecheckMs?: number;
+  /** Shared with the HTTP subscription streams, which count against the same caps; made here when absent. */
+  registry?: SocketRegistry;
 }
 
 /**
@@ -69,12 +74,14 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   readonly openSockets: number;
 } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
-  const registry = createSocketRegistry({
-    sessions: options.sessions,
-    clock: options.clock,
-    recheckMs: options.sessionRecheckMs ?? 60_000,
-    logger: options.logger,
-  });
+  const registry =
+    options.registry ??
+    createSocketRegistry({
+      sessions: options.sessions,
+      clock: options.clock,
+      recheckMs: options.sessionRecheckMs ?? 60_000,
+      logger: options.logger,
+    });
   options.server.on('upgrade', (req, socket, head) => upgradeOrRefuse(options, wss, req, socket, head));
 
   const operations: SocketOperationDeps = {
@@ -151,11 +158,36 @@ function upgradeOrRefuse(
   wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
 }
 
-/** graphql-ws's onConnect: a live session, under the caps of sockets per session and per user. */
+/** The close code of a refusal: the HTTP status's twin in graphql-ws' range, or "try again later". */
+function closeCodeOf(refusal: AuthRefusal): number {
+  if (refusal.status === 400) return CloseCode.BAD_CREDENTIALS;
+  if (refusal.status === 403) return CloseCode.FORBIDDEN;
+  if (refusal.status === 503) return CloseCode.TRY_AGAIN_LATER;
+  return CloseCode.SESSION_ENDED;
+}
+
+/**
+ * graphql-ws's onConnect: a live session (the upgrade's cookie, or `{ "authorization": "Bearer …" }`
+ * in `connection_init`), under the caps of sockets per session and per user. A bearer socket
+ * closes with 4401 when its token expires.
+ */
 async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, ctx: SocketContext): Promise<boolean> {
-  const session = await options.sessions.read(ctx.extra.request);
-  if (!session) return false; // graphql-ws closes with 4403 Forbidden
   const socket = ctx.extra.socket;
+  const given = ctx.connectionParams?.authorization;
+  if (given !== undefined && typeof given !== 'string') {
+    socket.close(CloseCode.BAD_CREDENTIALS, 'connection_init authorization must be "Bearer <access token>"');
+    return false;
+  }
+  const headers = ctx.extra.request.headers;
+  const authentication = await options.authenticator.authenticate(headers, given ?? headers.authorization);
+  if (authentication && !authentication.ok) {
+    const { reason } = authentication.refusal;
+    options.logger.info({ reason }, 'websocket refused: credentials');
+    socket.close(closeCodeOf(authentication.refusal), reason);
+    return false;
+  }
+  const session = authentication?.session;
+  if (!session) return false; // graphql-ws closes with 4403 Forbidden
   const full = registry.fullFor(session, options.limits);
   if (full) {
     options.logger.warn({ userId: session.userId, cap: full }, 'websocket refused: too many sockets');
@@ -166,7 +198,7 @@ async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, 
     return false;
   }
   ctx.extra.session = session;
-  registry.add(session, socket);
+  registry.add(session, socket, authentication.via === 'bearer' ? authentication.tokenExpiresAt : undefined);
   // The upgrade request is not needed past this point; do not keep it for the socket's life.
   (ctx.extra as { request?: unknown }).request = undefined;
   return true;

@@ -9,14 +9,8 @@ import {
   TransactionsDocument,
 } from '../../__generated__/graphql.js';
 import { Browser } from '../../support/browser.js';
-import { execute, MFA_DEMO_USERS, signIn, signInToApp, startGateway, type TestGateway } from '../../support/gateway.js';
-
-async function platformStatus(gateway: TestGateway, token: string): Promise<number> {
-  const response = await fetch(`${gateway.sandbox.coreUrl}/v1/me`, {
-    headers: { authorization: `Bearer ${token}`, 'x-service-id': gateway.sandbox.credentials.appToken },
-  });
-  return response.status;
-}
+import { execute, MFA_DEMO_USERS, signIn, signInToApp, startGateway } from '../../support/gateway.js';
+import { platformStatus } from '../../support/platform-tokens.js';
 
 describe('revocation', () => {
   it('revokes one account: it is gone from the list and by id', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor } from '../../../src/graphql/transactions/transaction-cursor.js';
 import { readTransactions } from '../../../src/graphql/transactions/transaction-pager.js';
-import type { UserClient } from '../../../src/loaders/user-client.js';
 import type { PlatformTransaction } from '../../../src/upstream/platform-types.js';
 
 const row = (n: number): PlatformTransaction => ({
@@ -20,11 +19,9 @@ describe('readTransactions', () => {
       first: { items: [row(1), row(2)], next: 'second' },
       second: { items: [row(3), row(4)], next: null },
     };
-    const platform = {
-      listTransactions: (_filter: unknown, cursor: string | null) => Promise.resolve(pages[cursor ?? 'first']!),
-    } as unknown as UserClient;
+    const readPage = (_filter: unknown, cursor: string | null) => Promise.resolve(pages[cursor ?? 'first']!);
     const filter = {};
-    const slice = await readTransactions(platform, filter, 3, { upstreamCursor: null, offset: 0 });
+    const slice = await readTransactions(readPage, filter, 3, { upstreamCursor: null, offset: 0 });
 
     expect(slice.rows.map((entry) => entry.row._id)).toEqual(['trans_1', 'trans_2', 'trans_3']);
     expect(slice.hasNextPage).toBe(true);
