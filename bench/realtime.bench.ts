@@ -187,12 +187,16 @@ async function main(): Promise<void> {
   const publicPort = await freePort();
   const publicUrl = `http://localhost:${publicPort}`;
   sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
-  const gateway = await startGatewayProcess({
-    ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
-    WS_MAX_SOCKETS_PER_SESSION: String(BIG),
-    WS_MAX_SOCKETS_PER_USER: String(BIG),
-    HTTP_MAX_TCP_CONNECTIONS: String(BIG + 2_000),
-  });
+  const gateway = await startGatewayProcess(
+    {
+      ...gatewayEnvFor(sandbox, publicUrl, randomBytes(32).toString('base64url')),
+      WS_MAX_SOCKETS_PER_SESSION: String(BIG),
+      WS_MAX_SOCKETS_PER_USER: String(BIG),
+      HTTP_MAX_TCP_CONNECTIONS: String(BIG + 2_000),
+    },
+    // BENCH_ENTRY: another build's main.js (a baseline copied aside).
+    process.env.BENCH_ENTRY,
+  );
   sandbox.setWebhookUrl(`${gateway.url}/webhooks`);
   const floor = await startFloorProcess(sandbox.signingKeys.lookup(sandbox.signingKeys.currentId)!.publicPem);
   const reads = () =>

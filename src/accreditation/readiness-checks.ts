@@ -227,6 +227,39 @@ function trustedDocuments(config: GatewayConfig): ReadinessCheck {
   };
 }
 
+function nativeClients(config: GatewayConfig): ReadinessCheck {
+  const requirement =
+    'Native apps sign in as public clients with PKCE, through the system browser, returning only to the app (RFC 8252).';
+  const ids = config.accessTokens.clientIds ?? [];
+  if (ids.length === 0)
+    return {
+      id: 'native-clients',
+      requirement,
+      verdict: 'pass',
+      detail:
+        config.identity.issuer === undefined
+          ? "The embedded provider's native client only: public (no secret), PKCE with S256 required, returning to its custom scheme or loopback."
+          : 'NATIVE_CLIENT_IDS is unset: no access tokens are accepted; every client uses the session cookie.',
+    };
+  const audience = config.accessTokens.audience ?? config.publicUrl ?? '';
+  if (!audience.startsWith('https:'))
+    return {
+      id: 'native-clients',
+      requirement,
+      verdict: 'fail',
+      detail: `Access tokens are accepted for ${audience || 'the local URL'}, which is not https.`,
+      fix: 'ACCESS_TOKEN_AUDIENCE (or PUBLIC_URL) = https://…',
+    };
+  // The provider's client registrations are not public: the configuration cannot show them.
+  return {
+    id: 'native-clients',
+    requirement,
+    verdict: 'warn',
+    detail: `Access tokens of ${ids.join(', ')} are accepted for ${audience}. The provider's registration of each cannot be read from here.`,
+    fix: 'at the identity provider, confirm each of NATIVE_CLIENT_IDS is a public client (no secret), requires PKCE with S256, and returns only to a claimed https link, a reverse-domain custom scheme or loopback',
+  };
+}
+
 /** The checks, in the report's order: one per requirement. */
 const CHECKS: Array<(config: GatewayConfig, facts: ReadinessFacts) => ReadinessCheck> = [
   encryptedTraffic,
@@ -243,6 +276,7 @@ const CHECKS: Array<(config: GatewayConfig, facts: ReadinessFacts) => ReadinessC
   consumerInformation,
   penetrationTest,
   trustedDocuments,
+  nativeClients,
 ];
 
 /** The report as text: one line per check, then what to fix. */

@@ -72,7 +72,7 @@ export async function createHttpLayer(deps: HttpLayerDependencies, undo: Array<(
     logger: deps.logger,
   });
   const authenticator = createAuthenticator(deps);
-  const streams = httpSubscriptions(deps, graphql, createContext, registry, router);
+  const streams = httpSubscriptions(deps, graphql, createContext, registry, authenticator, router);
   const server = createGatewayHttpServer({
     router,
     graphql: createGraphQLHttpHandler({
@@ -216,6 +216,7 @@ function httpSubscriptions(
   { schema, rules, trustedDocuments }: GraphQLParts,
   createContext: ReturnType<typeof createRequestContextFactory>,
   registry: SocketRegistry,
+  authenticator: ReturnType<typeof createAuthenticator>,
   router: Router<ScopedRouteRequest>,
 ) {
   const { config, state, metrics, logger } = deps;
@@ -228,6 +229,7 @@ function httpSubscriptions(
       trustedDocuments,
       limits: config.websocket,
       registry,
+      clock: deps.clock,
       createContext,
       createEventStreamContext: eventStreamContexts(deps, transport),
       formatError,
@@ -241,7 +243,7 @@ function httpSubscriptions(
   const sseHandler = createSseSubscriptionHandler({
     streams: sse,
     // The same question the /graphql handler and the socket ask of a request.
-    authenticate: (req) => state.sessions.read(req),
+    authenticate: (req) => authenticator.authenticate(req.headers),
     maxBodyBytes: MAX_GRAPHQL_BODY_BYTES,
     maxBufferedBytes: config.websocket.maxBufferedBytes,
     logger,

@@ -5,8 +5,9 @@ import { WEBHOOK_TYPES } from '@open-finance-gateway/common/webhook-events';
 import { registerAppSignInRoutes } from '../auth/app-sign-in-routes.js';
 import { createAppSignIn } from '../auth/app-sign-in.js';
 import { createAuthRouteSupport } from '../auth/auth-route-support.js';
-import { registerBankConnectionRoutes } from '../auth/bank-connection-routes.js';
+import { registerBankConnectionRoutes, type BankConnectionRoutesOptions } from '../auth/bank-connection-routes.js';
 import { loadConsumerInfoTemplate } from '../auth/consumer-info.js';
+import { registerPhoneBankConnectionRoute } from '../auth/phone-bank-connection-routes.js';
 import type { PhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
@@ -113,7 +114,7 @@ function registerSignInRoutes(
     publicUrl: deps.publicUrl,
     clock,
   });
-  registerBankConnectionRoutes(router, {
+  const bankConnection: BankConnectionRoutesOptions = {
     support,
     consumerInfo: {
       appName: config.consumerInfo.appName,
@@ -136,7 +137,6 @@ function registerSignInRoutes(
       await state.keptReads?.forget(userId);
       if (state.keptReads) deps.metrics.userDataInvalidation('reconnection');
     },
-    phone: phoneBankConnection,
     onConnected:
       config.appKind === 'FULL'
         ? async (userId, token) => {
@@ -144,5 +144,7 @@ function registerSignInRoutes(
             deps.events.emit('webhooks-registered', { userId, ...outcome });
           }
         : undefined,
-  });
+  };
+  registerBankConnectionRoutes(router, bankConnection);
+  registerPhoneBankConnectionRoute(router, { ...bankConnection, phone: phoneBankConnection });
 }

@@ -11,7 +11,7 @@ import { fail, type AuthRoutes } from './auth-route-support.js';
 import type { BankConnectionRecord, BankConnectionStore } from './bank-connection-store.js';
 import { consumerInfoPage, type ConsumerInfoSettings } from './consumer-info.js';
 import type { OAuthStateStore } from './oauth-state-store.js';
-import { appReturnUrl, phoneReturnOf, type PhoneBankConnection, type PhoneReturn } from './phone-bank-connection.js';
+import { appReturnUrl, phoneReturnOf, type PhoneReturn } from './phone-bank-connection.js';
 import type { Session, SessionManager } from './session-manager.js';
 
 export interface BankConnectionRoutesOptions {
@@ -36,8 +36,6 @@ export interface BankConnectionRoutesOptions {
    * under the consent it replaces goes (the new one may share other accounts).
    */
   onConsentStored?: (userId: string) => Promise<void>;
-  /** Connection URLs handed to native apps (`startBankConnection`), redeemed at /auth/phone/connect. */
-  phone: PhoneBankConnection;
 }
 
 /**
@@ -54,7 +52,21 @@ export function registerBankConnectionRoutes(
   router.on('GET', '/auth/consumer-info', (request) => routes.consumerInfo(request));
   router.on('GET', '/auth/connect', (request) => routes.connect(request));
   router.on('GET', '/auth/callback', (request) => routes.callback(request));
-  router.on('GET', '/auth/phone/connect', (request) => routes.phoneConnect(request));
+}
+
+/** The platform's consent page for an OAuth state. */
+export function platformAuthorizeUrl(
+  options: Pick<BankConnectionRoutesOptions, 'authorizeUrl' | 'appToken'>,
+  callbackUrl: string,
+  state: string,
+): string {
+  const target = new URL(options.authorizeUrl);
+  target.searchParams.set('response_type', 'code');
+  target.searchParams.set('client_id', options.appToken);
+  target.searchParams.set('redirect_uri', callbackUrl);
+  target.searchParams.set('scope', 'ENDURING_CONSENT');
+  target.searchParams.set('state', state);
+  return target.href;
 }
 
 type Scope = ScopedRouteRequest['scope'];
@@ -99,51 +111,7 @@ class BankConnectionRoutes {
       flow: 'platform',
       userId: session.userId,
     });
-    redirect(res, this.authorizeUrl(state));
-  }
-
-  /**
-   * A native app's connection URL, opened in the system browser with no cookie of ours: the grant
-   * is taken (once), the browser is bound from here on, and the consumer information page leads
-   * straight to the platform's consent for the user the grant names.
-   */
-  async phoneConnect({ req, res, url, scope }: ScopedRouteRequest): Promise<void> {
-    const { options } = this;
-    const redeemed = await options.phone.redeem(url.searchParams.get('grant'));
-    if ('refused' in redeemed) {
-      scope.log.warn({ reason: redeemed.refused }, 'connection URL refused');
-      const expired = redeemed.refused === 'CONNECTION_URL_EXPIRED';
-      return fail(
-        res,
-        expired ? 410 : 400,
-        redeemed.refused,
-        expired
-          ? 'This connection link has expired. Go back to the app and start connecting again.'
-          : 'This connection link is not valid or has been used already. Go back to the app and start connecting again.',
-      );
-    }
-    const binding = options.support.bindBrowser(req, res);
-    const state = await options.states.issue(binding, '/', {
-      flow: 'platform',
-      userId: redeemed.userId,
-      ...redeemed.phone,
-    });
-    sendHtml(
-      res,
-      200,
-      consumerInfoPage(options.consumerInfo, this.authorizeUrl(state), appReturnUrl(redeemed.phone, 'refused')),
-    );
-  }
-
-  /** The platform's consent page for this state. */
-  private authorizeUrl(state: string): string {
-    const target = new URL(this.options.authorizeUrl);
-    target.searchParams.set('response_type', 'code');
-    target.searchParams.set('client_id', this.options.appToken);
-    target.searchParams.set('redirect_uri', this.callbackUrl());
-    target.searchParams.set('scope', 'ENDURING_CONSENT');
-    target.searchParams.set('state', state);
-    return target.href;
+    redirect(res, platformAuthorizeUrl(options, this.callbackUrl(), state));
   }
 
   async callback({ req, res, url, scope }: ScopedRouteRequest): Promise<void> {

@@ -105,8 +105,22 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
         client: { id: claims.clientId, device },
       };
       await options.sessions.startDevice(key, fresh);
-      // A device's first token counts as a sign-in: the bank connection stays needed.
-      if (!record && connection) await options.bankConnections.touch(claims.sub);
+      if (!record) {
+        // Access may have ended between the read above and this write: the ending deleted the
+        // user's records before this one existed, so this one ends here (and any socket with it).
+        const since = await options.endings.accessNotBefore(claims.sub, device);
+        if (since !== notBefore && since !== undefined && claims.issuedAt < since) {
+          await options.sessions.endOne(claims.sub, { ...fresh, key });
+          return refuse(
+            401,
+            'UNAUTHENTICATED',
+            'ACCESS_ENDED',
+            'Access was ended for this user or device: sign in again.',
+          );
+        }
+        // A device's first token counts as a sign-in: the bank connection stays needed.
+        if (connection) await options.bankConnections.touch(claims.sub);
+      }
       record = { ...fresh, key };
     }
     // This token's own facts: its multi-factor and its end, whatever the device's other tokens say.

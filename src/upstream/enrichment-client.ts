@@ -55,11 +55,17 @@ function parseSearchResponse(
       dropped += 1;
       continue;
     }
-    const results: PlatformEnrichmentResult[] = [];
-    for (const result of raw.results as unknown[]) {
-      const parsed = parseResult(result);
-      if (parsed) results.push(parsed);
-      else dropped += 1;
+    const given = raw.results as unknown[];
+    let results: PlatformEnrichmentResult[];
+    // The usual answer is already the shape: checked in place, kept as parsed (no copy).
+    if (given.every(isWellFormedResult)) results = given;
+    else {
+      results = [];
+      for (const result of given) {
+        const parsed = parseResult(result);
+        if (parsed) results.push(parsed);
+        else dropped += 1;
+      }
     }
     items.push({
       id: typeof raw.id === 'string' ? raw.id : undefined,
@@ -72,6 +78,31 @@ function parseSearchResponse(
   return items;
 }
 
+/**
+ * A result that `parseResult` would copy field for field: a confidence, a category with an id, a
+ * name and groups that each have an id and a name, and a merchant (if any) whose known fields are
+ * strings or absent. Fields the contract does not name may be present; nothing reads them.
+ */
+function isWellFormedResult(raw: unknown): raw is PlatformEnrichmentResult {
+  if (!isObject(raw) || typeof raw.confidence !== 'number' || !isObject(raw.category)) return false;
+  const category = raw.category;
+  if (typeof category._id !== 'string' || typeof category.name !== 'string' || !isObject(category.groups)) return false;
+  for (const group of Object.values(category.groups))
+    if (!isObject(group) || typeof group._id !== 'string' || typeof group.name !== 'string') return false;
+  const merchant = raw.merchant;
+  if (merchant === undefined) return true;
+  return (
+    isObject(merchant) &&
+    stringOrAbsent(merchant._id) &&
+    stringOrAbsent(merchant.name) &&
+    stringOrAbsent(merchant.logo) &&
+    stringOrAbsent(merchant.website)
+  );
+}
+
+const stringOrAbsent = (value: unknown) => value === undefined || typeof value === 'string';
+
+/** A result copied into the contract's shape, malformed parts left out; undefined when unusable. */
 function parseResult(raw: unknown): PlatformEnrichmentResult | undefined {
   if (!isObject(raw) || typeof raw.confidence !== 'number' || !isObject(raw.category)) return undefined;
   const category = raw.category;

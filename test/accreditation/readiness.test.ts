@@ -27,6 +27,7 @@ describe('the accreditation readiness report', () => {
       'consumer-information': 'pass',
       'penetration-test': 'fail',
       'trusted-documents': 'warn',
+      'native-clients': 'pass',
     });
     for (const check of checks.filter((c) => c.verdict !== 'pass'))
       expect(check.fix, check.id).toEqual(expect.any(String));
@@ -67,6 +68,24 @@ describe('the accreditation readiness report', () => {
     // Each problem names what fixes it.
     for (const check of [...checks, ...readOnly].filter((c) => c.verdict !== 'pass'))
       expect(check.fix, check.id).toEqual(expect.any(String));
+  });
+
+  it('checks the native clients: none is fine, a plain-http audience fails, and the provider side is left to confirm', () => {
+    const verdictOf = (env: Record<string, string>) =>
+      readinessReport(loadConfig({ ...PRODUCTION, ...env }), { now: NOW, leakAuditPresent: true }).find(
+        (check) => check.id === 'native-clients',
+      )!;
+    expect(verdictOf({}).verdict).toBe('pass');
+    expect(
+      verdictOf({ NATIVE_CLIENT_IDS: 'nz.example.app', ACCESS_TOKEN_AUDIENCE: 'http://gateway.internal' }),
+    ).toMatchObject({
+      verdict: 'fail',
+      fix: expect.stringContaining('ACCESS_TOKEN_AUDIENCE'),
+    });
+    expect(verdictOf({ NATIVE_CLIENT_IDS: 'nz.example.app' })).toMatchObject({
+      verdict: 'warn',
+      fix: expect.stringContaining('PKCE with S256'),
+    });
   });
 
   it('fails a missing or year-old penetration test, a missing privacy notice and plain http against the live platform', () => {
@@ -119,7 +138,7 @@ describe('the accreditation readiness report', () => {
     expect(sandbox.code, sandbox.output).toBe(1);
     for (const id of ['encrypted-traffic', 'durable-state', 'multi-factor', 'privacy-notice', 'penetration-test'])
       expect(sandbox.output).toMatch(new RegExp(`FAIL {2}${id}:`));
-    expect(sandbox.output).toMatch(/8 pass, 1 warn, 5 fail/);
+    expect(sandbox.output).toMatch(/9 pass, 1 warn, 5 fail/);
     const production = await run(PRODUCTION);
     expect(production.code, production.output).toBe(0);
     expect(production.output).toMatch(/PASS {2}encrypted-traffic/);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
 import { Browser } from '../support/browser.js';
-import { approveConsent, MFA_DEMO_USERS, signInToApp, startGateway, type TestGateway } from '../support/gateway.js';
+import {
+  approveConsent,
+  appUserId,
+  MFA_DEMO_USERS,
+  signInToApp,
+  startGateway,
+  type TestGateway,
+} from '../support/gateway.js';
+import { bearerRequest } from '../support/native-app.js';
 import { overHttp } from '../support/transports.js';
 
 const RETURN_URIS = 'nz.example.app:/connected,https://app.example.nz/connected,http://127.0.0.1/connected';
@@ -76,6 +85,35 @@ describe('the bank connection from a phone', () => {
     const back = await approveConsent(browser, continueHref!, { decision: 'deny' });
     const callback = await browser.request(back.href);
     expect(callback.location).toBe('https://app.example.nz/connected?outcome=refused&state=app-state-42');
+  });
+
+  it('works for a native app signed in with its access token (no cookie anywhere)', async () => {
+    const { gateway } = await phoneSetup();
+    const now = Math.floor(Date.now() / 1000);
+    const token = forgeJwt({
+      iss: gateway.sandbox.identity.issuer,
+      aud: gateway.url,
+      sub: appUserId(gateway, 0),
+      client_id: gateway.sandbox.identity.nativeClientId,
+      iat: now - 5,
+      exp: now + 600,
+      auth_time: now - 5,
+      amr: ['pwd', 'otp'],
+      sid: 'family-phone',
+    });
+    const started = await bearerRequest(gateway.url, token, START, {
+      variables: { returnUri: 'nz.example.app:/connected', state: 'bearer-state' },
+    });
+    expect(started.errors).toBeUndefined();
+    const { url } = started.data!.startBankConnection as { url: string };
+    const { browser, continueHref } = await openInSystemBrowser(url);
+    const back = await approveConsent(browser, continueHref!);
+    expect((await browser.request(back.href)).location).toBe(
+      'nz.example.app:/connected?outcome=connected&state=bearer-state',
+    );
+    const accounts = await bearerRequest(gateway.url, token, '{ accounts { id } }');
+    expect(accounts.errors).toBeUndefined();
+    expect((accounts.data!.accounts as unknown[]).length).toBeGreaterThan(0);
   });
 
   it('reconnects an INACTIVE account the same way', async () => {

@@ -38,7 +38,7 @@ export const ACCESS_TOKEN_SETTINGS = {
       name: 'NATIVE_CLIENT_IDS',
       type: list('comma-separated client ids registered at `OIDC_ISSUER`', parseClientIds),
       defaultText: "none: bearer tokens are refused (the sandbox's native client on the embedded identity provider)",
-      usedBy: 'access tokens',
+      usedBy: 'access tokens ([native apps](../guides/native-apps.md))',
       description:
         "The identity provider's clients whose access tokens the gateway accepts in `Authorization: Bearer` (the token's `client_id`): the app's native (public, PKCE) clients. Browsers keep the session cookie.",
       example: 'nz.example.app.ios,nz.example.app.android',

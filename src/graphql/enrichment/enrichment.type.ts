@@ -9,7 +9,7 @@ export enum TransactionDirection {
  * The result types are plain data with no field middleware or @Authorized fields, so they use
  * graphql-js's default property resolver (`simpleResolvers`) instead of type-graphql's wrapper:
  * one of these is built per lookup and a request may carry 1,000. No field here may need @Authorized or middleware (type-graphql would skip them silently):
- * test/simple-resolvers.test.ts fails if one does.
+ * test/graphql/simple-resolvers.test.ts fails if one does.
  */
 
 registerEnumType(TransactionDirection, {

@@ -5,7 +5,7 @@ import { TransactionDirection } from '../enrichment/enrichment.type.js';
  * Plain data: graphql-js's default property resolver (`simpleResolvers`) rather than
  * type-graphql's per-field wrapper, which a page of 100 rows would call over a thousand times.
  * `enrichment` keeps its own resolver (TransactionResolver). A field here must not need
- * @Authorized or middleware: test/simple-resolvers.test.ts fails if one does.
+ * @Authorized or middleware: test/graphql/simple-resolvers.test.ts fails if one does.
  */
 @ObjectType({ simpleResolvers: true, description: 'A settled transaction.' })
 export class Transaction {

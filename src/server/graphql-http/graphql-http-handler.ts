@@ -25,7 +25,14 @@ export interface GraphQLHttpHandlerOptions {
    * Subscriptions over HTTP (Apollo's multipart protocol): answers the request and returns true
    * when it is one, else false and Apollo answers it.
    */
-  streamSubscription?: (req: IncomingMessage, res: ServerResponse, session: Session, body: unknown) => Promise<boolean>;
+  streamSubscription?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: Session,
+    body: unknown,
+    /** When the access token the request came with expires (the stream ends then); undefined for a cookie. */
+    endsAt: number | undefined,
+  ) => Promise<boolean>;
 }
 
 function graphQLErrorBody(message: string, code: string) {
@@ -153,7 +160,8 @@ export function createGraphQLHttpHandler(options: GraphQLHttpHandlerOptions) {
       }
     }
 
-    if (await options.streamSubscription?.(req, res, session, body)) return;
+    const endsAt = authentication?.via === 'bearer' ? authentication.tokenExpiresAt : undefined;
+    if (await options.streamSubscription?.(req, res, session, body, endsAt)) return;
 
     let search = url.search;
     if (options.trustedDocuments) {

@@ -38,14 +38,20 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * once. Anything not a subscription is left to Apollo (returns false).
  */
 export function createMultipartSubscriptionHandler(options: MultipartSubscriptionOptions) {
-  return async (req: IncomingMessage, res: ServerResponse, session: Session, body: unknown): Promise<boolean> => {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: Session,
+    body: unknown,
+    endsAt?: number,
+  ): Promise<boolean> => {
     if (req.method !== 'POST' || !acceptsMultipartSubscription(req) || !isRecord(body)) return false;
     if (typeof body.query !== 'string' && body.extensions === undefined && body.documentId === undefined) return false;
     if (csrfRefused(req)) {
       answerErrors(req, res, 400, [{ message: CSRF_MESSAGE, extensions: { code: 'BAD_REQUEST' } }]);
       return true;
     }
-    const opening = await options.streams.open(session, body as unknown as SubscribePayload);
+    const opening = await options.streams.open(session, body as unknown as SubscribePayload, endsAt);
     if (opening.kind === 'not-subscription') return false;
     if (opening.kind === 'refused') {
       answerErrors(req, res, opening.status, opening.errors);

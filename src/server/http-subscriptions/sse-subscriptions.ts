@@ -11,10 +11,19 @@ import type { StreamFrame, SubscriptionStreams } from './subscription-streams.js
 /** Where graphql-sse is served. */
 export const SSE_PATH = '/graphql/stream';
 
+/**
+ * Who a request is, as the /graphql handler and the socket ask it: a session (and, for an access
+ * token, when it expires), credentials refused with a coded answer, or none (undefined).
+ */
+export type StreamAuthentication =
+  | { ok: true; session: Session; tokenExpiresAt?: number }
+  | { ok: false; refusal: { status: number; code: string; reason: string; message: string } }
+  | undefined;
+
 export interface SseSubscriptionOptions {
   streams: SubscriptionStreams;
-  /** Who is asking: the same function the /graphql handler and the socket use (undefined: nobody). */
-  authenticate(req: IncomingMessage): Promise<Session | undefined>;
+  /** The same function the /graphql handler and the socket use. */
+  authenticate(req: IncomingMessage): Promise<StreamAuthentication>;
   maxBodyBytes: number;
   /** A stream whose unsent data passes this (its client stopped reading) is cut, as a socket is. */
   maxBufferedBytes: number;
@@ -24,6 +33,7 @@ export interface SseSubscriptionOptions {
 /** What one request carries through graphql-sse's handler. */
 interface StreamRequestContext {
   session: Session;
+  endsAt?: number;
   frames?: AsyncIterableIterator<StreamFrame>;
 }
 
@@ -61,7 +71,7 @@ export function createSseSubscriptionHandler(options: SseSubscriptionOptions) {
     // No stream token: every request is its own stream (distinct connections).
     authenticate: () => null,
     onSubscribe: async (req, params) => {
-      const opening = await options.streams.open(req.context.session, params);
+      const opening = await options.streams.open(req.context.session, params, req.context.endsAt);
       switch (opening.kind) {
         case 'not-subscription':
           return jsonErrors(400, 'Bad Request', [
@@ -86,14 +96,19 @@ export function createSseSubscriptionHandler(options: SseSubscriptionOptions) {
   });
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const session = await options.authenticate(req);
-    if (!session)
+    const authentication = await options.authenticate(req);
+    if (authentication && !authentication.ok) {
+      const { status, code, reason, message } = authentication.refusal;
+      return answerErrors(req, res, status, [{ message, extensions: { code, reason } }]);
+    }
+    if (!authentication)
       return answerErrors(req, res, 401, [
         {
           message: 'Sign in first: GET /auth/login starts the sign-in.',
           extensions: { code: ErrorCode.UNAUTHENTICATED },
         },
       ]);
+    const { session, tokenExpiresAt } = authentication;
     if (csrfRefused(req))
       return answerErrors(req, res, 400, [{ message: CSRF_MESSAGE, extensions: { code: 'BAD_REQUEST' } }]);
     if (req.headers.accept !== 'text/event-stream')
@@ -111,7 +126,7 @@ export function createSseSubscriptionHandler(options: SseSubscriptionOptions) {
         ]);
       }
     }
-    const context: StreamRequestContext = { session };
+    const context: StreamRequestContext = { session, endsAt: tokenExpiresAt };
     const [answer, init] = await handler({
       method: req.method ?? 'GET',
       url: req.url ?? '/',

@@ -1,13 +1,12 @@
-import { EventEmitter } from 'node:events';
 import {
   getOperationAST,
   GraphQLError,
-  type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
+import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { EventStreamContext, GatewayContext } from '../../graphql/context.js';
@@ -15,12 +14,14 @@ import { ErrorCode } from '../../graphql/errors.js';
 import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
 import { operationOutcome } from '../observability/operation-telemetry.js';
-import { CloseCode } from '../websocket/close-codes.js';
 import { subscribePerEvent } from '../websocket/per-event-execution.js';
 import { createSharedEventReads } from '../websocket/shared-event-reads.js';
 import { createSharedExecutions } from '../websocket/shared-executions.js';
 import { executionOf, prepareOperation, type SocketOperationDeps } from '../websocket/socket-operations.js';
 import type { SocketRegistry, WebSocketLimits } from '../websocket/socket-registry.js';
+import { coded, endingFor, StreamHandle, type StreamFrame } from './stream-handle.js';
+
+export type { StreamFrame };
 
 /** The HTTP transports a subscription can stream over (the `transport` label of the metrics). */
 export type StreamTransport = 'multipart' | 'sse';
@@ -35,6 +36,7 @@ export interface SubscriptionStreamOptions {
   limits: WebSocketLimits;
   /** Shared with the socket server, so sockets and streams count against the same caps and end alike. */
   registry: SocketRegistry;
+  clock: Clock;
   createContext(session: Session): GatewayContext;
   createEventStreamContext(session: Session): EventStreamContext;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
@@ -46,9 +48,6 @@ export interface SubscriptionStreamOptions {
   onEventSent?: () => void;
 }
 
-/** What a stream sends: a result, or the end of the stream with why (end of access, shutdown, a dropped subscriber). */
-export type StreamFrame = { result: FormattedExecutionResult } | { end: GraphQLFormattedError[] };
-
 /** What opening a stream came to. */
 export type StreamOpening =
   /** Not a subscription: another handler answers it (multipart: Apollo; SSE: refused). */
@@ -59,25 +58,6 @@ export type StreamOpening =
   | { kind: 'result'; result: FormattedExecutionResult }
   /** Open: the frames until the stream ends; `return()` (client gone) frees the subscription. */
   | { kind: 'stream'; frames: AsyncIterableIterator<StreamFrame> };
-
-const coded = (message: string, code: string, extensions: Record<string, unknown> = {}): GraphQLFormattedError => ({
-  message,
-  extensions: { ...extensions, code },
-});
-
-/** Why the registry ended a stream, as a coded error (the socket's close codes, in GraphQL's words). */
-function endingFor(code: number, reason: string): GraphQLFormattedError {
-  if (code === CloseCode.SESSION_ENDED)
-    return coded('The session ended (sign-out, revocation or expiry): sign in again.', ErrorCode.UNAUTHENTICATED, {
-      reason: 'SESSION_ENDED',
-    });
-  if (code === CloseCode.GOING_AWAY)
-    return coded(
-      'The gateway is shutting down: subscribe again (with `after`) to resume.',
-      ErrorCode.SERVICE_UNAVAILABLE,
-    );
-  return coded(reason, ErrorCode.INTERNAL_SERVER_ERROR);
-}
 
 /**
  * GraphQL subscriptions streamed over one HTTP response each (Apollo's multipart protocol, or
@@ -96,6 +76,7 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
   };
   const sharedExecutions = createSharedExecutions();
   const open = new Set<StreamHandle>();
+  let closing: { code: number; reason: string } | undefined;
 
   const format = (errors: readonly GraphQLError[]): GraphQLFormattedError[] => {
     options.reportErrors(options.logger, errors);
@@ -115,9 +96,15 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
     return getOperationAST(prepared.document, payload.operationName)?.operation;
   }
 
-  async function openStream(session: Session, payload: SubscribePayload): Promise<StreamOpening> {
+  /**
+   * `endsAt`: when the credential the stream was opened with lapses (an access token's `exp`): the
+   * stream ends then with UNAUTHENTICATED (`reason: TOKEN_EXPIRED`), as a socket closes with 4401.
+   */
+  async function openStream(session: Session, payload: SubscribePayload, endsAt?: number): Promise<StreamOpening> {
     const type = operationType(payload);
     if (type !== undefined && type !== 'subscription') return { kind: 'not-subscription' };
+    // Shutting down: a stream opened now would only hold the listener open until it is cut.
+    if (closing) return refuse(503, [endingFor(closing.code, closing.reason)]);
     const full = options.registry.fullFor(session, options.limits);
     if (full) {
       options.logger.warn(
@@ -157,6 +144,7 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
         return { kind: 'result', result: errors ? { ...outcome, errors } : outcome };
       }
       handle.attach(outcome);
+      if (endsAt !== undefined) handle.endAt(Math.max(0, endsAt - options.clock()));
     } catch (error) {
       handle.release();
       throw error;
@@ -172,6 +160,7 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
     open: openStream,
     /** Ends every open stream (shutdown): each gets a coded last frame. */
     close(code: number, reason: string): void {
+      closing = { code, reason };
       for (const handle of open) handle.close(code, reason);
     },
     get openStreams() {
@@ -181,80 +170,3 @@ export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
 }
 
 export type SubscriptionStreams = ReturnType<typeof createSubscriptionStreams>;
-
-/**
- * One open stream, as the session registry sees it (`close`, a `close` event): its frames are
- * the subscription's results until it ends by itself, by `close` (a coded last frame), or by
- * its client going away (`return()`).
- */
-class StreamHandle extends EventEmitter {
-  private results: AsyncIterableIterator<ExecutionResult> | undefined;
-  private ended: ((frame: StreamFrame) => void) | undefined;
-  private readonly ending = new Promise<StreamFrame>((resolve) => (this.ended = resolve));
-  private finished = false;
-
-  constructor(
-    private readonly format: (errors: readonly GraphQLError[]) => GraphQLFormattedError[],
-    private readonly options: Pick<SubscriptionStreamOptions, 'onEventSent' | 'logger'>,
-  ) {
-    super();
-  }
-
-  attach(results: AsyncIterableIterator<ExecutionResult>): void {
-    this.results = results;
-  }
-
-  /** The stream never opened (refused, or ended at once): the registry forgets it. */
-  release(): void {
-    void this.finish();
-  }
-
-  close(code: number, reason: string): void {
-    this.ended?.({ end: [endingFor(code, reason)] });
-  }
-
-  frames(): AsyncIterableIterator<StreamFrame> {
-    const frames: AsyncIterableIterator<StreamFrame> = {
-      next: async () => {
-        if (this.finished) return { done: true, value: undefined };
-        const frame = await Promise.race([this.nextResult(), this.ending]);
-        if (frame === undefined || 'end' in frame) await this.finish();
-        if (frame === undefined) return { done: true, value: undefined };
-        if ('result' in frame) this.options.onEventSent?.();
-        return { done: false, value: frame };
-      },
-      return: async () => {
-        await this.finish();
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]: () => frames,
-    };
-    return frames;
-  }
-
-  /** The next result, masked as over the other transports; an error thrown ends the stream with it, coded. */
-  private async nextResult(): Promise<StreamFrame | undefined> {
-    try {
-      const next = await this.results!.next();
-      if (next.done) return undefined;
-      const errors = next.value.errors ? this.format(next.value.errors) : undefined;
-      return { result: errors ? { ...next.value, errors } : next.value };
-    } catch (error) {
-      const graphQLError =
-        error instanceof GraphQLError ? error : new GraphQLError('stream failed', { originalError: error as Error });
-      return { end: this.format([graphQLError]) };
-    }
-  }
-
-  /** Once: the subscription's queue is freed and the registry forgets the stream. */
-  private async finish(): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    this.ended?.({ end: [] });
-    try {
-      await this.results?.return?.();
-    } finally {
-      this.emit('close');
-    }
-  }
-}

@@ -65,7 +65,7 @@ export interface WebSocketOptions {
  * the shared operation rules are applied through `rules.prepare`, and the rest of what HTTP gets
  * is repeated: Origin checked at the upgrade (the cross-site protection that CSRF prevention
  * gives HTTP), the session cookie required, the same error masking, and each query and mutation
- * a context of its own from the same factory as an HTTP request's (test/transport-agreement.test.ts
+ * a context of its own from the same factory as an HTTP request's (test/server/transport-agreement.test.ts
  * runs every operation both ways). A socket lives no longer than its session, holds a bounded
  * number of subscriptions, and is cut when its client stops reading.
  */

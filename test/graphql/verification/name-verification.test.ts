@@ -55,7 +55,7 @@ describe('name verification', () => {
     expect(party(sources, 'Ms Aroha Mere Ngata')).toMatchObject({
       type: 'PARTY_NAME',
       matchResult: 'MATCH',
-      connectionIds: [expect.stringMatching(/^conn_/)],
+      bankIds: [expect.stringMatching(/^conn_/)],
     });
     expect(party(sources, 'AROHA M NGATA')).toMatchObject({
       matchResult: 'PARTIAL_MATCH',

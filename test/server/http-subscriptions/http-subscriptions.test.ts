@@ -82,6 +82,21 @@ describe.each(TRANSPORTS)('subscriptions over HTTP: $name', ({ open }) => {
     await ended;
   });
 
+  it('ends the stream with UNAUTHENTICATED when the user revokes all access', async () => {
+    const gateway = await startGateway();
+    const { browser } = await signedInUser(gateway);
+    const started = gateway.subscriptionsStarted(1, 'INCOME');
+    const live = open(gateway, { cookie: cookieOf(gateway, browser) }, 'subscription { incomeEvents { incomeId } }');
+    await started;
+    const revoked = await browser.request(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked } }' }),
+    });
+    expect(JSON.parse(revoked.text)).toEqual({ data: { revokeAllAccess: { revoked: true } } });
+    expect(await endingCode(live.reader)).toBe('UNAUTHENTICATED');
+  });
+
   it('delivers accessRevoked, then ends the stream with UNAUTHENTICATED, when the platform deletes the token', async () => {
     const gateway = await startGateway();
     const { browser, userId } = await signedInUser(gateway);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
-import type { Browser } from '../support/browser.js';
-import { appUserId, signIn, startGateway, type TestGateway } from '../support/gateway.js';
-import { track } from '../support/leftovers.js';
-import { bearerSocket } from '../support/native-app.js';
-import { socketClient, subscribe, wsUrl } from '../support/sockets.js';
+import type { Browser } from '../../support/browser.js';
+import { appUserId, signIn, startGateway, type TestGateway } from '../../support/gateway.js';
+import { track } from '../../support/leftovers.js';
+import { bearerSocket } from '../../support/native-app.js';
+import { socketClient, subscribe, wsUrl } from '../../support/sockets.js';
 
 /**
  * graphql-ws without a cookie: the access token in `connection_init`. Each bad payload closes the
