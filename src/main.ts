@@ -57,6 +57,7 @@ async function main(): Promise<void> {
         `  Sandbox console: ${app.sandbox.consoleUrl} (the demo world, webhook deliveries, payments and every control)`,
         `  Sandbox core API: ${app.sandbox.coreUrl} (controls under /sandbox/…, see the README)`,
         `  Sandbox enrichment API: ${app.sandbox.enrichmentUrl}`,
+        `  Sandbox identity provider: ${app.sandbox.identity.issuer} (native client ${app.sandbox.identity.nativeClientId})`,
         '',
         '',
       ].join('\n'),
