@@ -4,11 +4,8 @@ import { createMemorySessionEndings } from '../../src/auth/memory-session-ending
 import { createRedisSessionEndings } from '../../src/auth/redis-session-endings.js';
 import type { SessionEndingsBus } from '../../src/auth/session-endings.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createRedisClient } from '../../src/redis/redis-client.js';
-import { createRedisListener } from '../../src/redis/redis-listener.js';
-import { track } from '../support/leftovers.js';
 import { storeKinds } from '../support/redis-topologies.js';
-import { testPrefix } from '../support/redis.js';
+import { instanceRedis, testPrefix } from '../support/redis.js';
 
 /**
  * The contract of the instants access ended (the session endings store): kept per user and per
@@ -20,19 +17,7 @@ const logger = createLogger({ level: 'silent' });
 async function redisPair(connection: RedisConnectionSettings): Promise<[SessionEndingsBus, SessionEndingsBus]> {
   const keyPrefix = testPrefix();
   const one = async () => {
-    const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
-    const listener = createRedisListener({
-      connection,
-      commandTimeoutMs: 1_000,
-      logger,
-      role: 'test-listener',
-      commands: redis,
-    });
-    await Promise.all([redis.connect(), listener.connect()]);
-    track(() => {
-      redis.disconnect();
-      listener.disconnect();
-    });
+    const { redis, listener } = await instanceRedis(connection);
     return createRedisSessionEndings({ redis, listener, keyPrefix, logger });
   };
   return [await one(), await one()];

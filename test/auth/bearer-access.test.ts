@@ -4,7 +4,7 @@ import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
 import { AccountsDocument, RevokeAllAccessDocument } from '../__generated__/graphql.js';
 import type { Browser } from '../support/browser.js';
 import { appUserId, execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
-import { bearerRequest } from '../support/native-app.js';
+import { accessTokenClaims, bearerRequest, nowSeconds } from '../support/native-app.js';
 
 /**
  * Access tokens over HTTP, against the sandbox: every bad token is refused with a coded answer and
@@ -17,19 +17,8 @@ describe('access tokens on HTTP', () => {
   let cookieUser: Browser;
   let userId: string;
   const ACCOUNTS = print(AccountsDocument);
-  const now = () => Math.floor(Date.now() / 1000);
-  const claims = (extra: Record<string, unknown> = {}) => ({
-    iss: gateway.sandbox.identity.issuer,
-    aud: gateway.url,
-    sub: userId,
-    client_id: gateway.sandbox.identity.nativeClientId,
-    iat: now() - 5,
-    exp: now() + 600,
-    auth_time: now() - 5,
-    amr: ['pwd', 'otp'],
-    sid: 'family-http',
-    ...extra,
-  });
+  const now = nowSeconds;
+  const claims = (extra: Record<string, unknown> = {}) => accessTokenClaims(gateway, userId, 'family-http', extra);
   const platformCalls = () => gateway.sandbox.requests().length;
 
   beforeEach(async () => {

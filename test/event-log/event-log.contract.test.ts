@@ -10,13 +10,12 @@ import { createRedisEventLog } from '../../src/event-log/redis-event-log.js';
 import { compareCursors } from '../../src/event-log/subscription-queue.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
 import { userTag } from '../../src/redis/redis-keys.js';
-import { createRedisListener } from '../../src/redis/redis-listener.js';
 import type { DeliveryLedger } from '../../src/webhooks/delivery-ledger.js';
 import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
 import { createRedisDeliveryLedger } from '../../src/webhooks/redis-delivery-ledger.js';
 import { track } from '../support/leftovers.js';
 import { ownTopologies } from '../support/redis-topologies.js';
-import { SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { instanceRedis, SHARED_REDIS, testPrefix } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const RETENTION_MS = 3_600_000;
@@ -31,15 +30,7 @@ type Pair = [EventLog, EventLog] & { ledger: DeliveryLedger };
 
 /** One gateway's event log on Redis: its own command and listener connections, closed after the test. */
 async function redisEventLog(connection: RedisConnectionSettings, keyPrefix: string) {
-  const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
-  const listener = createRedisListener({
-    connection,
-    commandTimeoutMs: 1_000,
-    logger,
-    role: 'test-listener',
-    commands: redis,
-  });
-  await Promise.all([redis.connect(), listener.connect()]);
+  const { redis, listener } = await instanceRedis(connection);
   const eventLog = createRedisEventLog({
     redis,
     listener,
@@ -48,11 +39,7 @@ async function redisEventLog(connection: RedisConnectionSettings, keyPrefix: str
     retentionMs: RETENTION_MS,
     logger,
   });
-  track(async () => {
-    await eventLog.close();
-    redis.disconnect();
-    listener.disconnect();
-  });
+  track(() => eventLog.close());
   return { eventLog, listener, redis };
 }
 

@@ -1,6 +1,7 @@
 import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { createClient as createSseClient } from 'graphql-sse';
 import { recordTraffic } from './audit.js';
+import type { Browser } from './browser.js';
 import type { TestGateway } from './gateway.js';
 import { track } from './leftovers.js';
 
@@ -100,4 +101,14 @@ export function sseSubscription(
     client.dispose();
   });
   return { reader, stop };
+}
+
+/** The signed-in user revokes all access over plain HTTP (what ends their streams); returns the answer. */
+export async function revokeAllAccessAs(gateway: TestGateway, browser: Browser): Promise<unknown> {
+  const revoked = await browser.request(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked } }' }),
+  });
+  return JSON.parse(revoked.text);
 }

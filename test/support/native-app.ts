@@ -6,6 +6,34 @@ import { signInAtProvider } from '@open-finance-gateway/sandbox/testing';
 import { Browser } from './browser.js';
 import { track } from './leftovers.js';
 
+/** Seconds since the epoch, as JWT claims count time. */
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The claims of a valid access token from the sandbox provider for `sub`, of token family `sid`:
+ * issued 5 s ago, with fresh multi-factor, for ten minutes. `extra` overrides any of them.
+ */
+export function accessTokenClaims(
+  gateway: { url: string; sandbox: { identity: { issuer: string; nativeClientId: string } } },
+  sub: string,
+  sid: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const now = nowSeconds();
+  return {
+    iss: gateway.sandbox.identity.issuer,
+    aud: gateway.url,
+    sub,
+    client_id: gateway.sandbox.identity.nativeClientId,
+    iat: now - 5,
+    exp: now + 600,
+    auth_time: now - 5,
+    amr: ['pwd', 'otp'],
+    sid,
+    ...extra,
+  };
+}
+
 /** Where the sandbox's native client returns to: loopback, any port (RFC 8252 §7.3). */
 export const LOOPBACK_REDIRECT = 'http://127.0.0.1:53682/callback';
 

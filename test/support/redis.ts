@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
+import { createRedisClient } from '../../src/redis/redis-client.js';
+import { createRedisListener } from '../../src/redis/redis-listener.js';
 import { track } from './leftovers.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -80,4 +83,26 @@ async function deleteKeys(prefix: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * What one gateway instance holds on Redis: a command client and a listener on it, both
+ * connected, and disconnected after the test (after anything tracked later, which closes first).
+ */
+export async function instanceRedis(connection: RedisConnectionSettings) {
+  const logger = createLogger({ level: 'silent' });
+  const redis = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test' });
+  const listener = createRedisListener({
+    connection,
+    commandTimeoutMs: 1_000,
+    logger,
+    role: 'test-listener',
+    commands: redis,
+  });
+  await Promise.all([redis.connect(), listener.connect()]);
+  track(() => {
+    redis.disconnect();
+    listener.disconnect();
+  });
+  return { redis, listener };
 }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
 import { appUserId, startGateway, type TestGateway } from '../../support/gateway.js';
-import { multipartSubscription, sseSubscription, type StreamReader } from '../../support/http-streams.js';
+import {
+  multipartSubscription,
+  revokeAllAccessAs,
+  sseSubscription,
+  type StreamReader,
+} from '../../support/http-streams.js';
+import { accessTokenClaims, nowSeconds } from '../../support/native-app.js';
 import { signedInUser } from '../../support/webhooks.js';
 
 const PAYMENTS = 'subscription { paymentUpdated { paymentId } }';
@@ -14,20 +20,9 @@ const TRANSPORTS = [
 async function nativeUser() {
   const gateway = await startGateway();
   const { browser, userId } = await signedInUser(gateway);
-  const now = () => Math.floor(Date.now() / 1000);
+  const now = nowSeconds;
   const token = (extra: Record<string, unknown> = {}) =>
-    forgeJwt({
-      iss: gateway.sandbox.identity.issuer,
-      aud: gateway.url,
-      sub: appUserId(gateway, 0),
-      client_id: gateway.sandbox.identity.nativeClientId,
-      iat: now() - 5,
-      exp: now() + 600,
-      auth_time: now() - 5,
-      amr: ['pwd', 'otp'],
-      sid: 'family-streams',
-      ...extra,
-    });
+    forgeJwt(accessTokenClaims(gateway, appUserId(gateway, 0), 'family-streams', extra));
   return { gateway, browser, token, now, userId };
 }
 
@@ -89,12 +84,7 @@ describe.each(TRANSPORTS)('subscriptions over HTTP with an access token: $name',
     const started = gateway.subscriptionsStarted(1, 'PAYMENT');
     const live = open(gateway, { authorization: `Bearer ${token()}` }, PAYMENTS);
     await started;
-    const revoked = await browser.request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked } }' }),
-    });
-    expect(JSON.parse(revoked.text)).toEqual({ data: { revokeAllAccess: { revoked: true } } });
+    expect(await revokeAllAccessAs(gateway, browser)).toEqual({ data: { revokeAllAccess: { revoked: true } } });
     expect(await refusalOf(live.reader)).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 

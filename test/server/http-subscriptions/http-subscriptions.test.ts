@@ -2,7 +2,12 @@ import { meros } from 'meros/browser';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../../support/browser.js';
 import { startGateway, type TestGateway } from '../../support/gateway.js';
-import { multipartSubscription, sseSubscription, type StreamReader } from '../../support/http-streams.js';
+import {
+  multipartSubscription,
+  revokeAllAccessAs,
+  sseSubscription,
+  type StreamReader,
+} from '../../support/http-streams.js';
 import { track } from '../../support/leftovers.js';
 import { socketClient, subscribe } from '../../support/sockets.js';
 import { signedInUser } from '../../support/webhooks.js';
@@ -88,12 +93,7 @@ describe.each(TRANSPORTS)('subscriptions over HTTP: $name', ({ open }) => {
     const started = gateway.subscriptionsStarted(1, 'INCOME');
     const live = open(gateway, { cookie: cookieOf(gateway, browser) }, 'subscription { incomeEvents { incomeId } }');
     await started;
-    const revoked = await browser.request(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked } }' }),
-    });
-    expect(JSON.parse(revoked.text)).toEqual({ data: { revokeAllAccess: { revoked: true } } });
+    expect(await revokeAllAccessAs(gateway, browser)).toEqual({ data: { revokeAllAccess: { revoked: true } } });
     expect(await endingCode(live.reader)).toBe('UNAUTHENTICATED');
   });
 

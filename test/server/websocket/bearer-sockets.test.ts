@@ -4,7 +4,7 @@ import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
 import type { Browser } from '../../support/browser.js';
 import { appUserId, signIn, startGateway, type TestGateway } from '../../support/gateway.js';
 import { track } from '../../support/leftovers.js';
-import { bearerSocket } from '../../support/native-app.js';
+import { accessTokenClaims, bearerSocket, nowSeconds } from '../../support/native-app.js';
 import { socketClient, subscribe, wsUrl } from '../../support/sockets.js';
 
 /**
@@ -13,19 +13,9 @@ import { socketClient, subscribe, wsUrl } from '../../support/sockets.js';
  * cookie was always closed 4403, whatever its payload: there was no way in for a native app.)
  */
 describe('access tokens on graphql-ws', () => {
-  const now = () => Math.floor(Date.now() / 1000);
-  const claimsFor = (gateway: TestGateway, extra: Record<string, unknown> = {}) => ({
-    iss: gateway.sandbox.identity.issuer,
-    aud: gateway.url,
-    sub: appUserId(gateway, 0),
-    client_id: gateway.sandbox.identity.nativeClientId,
-    iat: now() - 5,
-    exp: now() + 600,
-    auth_time: now() - 5,
-    amr: ['pwd', 'otp'],
-    sid: 'family-ws',
-    ...extra,
-  });
+  const now = nowSeconds;
+  const claimsFor = (gateway: TestGateway, extra: Record<string, unknown> = {}) =>
+    accessTokenClaims(gateway, appUserId(gateway, 0), 'family-ws', extra);
 
   async function connected(env: Record<string, string> = {}): Promise<{ gateway: TestGateway; browser: Browser }> {
     const gateway = await startGateway(env);
