@@ -40,13 +40,13 @@ export async function userEvents(
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
   await source.started;
-  context.onStarted?.(type);
+  context.onStarted?.(context.user.id, type);
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
-    context.onEnded?.(type);
+    context.onEnded?.(context.user.id, type);
   };
   const iterator: AsyncIterableIterator<LoggedEvent> = {
     async next() {
