@@ -115,30 +115,40 @@ export class SubscriptionQueue implements AsyncIterableIterator<LoggedEvent> {
     this.wake?.();
   }
 
-  async next(): Promise<IteratorResult<LoggedEvent>> {
+  /**
+   * Not an async function: an idle subscriber waits here for its whole life, and a suspended
+   * async frame (its generator, registers and context) costs several hundred bytes per socket;
+   * a pending promise and one callback cost a fraction of that.
+   */
+  next(): Promise<IteratorResult<LoggedEvent>> {
     for (;;) {
-      while (this.pending.size === 0 && !this.done) await this.more();
+      if (this.pending.size === 0 && !this.done)
+        return this.more().then(() => {
+          this.wake = undefined;
+          return this.next();
+        });
       const first = this.pending.entries().next();
       if (first.done) {
-        if (this.failure) throw this.failure;
-        return { value: undefined, done: true };
+        if (this.failure) return Promise.reject(this.failure);
+        return Promise.resolve({ value: undefined, done: true });
       }
       const [key, value] = first.value;
       this.pending.delete(key);
       // The last line of defence of the order: never a cursor the subscriber already has.
       if (this.lastDelivered !== undefined && compareCursors(value.cursor, this.lastDelivered) <= 0) continue;
       this.lastDelivered = value.cursor;
-      return { value, done: false };
+      return Promise.resolve({ value, done: false });
     }
   }
 
   /** Waits for a push, or reads more when a refill is set (one read at a time). */
-  private async more(): Promise<void> {
-    if (!this.refill) {
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
-      return;
-    }
+  private more(): Promise<void> {
+    if (!this.refill) return new Promise<void>((resolve) => (this.wake = resolve));
+    return this.refillOnce();
+  }
+
+  private async refillOnce(): Promise<void> {
+    if (!this.refill) return;
     this.refilling ??= this.refill().finally(() => (this.refilling = undefined));
     await this.refilling.catch((error: unknown) => {
       this.fail(error instanceof Error ? error : new Error(String(error)));

@@ -106,8 +106,11 @@ export interface GatewayContext {
  */
 export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'logger' | 'access'> & {
   session: Pick<GatewayContext['session'], 'isLive'>;
-  /** Told once live delivery is in effect (metrics, and anyone waiting for it). */
-  onStarted?: (type: string) => void;
+  /**
+   * Told once live delivery is in effect (metrics, and anyone waiting for it). One function for
+   * every subscription, given the user: a closure per subscription would live as long as it.
+   */
+  onStarted?: (userId: string, type: string) => void;
   /** Told once a started subscription has let go of its queue (completed, failed or returned). */
-  onEnded?: (type: string) => void;
+  onEnded?: (userId: string, type: string) => void;
 };

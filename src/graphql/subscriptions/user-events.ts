@@ -40,40 +40,40 @@ export async function userEvents(
   // Answer the subscribe only once live delivery is in effect: an event published after that is
   // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
   await source.started;
-  context.onStarted?.(type);
+  context.onStarted?.(context.user.id, type);
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
-    context.onEnded?.(type);
+    context.onEnded?.(context.user.id, type);
+  };
+  const failed = (error: unknown): never => {
+    end();
+    if (error instanceof EventsDroppedError)
+      throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
+    if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
+    throw error;
+  };
+  const arrived = async (result: IteratorResult<LoggedEvent>): Promise<IteratorResult<LoggedEvent>> => {
+    if (result.done) {
+      end();
+      return result;
+    }
+    if (result.value.type !== type || !accept(result.value)) return iterator.next();
+    // The event's work uses the session's token: never after the session ended or lapsed.
+    if (!(await context.session.isLive())) {
+      await source.return?.();
+      end();
+      return { value: undefined, done: true };
+    }
+    return result;
   };
   const iterator: AsyncIterableIterator<LoggedEvent> = {
-    async next() {
-      for (;;) {
-        let result: IteratorResult<LoggedEvent>;
-        try {
-          result = await source.next();
-        } catch (error) {
-          end();
-          if (error instanceof EventsDroppedError)
-            throw gatewayError(ErrorCode.EVENTS_DROPPED, error.message, error.cursor ? { cursor: error.cursor } : {});
-          if (error instanceof CursorExpiredError) throw gatewayError(ErrorCode.CURSOR_EXPIRED, error.message);
-          throw error;
-        }
-        if (result.done) {
-          end();
-          return result;
-        }
-        if (result.value.type !== type || !accept(result.value)) continue;
-        // The event's work uses the session's token: never after the session ended or lapsed.
-        if (!(await context.session.isLive())) {
-          await source.return?.();
-          end();
-          return { value: undefined, done: true };
-        }
-        return result;
-      }
+    // Not async: an idle subscription waits here for its life, and a suspended async frame
+    // costs several hundred bytes per socket; a pending promise and shared callbacks, less.
+    next() {
+      return source.next().then(arrived, failed);
     },
     return() {
       return source.return!().finally(end);

@@ -98,7 +98,7 @@ export function createEventStreamContextFactory(
     eventLog: deps.eventLog,
     logger: deps.logger,
     session: { isLive: livenessCheck(deps, session, () => false) },
-    onStarted: deps.onStarted && ((type) => deps.onStarted!(session.userId, type)),
-    onEnded: deps.onEnded && ((type) => deps.onEnded!(session.userId, type)),
+    onStarted: deps.onStarted,
+    onEnded: deps.onEnded,
   });
 }

@@ -18,6 +18,7 @@ export interface WebSocketLimits {
 export interface RegisteredSocket {
   close(code: number, reason: string): void;
   once(event: 'close', listener: () => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
 }
 
 export interface SocketRegistryOptions {
@@ -42,6 +43,12 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
   const bySession = new Map<string, Set<RegisteredSocket>>();
   const byUser = new Map<string, Set<RegisteredSocket>>();
   const timers = new Map<string, NodeJS.Timeout>();
+  /** Each socket's session, so one close listener serves every socket (no closure per socket). */
+  const sessionOf = new WeakMap<RegisteredSocket, Session>();
+  function removeOnClose(this: RegisteredSocket): void {
+    const session = sessionOf.get(this);
+    if (session) remove(session, this);
+  }
 
   function closeSession(key: string): void {
     clearTimeout(timers.get(key));
@@ -118,7 +125,9 @@ export function createSocketRegistry(options: SocketRegistryOptions) {
       let ofUser = byUser.get(session.userId);
       if (!ofUser) byUser.set(session.userId, (ofUser = new Set()));
       ofUser.add(socket);
-      socket.once('close', () => remove(session, socket));
+      sessionOf.set(socket, session);
+      // `on`, not `once`: a close comes once, and `once` wraps the listener in two objects per socket.
+      socket.on('close', removeOnClose);
     },
     close(): void {
       stopListening();
