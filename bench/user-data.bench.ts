@@ -172,9 +172,15 @@ async function main(): Promise<void> {
     REDIS_KEY_PREFIX: prefix,
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   };
+  // BENCH_ENTRY: another build's main.js (a baseline copied aside); BENCH_PROFILE_DIR: the store's
+  // gateway under --cpu-prof (written there when it stops).
+  const entry = process.env.BENCH_ENTRY;
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const [on, off] = await Promise.all([
-    startGatewayProcess({ ...base, USER_DATA_STORE: 'redis' }),
-    startGatewayProcess({ ...base, USER_DATA_STORE: 'off' }),
+    startGatewayProcess({ ...base, USER_DATA_STORE: 'redis' }, entry, profile),
+    startGatewayProcess({ ...base, USER_DATA_STORE: 'off' }, entry),
   ]);
   const redis = new Redis(REDIS_URL);
   sandbox.setWebhookUrl(`${on.url}/webhooks`);
