@@ -2,11 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createTokenCipher, type TokenKey } from '../../src/auth/token-cipher.js';
-import { createRedisClient } from '../../src/redis/redis-client.js';
-import { userTag } from '../../src/redis/redis-keys.js';
+import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
+import { taggedKeys, userTag } from '../../src/redis/redis-keys.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
 import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
-import type { UserDataEntry, UserDataLimits, UserDataStore } from '../../src/user-data/user-data-store.js';
+import {
+  fieldOf,
+  type UserDataEntry,
+  type UserDataLimits,
+  type UserDataStore,
+} from '../../src/user-data/user-data-store.js';
 import { track } from '../support/leftovers.js';
 import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
 
@@ -43,7 +48,7 @@ function memorySetup(): Setup {
   return { store, other: store, advance: (ms) => (now += ms), evictions, dump: async () => [], reopen: open };
 }
 
-async function redisSetup(): Promise<Setup> {
+async function redisSetup(): Promise<Setup & { redis: RedisClient; keyPrefix: string }> {
   const keyPrefix = testPrefix();
   const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
   await redis.connect();
@@ -61,6 +66,8 @@ async function redisSetup(): Promise<Setup> {
       onEviction: (reason, users) => evictions.push({ reason, users }),
     });
   return {
+    redis,
+    keyPrefix,
     store: open(),
     other: open(),
     advance: (ms) => (now += ms),
@@ -260,5 +267,30 @@ describe('the user-data store on Redis, at rest', () => {
     const onlyNew = reopen({}, [key2]);
     expect((await onlyNew.read(u, account('acc_1'))).value).toBeUndefined();
     expect((await onlyNew.read(u, ACCOUNTS)).value).toBe('["new"]');
+  });
+
+  it('serves a value moved to another entry or user as a miss, on an instance that has read both entries', async () => {
+    const { store, redis, keyPrefix, advance } = await redisSetup();
+    const [u, v] = [user(), user()];
+    const hash = (userId: string) => `${taggedKeys(keyPrefix, userTag(userId))}:user-data`;
+    const stored = (userId: string, entry: UserDataEntry) => redis.hget(hash(userId), `e:${fieldOf(entry)}`);
+    for (const [userId, entry, value] of [
+      [u, account('acc_1'), '{"name":"one"}'],
+      [u, account('acc_2'), '{"name":"two"}'],
+      [v, account('acc_1'), '{"name":"other"}'],
+    ] as const) {
+      await readThrough(store, userId, entry, value);
+      expect((await store.read(userId, entry)).value).toBe(value);
+    }
+    // Another entry's value, or another user's, under an entry this instance has read before:
+    // each is bound to its user, entry and write time, so it fails to decrypt.
+    await redis.hset(hash(u), `e:${fieldOf(account('acc_2'))}`, (await stored(u, account('acc_1')))!);
+    expect((await store.read(u, account('acc_2'))).value).toBeUndefined();
+    await redis.hset(hash(v), `e:${fieldOf(account('acc_1'))}`, (await stored(u, account('acc_1')))!);
+    expect((await store.read(v, account('acc_1'))).value).toBeUndefined();
+    // The unmoved value is still served, until its maximum age.
+    expect((await store.read(u, account('acc_1'))).value).toBe('{"name":"one"}');
+    advance(MAX_AGE_MS);
+    expect((await store.read(u, account('acc_1'))).value).toBeUndefined();
   });
 });
