@@ -11,8 +11,6 @@ export interface KeptReads {
    * skipped: the platform answers, never an older copy.
    */
   read<T>(userId: string, entry: UserDataEntry, fetch: () => Promise<T>): Promise<T>;
-  /** Whether this user's last read was answered by the store (the sandbox console shows it). */
-  servedFromStore(userId: string): boolean | undefined;
   /** Drops what the gateway itself changed (a revoked account); a failure is thrown, not skipped. */
   change(userId: string, changes: readonly UserDataChange[]): Promise<void>;
   /** Drops everything kept for the user (a new consent). */
@@ -39,46 +37,34 @@ export interface KeptReadsOptions {
   bypassMs?: number;
 }
 
-/** Most users whose last answer is remembered for the console; the oldest go first. */
-const MAX_REMEMBERED = 1_000;
-
 export function createKeptReads(options: KeptReadsOptions): KeptReads {
   const { store, clock } = options;
   const bypassMs = options.bypassMs ?? 5_000;
   let skipUntil = 0;
-  const lastAnswer = new Map<string, boolean>();
-  const remember = (userId: string, fromStore: boolean) => {
-    lastAnswer.delete(userId);
-    lastAnswer.set(userId, fromStore);
-    if (lastAnswer.size > MAX_REMEMBERED) lastAnswer.delete(lastAnswer.keys().next().value!);
-  };
   const failed = (error: unknown) => {
     skipUntil = clock() + bypassMs;
     options.onStoreFailure?.(error);
   };
-  const bypass = <T>(userId: string, fetch: () => Promise<T>) => {
+  const bypass = <T>(fetch: () => Promise<T>) => {
     options.onLookup?.('bypass');
-    remember(userId, false);
     return fetch();
   };
 
   return {
     async read(userId, entry, fetch) {
-      if (clock() < skipUntil) return bypass(userId, fetch);
+      if (clock() < skipUntil) return bypass(fetch);
       let lookup;
       try {
         lookup = await store.read(userId, entry);
       } catch (error) {
         failed(error);
-        return bypass(userId, fetch);
+        return bypass(fetch);
       }
       if (lookup.value !== undefined) {
         options.onLookup?.('hit');
-        remember(userId, true);
         return JSON.parse(lookup.value) as Awaited<ReturnType<typeof fetch>>;
       }
       options.onLookup?.('miss');
-      remember(userId, false);
       const value = await fetch();
       // Not kept: an absent answer (a 404), which the platform is asked again each time.
       if (value !== undefined) {
@@ -90,7 +76,6 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       }
       return value;
     },
-    servedFromStore: (userId) => lastAnswer.get(userId),
     change: (userId, changes) => store.change(userId, changes),
     forget: (userId) => store.deleteUser(userId),
     async noteRefresh(userId, refresh) {
