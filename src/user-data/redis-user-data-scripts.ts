@@ -72,12 +72,8 @@ redis.call('HSET', KEYS[1], 'n', n)
 return n
 `;
 
-/**
- * Records a user's bytes and write time in the index, forgets up to 10 users whose hash has
- * expired by now (last written before ARGV[4]), and returns the total. KEYS: the index's
- * last-written set, sizes hash, total. ARGV: tag, bytes, now, expired-before.
- */
-export const INDEX_SCRIPT = `
+/** Lua: removes one user from the index (KEYS: last-written set, sizes hash, total), its bytes from the total. */
+const FORGET_FROM_INDEX = `
 local function forget(tag)
   local old = redis.call('HGET', KEYS[2], tag)
   if old then
@@ -86,7 +82,14 @@ local function forget(tag)
   end
   redis.call('ZREM', KEYS[1], tag)
 end
-for _, tag in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4], 'LIMIT', 0, 10)) do
+`;
+
+/**
+ * Records a user's bytes and write time in the index, forgets up to 10 users whose hash has
+ * expired by now (last written before ARGV[4]), and returns the total. KEYS: the index's
+ * last-written set, sizes hash, total. ARGV: tag, bytes, now, expired-before.
+ */
+export const INDEX_SCRIPT = `${FORGET_FROM_INDEX}for _, tag in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4], 'LIMIT', 0, 10)) do
   forget(tag)
 end
 local old = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
@@ -97,14 +100,8 @@ return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
 
 /** Forgets users in the index. KEYS: as INDEX_SCRIPT. ARGV: their tags. */
-export const UNINDEX_SCRIPT = `
-for _, tag in ipairs(ARGV) do
-  local old = redis.call('HGET', KEYS[2], tag)
-  if old then
-    redis.call('HDEL', KEYS[2], tag)
-    redis.call('DECRBY', KEYS[3], old)
-  end
-  redis.call('ZREM', KEYS[1], tag)
+export const UNINDEX_SCRIPT = `${FORGET_FROM_INDEX}for _, tag in ipairs(ARGV) do
+  forget(tag)
 end
 return tonumber(redis.call('GET', KEYS[3]) or '0')
 `;
