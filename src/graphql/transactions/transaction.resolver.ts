@@ -1,22 +1,22 @@
-import { Arg, Ctx, FieldResolver, GraphQLISODateTime, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, GraphQLISODateTime, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { GatewayContext } from '../context.js';
-import { toEnrichmentResult } from '../enrichment/enrichment.mapper.js';
 import { EnrichmentResult } from '../enrichment/enrichment.type.js';
 import { ErrorCode, gatewayError } from '../errors.js';
+import {
+  enrichmentOf,
+  selectsRowEnrichment,
+  settleEnrichments,
+  type EnrichedRow,
+  type SettledEnrichments,
+} from './row-enrichment.js';
 import { decodeCursor } from './transaction-cursor.js';
 import { readTransactions } from './transaction-pager.js';
 import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
 import { PendingTransaction, Transaction, TransactionPage } from './transaction.type.js';
 
 export const MAX_TRANSACTIONS_PER_PAGE = 100;
-
-/**
- * What `Transaction.enrichment` reads of its row. Not the `Transaction` class itself: for a
- * `@Root()` of a class type, type-graphql copies every row into a new instance first (a hundred
- * copies per page).
- */
-export type EnrichedRow = Pick<Transaction, 'id' | 'description' | 'amount' | 'direction' | 'bankId'>;
 
 /**
  * An edge whose cursor is encoded only when read. A class getter, not one on each edge object: V8
@@ -36,12 +36,16 @@ class TransactionEdgeValue {
 
 @Resolver(() => Transaction)
 export class TransactionResolver {
+  /** Each row's enrichment, when its page asked for them all at once (see row-enrichment.ts). */
+  private readonly settled: SettledEnrichments = new WeakMap();
+
   @Query(() => TransactionPage, {
     description:
       'Settled transactions, newest first, across all accounts or one. `start` is exclusive and `end` inclusive (UTC).',
   })
   async transactions(
     @Ctx() context: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('accountId', () => ID, { nullable: true }) accountId?: string,
     @Arg('start', () => GraphQLISODateTime, { nullable: true, description: 'Only transactions after this instant.' })
     start?: Date,
@@ -83,9 +87,11 @@ export class TransactionResolver {
     );
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
     const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
+    const nodes = edges.map((edge) => edge.node);
+    if (selectsRowEnrichment(info)) await settleEnrichments(nodes, context, this.settled);
     return {
       edges,
-      nodes: edges.map((edge) => edge.node),
+      nodes,
       pageInfo: { hasNextPage: slice.hasNextPage, endCursor: edges.at(-1)?.cursor ?? after ?? undefined },
     };
   }
@@ -106,17 +112,10 @@ export class TransactionResolver {
     description:
       'Merchant and category for this transaction. All transactions in one request are enriched in one batched search.',
   })
-  async enrichment(@Root() transaction: EnrichedRow, @Ctx() context: GatewayContext): Promise<EnrichmentResult> {
-    if (!context.loaders.enrichment.reserve(1))
-      throw gatewayError(ErrorCode.BAD_USER_INPUT, 'This request enriches more transactions than one request may.', {
-        reason: 'ENRICHMENT_LIMIT',
-      });
-    const results = await context.loaders.enrichment.load({
-      description: transaction.description,
-      amount: transaction.amount,
-      direction: transaction.direction,
-      bankId: /^conn_[A-Za-z0-9]{1,64}$/.test(transaction.bankId) ? transaction.bankId : undefined,
-    });
-    return toEnrichmentResult(transaction.id, transaction.description, results);
+  enrichment(
+    @Root() transaction: EnrichedRow,
+    @Ctx() context: GatewayContext,
+  ): EnrichmentResult | Promise<EnrichmentResult> {
+    return enrichmentOf(transaction, context, this.settled);
   }
 }
