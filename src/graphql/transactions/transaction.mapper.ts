@@ -1,6 +1,7 @@
 import { parseInstant } from '../../lib/instant.js';
 import type { PlatformPendingTransaction, PlatformTransaction } from '../../upstream/platform-types.js';
 import { TransactionDirection } from '../enrichment/enrichment.type.js';
+import type { SettledEnrichment, SettlingRow } from './row-enrichment.js';
 import type { PendingTransaction, Transaction } from './transaction.type.js';
 
 function direction(amount: number): TransactionDirection {
@@ -13,7 +14,9 @@ function direction(amount: number): TransactionDirection {
  * dates; now it builds 100 of one. The getters are the class's (see LazyContext for why never
  * accessors defined on each object); graphql-js's default resolver reads them like properties.
  */
-class TransactionRow implements Transaction {
+class TransactionRow implements Transaction, SettlingRow {
+  /** Set when the page asks for every row's enrichment at once (row-enrichment.ts). */
+  settledEnrichment: SettledEnrichment | undefined = undefined;
   constructor(private readonly row: PlatformTransaction) {}
   get id(): string {
     return this.row._id;
@@ -62,7 +65,7 @@ class TransactionRow implements Transaction {
   }
 }
 
-export function toTransaction(row: PlatformTransaction): Transaction {
+export function toTransaction(row: PlatformTransaction): Transaction & SettlingRow {
   return new TransactionRow(row);
 }
 

@@ -4,13 +4,7 @@ import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { GatewayContext } from '../context.js';
 import { EnrichmentResult } from '../enrichment/enrichment.type.js';
 import { ErrorCode, gatewayError } from '../errors.js';
-import {
-  enrichmentOf,
-  selectsRowEnrichment,
-  settleEnrichments,
-  type EnrichedRow,
-  type SettledEnrichments,
-} from './row-enrichment.js';
+import { enrichmentOf, selectsRowEnrichment, settleEnrichments, type SettlingRow } from './row-enrichment.js';
 import { decodeCursor } from './transaction-cursor.js';
 import { readTransactions } from './transaction-pager.js';
 import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
@@ -36,9 +30,6 @@ class TransactionEdgeValue {
 
 @Resolver(() => Transaction)
 export class TransactionResolver {
-  /** Each row's enrichment, when its page asked for them all at once (see row-enrichment.ts). */
-  private readonly settled: SettledEnrichments = new WeakMap();
-
   @Query(() => TransactionPage, {
     description:
       'Settled transactions, newest first, across all accounts or one. `start` is exclusive and `end` inclusive (UTC).',
@@ -88,7 +79,7 @@ export class TransactionResolver {
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
     const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
     const nodes = edges.map((edge) => edge.node);
-    if (selectsRowEnrichment(info)) await settleEnrichments(nodes, context, this.settled);
+    if (selectsRowEnrichment(info)) await settleEnrichments(nodes, context);
     return {
       edges,
       nodes,
@@ -113,9 +104,9 @@ export class TransactionResolver {
       'Merchant and category for this transaction. All transactions in one request are enriched in one batched search.',
   })
   enrichment(
-    @Root() transaction: EnrichedRow,
+    @Root() transaction: SettlingRow,
     @Ctx() context: GatewayContext,
   ): EnrichmentResult | Promise<EnrichmentResult> {
-    return enrichmentOf(transaction, context, this.settled);
+    return enrichmentOf(transaction, context);
   }
 }
