@@ -44,6 +44,9 @@ const HSTS = 'max-age=31536000; includeSubDomains';
  * carries a code), status and duration.
  */
 export function createGatewayHttpServer(options: GatewayHttpServerOptions): Server {
+  // The access line's fields are fixed and carry no credential (method, path without query, status,
+  // duration, ids), so it skips redaction, which took three quarters of each line's cost (about 8 µs).
+  const serving: Serving = { ...options, accessLog: options.logger.child({}, { redact: { paths: [] } }) };
   const server = createServer(
     {
       headersTimeout: options.limits.headersTimeoutMs,
@@ -52,7 +55,7 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
       // Small GraphQL and webhook requests; a larger header block is not a browser's.
       maxHeaderSize: 16 * 1024,
     },
-    (req, res) => receive(options, req, res),
+    (req, res) => receive(serving, req, res),
   );
   // Past the cap, new connections are dropped at accept (WebSockets count too).
   server.maxConnections = options.limits.maxTcpConnections;
@@ -72,8 +75,13 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   return server;
 }
 
+/** The options, and the logger of the access lines. */
+interface Serving extends GatewayHttpServerOptions {
+  accessLog: Logger;
+}
+
 /** A request arrives: its id, HSTS, and a server span around all it does. */
-function receive(options: GatewayHttpServerOptions, req: IncomingMessage, res: ServerResponse): void {
+function receive(options: Serving, req: IncomingMessage, res: ServerResponse): void {
   const requestId = requestIdFor(req.headers['x-request-id'], options.trustRequestIdHeader);
   res.setHeader('x-request-id', requestId);
   if (options.strictTransportSecurity) res.setHeader('strict-transport-security', HSTS);
@@ -120,7 +128,7 @@ interface Exchange {
   route: string;
 }
 
-function handle(options: GatewayHttpServerOptions, exchange: Exchange): void {
+function handle(options: Serving, exchange: Exchange): void {
   const { req, res, scope, url } = exchange;
   // While draining, every response asks its client to reconnect, which the balancer sends elsewhere.
   if (options.readiness() === 'draining') res.setHeader('connection', 'close');
@@ -129,11 +137,11 @@ function handle(options: GatewayHttpServerOptions, exchange: Exchange): void {
 }
 
 /** One line and one metric per request, once its response is sent. */
-function logWhenFinished(options: GatewayHttpServerOptions, { req, res, scope, url, route }: Exchange): void {
+function logWhenFinished(options: Serving, { req, res, scope, url, route }: Exchange): void {
   const started = performance.now();
   res.on('finish', () => {
     const elapsed = performance.now() - started;
-    options.logger.info(
+    options.accessLog.info(
       {
         // Not the scope's logger: most requests write no other line, and this one needs no child.
         requestId: scope.requestId,
