@@ -29,7 +29,8 @@ import {
  * 6. `{ __typename }`, one client, interleaved with stock Apollo: p50, requests/s, CPU per request.
  * BENCH_BASE=<name>=<path to another build's main.js>[,…] adds those builds as gateways in every
  * workload (before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
- * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory.
+ * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory;
+ * with BENCH_PROFILE_WORKLOAD=enrich1000, workload 5 alone (one client, no injected delay).
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const USERS = 10;
@@ -43,6 +44,7 @@ const BASES = (process.env.BENCH_BASE ?? '')
     return { name: `gateway @ ${name}`, entry: path! };
   });
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const PROFILE_WORKLOAD = process.env.BENCH_PROFILE_WORKLOAD ?? 'page';
 const PAGE = '{ transactions(first: 100) { nodes { id description amount enrichment { merchant { name } } } } }';
 const ENRICH = 'query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id merchant { name } } }';
 const TYPENAME = '{ __typename }';
@@ -112,6 +114,13 @@ function seedPages(sandbox: Sandbox): void {
   }
 }
 
+/** `size` lookups no earlier request made (the cache is off, but the batcher joins identical ones). */
+const lookups = (size: number, n: number) =>
+  Array.from({ length: size }, (_, j) => ({
+    id: `${j}`,
+    description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${size}-${n}-${j}-${Math.random().toString(36).slice(2, 8)}`,
+  }));
+
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const spread = (values: number[], unit: string) =>
@@ -163,6 +172,20 @@ async function main(): Promise<void> {
     };
     const forwarder: Target = { name: 'forwarder', process: forwarderProcess, headers: () => ({}) };
 
+    if (PROFILE_DIR && PROFILE_WORKLOAD === 'enrich1000') {
+      const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 300);
+      for (const target of gateways) {
+        for (let n = 0; n < 20; n += 1) await graphql(target, 0, ENRICH, { q: lookups(1_000, -1 - n) }); // warm up
+        const cpuBefore = (await target.process.measure()).cpuMicros;
+        const begun = performance.now();
+        for (let n = 0; n < requests; n += 1) await graphql(target, 0, ENRICH, { q: lookups(1_000, n) });
+        const cpuMicros = (await target.process.measure()).cpuMicros - cpuBefore;
+        console.log(
+          `${target.name} (pid ${target.process.child.pid}): ${requests} × enrich(1000) in ${((performance.now() - begun) / 1000).toFixed(1)} s, ${ms(cpuMicros / 1000 / requests)} CPU per request, ${(cpuMicros / requests / 1000).toFixed(1)} µs per lookup`,
+        );
+      }
+      return;
+    }
     if (PROFILE_DIR) {
       sandbox.setCoreFault({ delayMs: ROUND_TRIP_MS });
       sandbox.setEnrichmentFault({ delayMs: ROUND_TRIP_MS });
@@ -180,11 +203,6 @@ async function main(): Promise<void> {
 
     const ratios = new Map<string, number[]>();
     const note = (goal: string, value: number) => ratios.set(goal, [...(ratios.get(goal) ?? []), value]);
-    const lookups = (size: number, n: number) =>
-      Array.from({ length: size }, (_, j) => ({
-        id: `${j}`,
-        description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${size}-${n}-${j}-${Math.random().toString(36).slice(2, 8)}`,
-      }));
     const out: string[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       out.push(`\n### Round ${round} of ${ROUNDS}\n`, '| workload | target | figures |', '|---|---|---|');
