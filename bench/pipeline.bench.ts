@@ -30,7 +30,7 @@ import {
  * BENCH_BASE=<name>=<path to another build's main.js>[,…] adds those builds as gateways in every
  * workload (before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
  * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory;
- * with BENCH_PROFILE_WORKLOAD=enrich1000, workload 5 alone (one client, no injected delay).
+ * with BENCH_PROFILE_WORKLOAD=enrich1000 (or enrich1), workload 5 (or 4) alone, the builds in turns.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const USERS = 10;
@@ -44,7 +44,8 @@ const BASES = (process.env.BENCH_BASE ?? '')
     return { name: `gateway @ ${name}`, entry: path! };
   });
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
-const PROFILE_WORKLOAD = process.env.BENCH_PROFILE_WORKLOAD ?? 'page';
+/** `enrich<N>`: the lookups of each request in an `enrich` workload profiled. */
+const PROFILE_LOOKUPS = Number(/^enrich(\d+)$/.exec(process.env.BENCH_PROFILE_WORKLOAD ?? '')?.[1] ?? 0);
 const PAGE = '{ transactions(first: 100) { nodes { id description amount enrichment { merchant { name } } } } }';
 const ENRICH = 'query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id merchant { name } } }';
 const TYPENAME = '{ __typename }';
@@ -172,14 +173,15 @@ async function main(): Promise<void> {
     };
     const forwarder: Target = { name: 'forwarder', process: forwarderProcess, headers: () => ({}) };
 
-    if (PROFILE_DIR && PROFILE_WORKLOAD === 'enrich1000') {
-      // The builds take turns, request by request, as in workload 5.
+    if (PROFILE_DIR && PROFILE_LOOKUPS > 0) {
+      // The builds and the forwarder (not profiled) take turns, request by request, as in workloads 4 and 5.
       const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 300);
+      const targets = [...gateways, forwarder];
       const begun = performance.now();
       const figures = await interleaved(
-        gateways.map((target) => ({
+        targets.map((target) => ({
           ...target,
-          request: (n: number) => graphql(target, 0, ENRICH, { q: lookups(1_000, n) }),
+          request: (n: number) => graphql(target, 0, ENRICH, { q: lookups(PROFILE_LOOKUPS, n) }),
         })),
         20,
         requests,
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - begun) / 1000;
       figures.forEach((figure, index) =>
         console.log(
-          `${gateways[index]!.name} (pid ${gateways[index]!.process.child.pid}): ${requests} × enrich(1000) in ${seconds.toFixed(1)} s (all builds), p50 ${ms(figure.p50)}, ${figure.cpuMs.toFixed(1)} µs CPU per lookup`,
+          `${targets[index]!.name} (pid ${targets[index]!.process.child.pid}): ${requests} × enrich(${PROFILE_LOOKUPS}) in ${seconds.toFixed(1)} s (all builds), p50 ${ms(figure.p50)}, ${((figure.cpuMs * 1000) / PROFILE_LOOKUPS).toFixed(1)} µs CPU per lookup`,
         ),
       );
       return;
