@@ -29,7 +29,8 @@ import {
  * 6. `{ __typename }`, one client, interleaved with stock Apollo: p50, requests/s, CPU per request.
  * BENCH_BASE=<name>=<path to another build's main.js>[,…] adds those builds as gateways in every
  * workload (before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
- * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory.
+ * BENCH_PROFILE_REQUESTS requests against gateways started with `--cpu-prof` into that directory;
+ * with BENCH_PROFILE_WORKLOAD=enrich1000 (or enrich1), workload 5 (or 4) alone, the builds in turns.
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const USERS = 10;
@@ -43,6 +44,8 @@ const BASES = (process.env.BENCH_BASE ?? '')
     return { name: `gateway @ ${name}`, entry: path! };
   });
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** `enrich<N>`: the lookups of each request in an `enrich` workload profiled. */
+const PROFILE_LOOKUPS = Number(/^enrich(\d+)$/.exec(process.env.BENCH_PROFILE_WORKLOAD ?? '')?.[1] ?? 0);
 const PAGE = '{ transactions(first: 100) { nodes { id description amount enrichment { merchant { name } } } } }';
 const ENRICH = 'query ($q: [EnrichmentQueryInput!]!) { enrich(queries: $q) { id merchant { name } } }';
 const TYPENAME = '{ __typename }';
@@ -112,6 +115,13 @@ function seedPages(sandbox: Sandbox): void {
   }
 }
 
+/** `size` lookups no earlier request made (the cache is off, but the batcher joins identical ones). */
+const lookups = (size: number, n: number) =>
+  Array.from({ length: size }, (_, j) => ({
+    id: `${j}`,
+    description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${size}-${n}-${j}-${Math.random().toString(36).slice(2, 8)}`,
+  }));
+
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const spread = (values: number[], unit: string) =>
@@ -163,6 +173,27 @@ async function main(): Promise<void> {
     };
     const forwarder: Target = { name: 'forwarder', process: forwarderProcess, headers: () => ({}) };
 
+    if (PROFILE_DIR && PROFILE_LOOKUPS > 0) {
+      // The builds and the forwarder (not profiled) take turns, request by request, as in workloads 4 and 5.
+      const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 300);
+      const targets = [...gateways, forwarder];
+      const begun = performance.now();
+      const figures = await interleaved(
+        targets.map((target) => ({
+          ...target,
+          request: (n: number) => graphql(target, 0, ENRICH, { q: lookups(PROFILE_LOOKUPS, n) }),
+        })),
+        20,
+        requests,
+      );
+      const seconds = (performance.now() - begun) / 1000;
+      figures.forEach((figure, index) =>
+        console.log(
+          `${targets[index]!.name} (pid ${targets[index]!.process.child.pid}): ${requests} × enrich(${PROFILE_LOOKUPS}) in ${seconds.toFixed(1)} s (all builds), p50 ${ms(figure.p50)}, ${((figure.cpuMs * 1000) / PROFILE_LOOKUPS).toFixed(1)} µs CPU per lookup`,
+        ),
+      );
+      return;
+    }
     if (PROFILE_DIR) {
       sandbox.setCoreFault({ delayMs: ROUND_TRIP_MS });
       sandbox.setEnrichmentFault({ delayMs: ROUND_TRIP_MS });
@@ -180,11 +211,6 @@ async function main(): Promise<void> {
 
     const ratios = new Map<string, number[]>();
     const note = (goal: string, value: number) => ratios.set(goal, [...(ratios.get(goal) ?? []), value]);
-    const lookups = (size: number, n: number) =>
-      Array.from({ length: size }, (_, j) => ({
-        id: `${j}`,
-        description: `${MERCHANTS[j % MERCHANTS.length]!.sample} ${size}-${n}-${j}-${Math.random().toString(36).slice(2, 8)}`,
-      }));
     const out: string[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       out.push(`\n### Round ${round} of ${ROUNDS}\n`, '| workload | target | figures |', '|---|---|---|');

@@ -7,7 +7,11 @@ import { BankConnectionResolver } from './access/bank-connection.resolver.js';
 import { DeviceResolver } from './access/device.resolver.js';
 import { AccountResolver } from './accounts/account.resolver.js';
 import { authChecker } from './authorization.js';
-import { createEnrichmentResolver, type EnrichmentLimits } from './enrichment/enrichment.resolver.js';
+import {
+  createEnrichmentResolver,
+  resolveEnrichWithCoercedQueries,
+  type EnrichmentLimits,
+} from './enrichment/enrichment.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
 import { EventResolver } from './subscriptions/event.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
@@ -24,7 +28,8 @@ export interface SchemaOptions {
  * access gate (multi-factor and a bank connection, see access-gate.ts).
  */
 export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
-  return gateRootFields(await buildUngatedSchema(options));
+  const schema = await buildUngatedSchema(options);
+  return gateRootFields(resolveEnrichWithCoercedQueries(schema, options.enrichment));
 }
 
 async function buildUngatedSchema(options: SchemaOptions): Promise<GraphQLSchema> {

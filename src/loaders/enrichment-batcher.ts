@@ -35,20 +35,35 @@ async function searchOnce(
   onCall?: (size: number) => void,
 ): Promise<Outcome[]> {
   onCall?.(lookups.length);
-  const queries = lookups.map((lookup, index) => toQuery(lookup, `q${index}`));
+  const queries = lookups.map((lookup, index) => toQuery(lookup, queryId(index)));
   let items;
   try {
     items = await client.search(queries, requestId);
   } catch (error) {
     return lookups.map(() => error as Error);
   }
-  const byId = new Map<string, PlatformEnrichmentResult[]>();
-  for (const item of items) if (item.id !== undefined) byId.set(item.id, item.results);
-  return queries.map(
-    (query) =>
-      byId.get(query.id!) ??
-      new UpstreamError('enrichment', 'bad_response', `search response has no item for query ${query.id}`),
-  );
+  const outcomes: Array<Outcome | undefined> = [];
+  for (const item of items) {
+    const index = item.id === undefined ? -1 : positionOf(item.id, lookups.length);
+    if (index >= 0) outcomes[index] = item.results;
+  }
+  for (let index = 0; index < lookups.length; index += 1)
+    outcomes[index] ??= new UpstreamError(
+      'enrichment',
+      'bad_response',
+      `search response has no item for query ${queryId(index)}`,
+    );
+  return outcomes as Outcome[];
+}
+
+/** `q0`, `q1`, …: a call's correlation ids, made once per process instead of once per lookup. */
+const queryIds: string[] = [];
+const queryId = (index: number): string => (queryIds[index] ??= `q${index}`);
+
+/** The position of the query a correlation id names, or -1 for an id no query of the call had. */
+function positionOf(id: string, count: number): number {
+  const index = Number(id.slice(1));
+  return Number.isInteger(index) && index >= 0 && index < count && id === queryId(index) ? index : -1;
 }
 
 /**
@@ -73,27 +88,17 @@ export function createEnrichmentBatcher(options: {
   if (options.windowMs <= 0)
     return { search: (lookups, _keys, requestId) => searchOnce(options.client, lookups, requestId, options.onCall) };
 
-  /** Lookups waiting for the window, or in flight: by key, the promise of their outcome. */
-  const known = new Map<string, Promise<Outcome>>();
-  let forming:
-    | {
-        lookups: EnrichmentLookup[];
-        keys: string[];
-        settle: Array<(outcome: Outcome) => void>;
-        timer: NodeJS.Timeout;
-        requestId: string | undefined;
-      }
-    | undefined;
+  /** Lookups waiting for the window, or in flight: by key, their call and position in it. */
+  const known = new Map<string, Slot>();
+  let forming: Call | undefined;
 
   function send(): void {
     const call = forming!;
     forming = undefined;
     clearTimeout(call.timer);
     void searchOnce(options.client, call.lookups, call.requestId, options.onCall).then((outcomes) => {
-      outcomes.forEach((outcome, index) => {
-        known.delete(call.keys[index]!);
-        call.settle[index]!(outcome);
-      });
+      for (const key of call.keys) known.delete(key);
+      call.answer(outcomes);
     });
   }
 
@@ -110,24 +115,63 @@ export function createEnrichmentBatcher(options: {
   }
   joinable?.onQuiet(sendWhenNothingCanJoin);
 
-  function join(lookup: EnrichmentLookup, key: string, requestId: string | undefined): Promise<Outcome> {
+  function openCall(requestId: string | undefined): Call {
+    let answer!: (outcomes: Outcome[]) => void;
+    const outcomes = new Promise<Outcome[]>((resolve) => (answer = resolve));
+    return { lookups: [], keys: [], outcomes, answer, timer: setTimeout(send, options.windowMs), requestId };
+  }
+
+  function join(lookup: EnrichmentLookup, key: string, requestId: string | undefined): Slot {
     const existing = known.get(key);
     if (existing) return existing;
-    forming ??= { lookups: [], keys: [], settle: [], timer: setTimeout(send, options.windowMs), requestId };
-    const call = forming;
-    const outcome = new Promise<Outcome>((resolve) => call.settle.push(resolve));
-    call.lookups.push(lookup);
+    const call = (forming ??= openCall(requestId));
+    const slot = { call, index: call.lookups.push(lookup) - 1 };
     call.keys.push(key);
-    known.set(key, outcome);
+    known.set(key, slot);
     if (call.lookups.length >= options.maxBatch) send();
-    return outcome;
+    return slot;
   }
 
   return {
     search: (lookups, keys, requestId) => {
-      const outcomes = Promise.all(lookups.map((lookup, index) => join(lookup, keys[index]!, requestId)));
+      const slots = lookups.map((lookup, index) => join(lookup, keys[index]!, requestId));
       sendWhenNothingCanJoin();
-      return outcomes;
+      return outcomesOf(slots);
     },
   };
+}
+
+/** A call forming or in flight; its lookups' outcomes settle together, in one promise. */
+interface Call {
+  lookups: EnrichmentLookup[];
+  keys: string[];
+  outcomes: Promise<Outcome[]>;
+  answer: (outcomes: Outcome[]) => void;
+  timer: NodeJS.Timeout;
+  requestId: string | undefined;
+}
+
+/** Where a lookup's outcome will be. */
+interface Slot {
+  call: Call;
+  index: number;
+}
+
+/**
+ * Each slot's outcome once its call has answered: one await per run of slots in one call (usually
+ * one, more when some lookups joined calls of other requests). A promise per lookup settled one by
+ * one, under a `Promise.all`, was about 3% of `enrich(1000)`'s CPU in a profile, before collection.
+ */
+async function outcomesOf(slots: readonly Slot[]): Promise<Outcome[]> {
+  let call = slots[0]?.call;
+  let answered = call && (await call.outcomes);
+  const outcomes: Outcome[] = [];
+  for (const slot of slots) {
+    if (slot.call !== call) {
+      call = slot.call;
+      answered = await call.outcomes;
+    }
+    outcomes.push(answered![slot.index]!);
+  }
+  return outcomes;
 }

@@ -67,11 +67,15 @@ function parseSearchResponse(
         else dropped += 1;
       }
     }
-    items.push({
-      id: typeof raw.id === 'string' ? raw.id : undefined,
-      query: typeof raw.query === 'string' ? raw.query : '',
-      results,
-    });
+    // An item already in the contract's shape is kept too: a thousand lookups, a thousand copies.
+    if (results === given && typeof raw.query === 'string' && (raw.id === undefined || typeof raw.id === 'string'))
+      items.push(raw as unknown as PlatformEnrichmentItem);
+    else
+      items.push({
+        id: typeof raw.id === 'string' ? raw.id : undefined,
+        query: typeof raw.query === 'string' ? raw.query : '',
+        results,
+      });
   }
   // Extra or missing optional fields are normal for this API (it is in beta); say so, don't fail.
   if (dropped > 0) logger.warn({ requestId, upstream, dropped }, 'ignored malformed enrichment items or results');

@@ -21,6 +21,7 @@ interface ParamMetadata {
   getType?: () => unknown;
 }
 interface MetadataStorage {
+  queries: Array<FieldLikeMetadata & { methodName: string }>;
   params: ParamMetadata[];
   objectTypes: TypeMetadata[];
   fields: FieldLikeMetadata[];
@@ -60,5 +61,18 @@ describe('object types with simple resolvers', () => {
     // type-graphql copies each input object into a new instance and deletes every own property the
     // value lacks; with useDefineForClassFields off, a fresh instance has none to delete.
     expect(Object.keys(new EnrichmentQueryInput())).toEqual([]);
+  });
+
+  it('leave Query.enrich, which graphql-js calls without type-graphql, no @Authorized or middleware to skip', async () => {
+    await buildGatewaySchema({ enrichment: { maxQueriesPerRequest: 10 } });
+    const storage = metadata();
+    const enrich = storage.queries.filter((query) => query.methodName === 'enrich');
+    expect(enrich.length).toBeGreaterThan(0);
+    const targets = new Set(enrich.map((query) => query.target));
+    const offending = [
+      ...enrich.filter((query) => (query.roles?.length ?? 0) > 0 || (query.middlewares?.length ?? 0) > 0),
+      ...[...storage.authorizedFields, ...storage.middlewares].filter((entry) => targets.has(entry.target)),
+    ];
+    expect(offending).toEqual([]);
   });
 });
