@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { handleProtocols } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
@@ -12,6 +12,7 @@ import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
 import { operationOutcome } from '../observability/operation-telemetry.js';
 import { CloseCode } from './close-codes.js';
+import { serveGraphQLTransportWs } from './graphql-transport-ws.js';
 import { startHeartbeat } from './heartbeat.js';
 import { subscribePerEvent } from './per-event-execution.js';
 import { createSharedEventReads } from './shared-event-reads.js';
@@ -73,7 +74,11 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   close(code: number, reason: string): Promise<void>;
   readonly openSockets: number;
 } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes ?? 64 * 1024,
+    handleProtocols,
+  });
   const registry =
     options.registry ??
     createSocketRegistry({
@@ -91,20 +96,20 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     shareReads: createSharedEventReads(),
   };
   const sharedExecutions = createSharedExecutions();
-  const disposable = useServer<Record<string, unknown>, { session?: Session }>(
+  serveGraphQLTransportWs(
+    wss,
     {
-      schema: options.schema,
       subscribe: (args) => subscribePerEvent(args, executionOf(operations, args.contextValue), sharedExecutions),
       connectionInitWaitTimeout: options.handshakeTimeoutMs ?? 3_000,
       onConnect: (ctx) => admitSocket(options, registry, ctx),
       onSubscribe: (ctx, _id, payload) => prepareOperation(operations, ctx, payload),
       // Refused before it ran (limits, trusted documents, parsing, validation), as HTTP counts them.
-      onError: (_ctx, _id, _payload, errors) => {
+      onError: (errors) => {
         const formatted = formatAll(options, errors);
         options.onOperation?.('unknown', operationOutcome(formatted));
         return formatted;
       },
-      onNext: (ctx, _id, _payload, args, result) => {
+      onNext: (ctx, args, result) => {
         options.onFrameSent?.();
         watchBuffer(options, ctx.extra.socket);
         const errors = result.errors ? formatAll(options, result.errors) : undefined;
@@ -113,10 +118,9 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
         return errors ? { ...result, errors } : undefined;
       },
     },
-    wss,
-    // No per-socket keep-alive timers: one heartbeat for every socket (below).
-    0,
+    options.logger,
   );
+  // No per-socket keep-alive timers: one heartbeat for every socket.
   const heartbeat = startHeartbeat(wss, options.heartbeatIntervalMs ?? 12_000);
 
   return {
@@ -124,7 +128,9 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
       heartbeat.stop();
       registry.close();
       for (const client of wss.clients) client.close(code, reason);
-      await disposable.dispose();
+      // What graphql-ws's dispose did: stop serving, and wait for the closing handshakes.
+      wss.removeAllListeners();
+      await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
       for (const client of wss.clients) client.terminate();
     },
     get openSockets() {
