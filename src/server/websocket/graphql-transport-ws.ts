@@ -223,12 +223,46 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
     }
   }
 
+  /** The id stays taken until the last frame (complete or error) is written, as in graphql-ws. */
+  function release(state: SocketState, id: string, last: Promise<void>): void {
+    const free = () => {
+      delete state.subscriptions[id];
+    };
+    last.then(free, free);
+  }
+
+  /** The stream ended: `complete`, unless the client completed it or the socket closed. */
+  function finish(state: SocketState, id: string): void {
+    const notify = id in state.subscriptions;
+    release(
+      state,
+      id,
+      notify ? send(state.extra.socket, stringifyMessage({ id, type: MessageType.Complete })) : Promise.resolve(),
+    );
+  }
+
+  /** The stream failed: an `error` frame with its message, as graphql-ws wraps it. */
+  function fail(state: SocketState, id: string, error: unknown): void {
+    const original = error instanceof Error ? error : new Error(String(error));
+    release(
+      state,
+      id,
+      Promise.resolve().then(() =>
+        sendError(state, id, [new GraphQLError(original.message, { originalError: original })]),
+      ),
+    );
+  }
+
+  /** A frame that could not be made or written leaves the loop, as leaving `for await` does: the stream is returned. */
+  function abandon(state: SocketState, id: string, events: AsyncIterator<ExecutionResult>, error: unknown): void {
+    void events.return?.();
+    fail(state, id, error);
+  }
+
   /**
    * Sends each result of a subscription, waiting for each frame to be written before asking for
-   * the next, then `complete`; a stream that fails ends with an `error` frame instead. Like
-   * graphql-ws, the id stays taken until that last frame is written. No async function stays
-   * suspended while the subscription is idle: it waits on its iterator's promise, with callbacks
-   * made once per subscription.
+   * the next, then `complete`. No async function stays suspended while the subscription is idle:
+   * it waits on its iterator's promise, with three callbacks made once per subscription.
    */
   function stream(
     state: SocketState,
@@ -236,41 +270,24 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
     args: ExecutionArgs,
     results: AsyncIterableIterator<ExecutionResult>,
   ): void {
-    const socket = state.extra.socket;
     const events = results[Symbol.asyncIterator]();
-    const release = (): void => {
-      delete state.subscriptions[id];
+    const failed = (error: unknown): void => fail(state, id, error);
+    const written = (error?: Error): void => {
+      if (error) return abandon(state, id, events, error);
+      events.next().then(deliver, failed);
     };
-    const finish = (): void => {
-      if (!(id in state.subscriptions)) return release();
-      send(socket, stringifyMessage({ id, type: MessageType.Complete })).then(release, release);
-    };
-    const fail = (error: unknown): void => {
-      const original = error instanceof Error ? error : new Error(String(error));
-      Promise.resolve()
-        .then(() => sendError(state, id, [new GraphQLError(original.message, { originalError: original })]))
-        .then(release, release);
-    };
-    /** A frame that could not be made or written ends the loop, as leaving `for await` would: the stream is returned. */
-    const abandon = (error: unknown): void => {
-      void events.return?.();
-      fail(error);
-    };
-    const pull = (): void => {
-      events.next().then(deliver, fail);
-    };
-    const written = (error?: Error): void => (error ? abandon(error) : pull());
     const deliver = (step: IteratorResult<ExecutionResult>): void => {
-      if (step.done) return finish();
+      if (step.done) return finish(state, id);
+      const socket = state.extra.socket;
       let frame: string;
       try {
         frame = sendNext(state, id, args, step.value);
       } catch (error) {
-        return abandon(error);
+        return abandon(state, id, events, error);
       }
       if (socket.readyState !== socket.OPEN) return written();
       socket.send(frame, written);
     };
-    pull();
+    written();
   }
 }
