@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { handleProtocols } from 'graphql-ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { AuthRefusal, RequestAuthenticator } from '../../auth/request-authentication.js';
@@ -17,6 +17,7 @@ import { startHeartbeat } from './heartbeat.js';
 import { subscribePerEvent } from './per-event-execution.js';
 import { createSharedEventReads } from './shared-event-reads.js';
 import { createSharedExecutions } from './shared-executions.js';
+import { watchSlowReaders } from './slow-readers.js';
 import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
 import { createSocketRegistry, type SocketRegistry, type WebSocketLimits } from './socket-registry.js';
 
@@ -96,6 +97,11 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     shareReads: createSharedEventReads(),
   };
   const sharedExecutions = createSharedExecutions();
+  const slowReaders = watchSlowReaders({
+    maxBufferedBytes: options.limits.maxBufferedBytes,
+    logger: options.logger,
+    onCut: options.onSlowReaderCut,
+  });
   serveGraphQLTransportWs(
     wss,
     {
@@ -111,7 +117,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
       },
       onNext: (ctx, args, result) => {
         options.onFrameSent?.();
-        watchBuffer(options, ctx.extra.socket);
+        slowReaders.sent(ctx.extra.socket);
         const errors = result.errors ? formatAll(options, result.errors) : undefined;
         const type = operations.oneShotTypes.get(args.contextValue as object);
         if (type) options.onOperation?.(type, operationOutcome(errors));
@@ -214,18 +220,4 @@ async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, 
 function formatAll(options: WebSocketOptions, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
   options.reportErrors(options.logger, errors);
   return errors.map((error) => options.formatError(error.toJSON(), error));
-}
-
-/** Checked after each frame is handed to the socket: a client that does not read is cut. */
-function watchBuffer(options: WebSocketOptions, socket: WebSocket): void {
-  setImmediate(() => {
-    // Once cut, the frames already queued must not report (and log) the cut again.
-    if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
-    options.logger.warn(
-      { buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes },
-      'websocket cut: its client is not reading',
-    );
-    socket.terminate();
-    options.onSlowReaderCut?.();
-  });
 }
