@@ -29,6 +29,13 @@ export interface SessionManagerOptions {
   endings?: SessionEndingsBus;
 }
 
+/**
+ * A record and its key. The key comes first: in V8, `{ ...record, key }` at a site that has seen
+ * many shapes gives every object a hidden class of its own (about 300 bytes), and each open socket
+ * holds its session.
+ */
+const sessionOf = (record: SessionRecord, key: string): Session => ({ key, ...record });
+
 export type SessionEndedListener = (userId: string, sessionKeys: string[]) => void;
 
 /**
@@ -116,7 +123,7 @@ export class SessionManager {
       record.lastSeenAt = now;
       await this.options.store.set(key, record);
     }
-    return { ...record, key };
+    return sessionOf(record, key);
   }
 
   /** Ends the request's session (if any), clears its cookie and returns what it held. */
@@ -146,7 +153,7 @@ export class SessionManager {
   /** The live session under a store key, without touching its idle timer. */
   async lookup(sessionKey: string): Promise<Session | undefined> {
     const record = await this.options.store.get(sessionKey);
-    return record ? { ...record, key: sessionKey } : undefined;
+    return record ? sessionOf(record, sessionKey) : undefined;
   }
 
   /**
@@ -159,7 +166,7 @@ export class SessionManager {
       record.lastSeenAt = this.options.clock();
       await this.options.store.set(sessionKey, record);
     }
-    return record ? { ...record, key: sessionKey } : undefined;
+    return record ? sessionOf(record, sessionKey) : undefined;
   }
 
   /** When the session ends unless used again: the earlier of its absolute and idle deadlines. */

@@ -1,11 +1,39 @@
 import { coalescingOf } from '@open-finance-gateway/common/webhook-events';
 import type { LoggedEvent } from './event-log.js';
 
+/**
+ * `Number(cursor.slice(start, end))` without the slice when the part is a plain run of digits
+ * (every cursor the logs make): each subscriber compares each event's cursor twice, so an event
+ * to a thousand sockets makes two thousand comparisons.
+ */
+function numberIn(cursor: string, start: number, end: number): number {
+  // Up to 15 digits, a number built digit by digit is exact, as Number() reads it.
+  if (end <= start || end - start > 15) return Number(cursor.slice(start, end));
+  let value = 0;
+  for (let index = start; index < end; index += 1) {
+    const digit = cursor.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return Number(cursor.slice(start, end));
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** A cursor's two numbers, as `cursor.split('-').map(Number)` reads them. */
+function msOf(cursor: string): number {
+  const dash = cursor.indexOf('-');
+  return numberIn(cursor, 0, dash < 0 ? cursor.length : dash);
+}
+
+function seqOf(cursor: string): number {
+  const dash = cursor.indexOf('-');
+  if (dash < 0) return Number.NaN;
+  const next = cursor.indexOf('-', dash + 1);
+  return numberIn(cursor, dash + 1, next < 0 ? cursor.length : next);
+}
+
 /** Compares two cursors of the form `<ms>-<seq>` (Redis Stream ids; the memory log uses the same). */
 export function compareCursors(a: string, b: string): number {
-  const [aMs, aSeq] = a.split('-').map(Number) as [number, number];
-  const [bMs, bSeq] = b.split('-').map(Number) as [number, number];
-  return aMs - bMs || aSeq - bSeq;
+  return msOf(a) - msOf(b) || seqOf(a) - seqOf(b);
 }
 
 export const CURSOR_FORM = /^\d{1,16}-\d{1,10}$/;

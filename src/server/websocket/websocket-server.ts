@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { handleProtocols } from 'graphql-ws';
+import { WebSocketServer } from 'ws';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { AuthRefusal, RequestAuthenticator } from '../../auth/request-authentication.js';
@@ -12,10 +12,12 @@ import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
 import { operationOutcome } from '../observability/operation-telemetry.js';
 import { CloseCode } from './close-codes.js';
+import { serveGraphQLTransportWs } from './graphql-transport-ws.js';
 import { startHeartbeat } from './heartbeat.js';
 import { subscribePerEvent } from './per-event-execution.js';
 import { createSharedEventReads } from './shared-event-reads.js';
 import { createSharedExecutions } from './shared-executions.js';
+import { watchSlowReaders } from './slow-readers.js';
 import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
 import { createSocketRegistry, type SocketRegistry, type WebSocketLimits } from './socket-registry.js';
 
@@ -73,7 +75,11 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
   close(code: number, reason: string): Promise<void>;
   readonly openSockets: number;
 } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 64 * 1024 });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxPayloadBytes ?? 64 * 1024,
+    handleProtocols,
+  });
   const registry =
     options.registry ??
     createSocketRegistry({
@@ -91,32 +97,36 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     shareReads: createSharedEventReads(),
   };
   const sharedExecutions = createSharedExecutions();
-  const disposable = useServer<Record<string, unknown>, { session?: Session }>(
+  const slowReaders = watchSlowReaders({
+    maxBufferedBytes: options.limits.maxBufferedBytes,
+    logger: options.logger,
+    onCut: options.onSlowReaderCut,
+  });
+  serveGraphQLTransportWs(
+    wss,
     {
-      schema: options.schema,
       subscribe: (args) => subscribePerEvent(args, executionOf(operations, args.contextValue), sharedExecutions),
       connectionInitWaitTimeout: options.handshakeTimeoutMs ?? 3_000,
       onConnect: (ctx) => admitSocket(options, registry, ctx),
       onSubscribe: (ctx, _id, payload) => prepareOperation(operations, ctx, payload),
       // Refused before it ran (limits, trusted documents, parsing, validation), as HTTP counts them.
-      onError: (_ctx, _id, _payload, errors) => {
+      onError: (errors) => {
         const formatted = formatAll(options, errors);
         options.onOperation?.('unknown', operationOutcome(formatted));
         return formatted;
       },
-      onNext: (ctx, _id, _payload, args, result) => {
+      onNext: (ctx, args, result) => {
         options.onFrameSent?.();
-        watchBuffer(options, ctx.extra.socket);
+        slowReaders.sent(ctx.extra.socket);
         const errors = result.errors ? formatAll(options, result.errors) : undefined;
         const type = operations.oneShotTypes.get(args.contextValue as object);
         if (type) options.onOperation?.(type, operationOutcome(errors));
         return errors ? { ...result, errors } : undefined;
       },
     },
-    wss,
-    // No per-socket keep-alive timers: one heartbeat for every socket (below).
-    0,
+    options.logger,
   );
+  // No per-socket keep-alive timers: one heartbeat for every socket.
   const heartbeat = startHeartbeat(wss, options.heartbeatIntervalMs ?? 12_000);
 
   return {
@@ -124,7 +134,9 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
       heartbeat.stop();
       registry.close();
       for (const client of wss.clients) client.close(code, reason);
-      await disposable.dispose();
+      // What graphql-ws's dispose did: stop serving, and wait for the closing handshakes.
+      wss.removeAllListeners();
+      await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
       for (const client of wss.clients) client.terminate();
     },
     get openSockets() {
@@ -208,18 +220,4 @@ async function admitSocket(options: WebSocketOptions, registry: SocketRegistry, 
 function formatAll(options: WebSocketOptions, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
   options.reportErrors(options.logger, errors);
   return errors.map((error) => options.formatError(error.toJSON(), error));
-}
-
-/** Checked after each frame is handed to the socket: a client that does not read is cut. */
-function watchBuffer(options: WebSocketOptions, socket: WebSocket): void {
-  setImmediate(() => {
-    // Once cut, the frames already queued must not report (and log) the cut again.
-    if (socket.readyState !== socket.OPEN || socket.bufferedAmount <= options.limits.maxBufferedBytes) return;
-    options.logger.warn(
-      { buffered: socket.bufferedAmount, limit: options.limits.maxBufferedBytes },
-      'websocket cut: its client is not reading',
-    );
-    socket.terminate();
-    options.onSlowReaderCut?.();
-  });
 }
