@@ -1,6 +1,6 @@
 import './process-defaults.js';
 import 'reflect-metadata';
-import { bufferedStdout, createLogger } from '@open-finance-gateway/common/logger';
+import { createLogger } from '@open-finance-gateway/common/logger';
 import { createApp } from './app.js';
 import { loadConfigOrExit } from './config/config.js';
 import { forwardEventsToParent } from './lib/parent-events.js';
@@ -8,7 +8,7 @@ import { forwardEventsToParent } from './lib/parent-events.js';
 /** Process entry point: validate config once, start, stop cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
-  const logger = createLogger({ level: config.logLevel, destination: bufferedStdout() });
+  const logger = createLogger({ level: config.logLevel });
   const app = createApp(config, { logger });
   if (config.ipcEvents) {
     const send = process.send?.bind(process);

@@ -30,20 +30,6 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-/** Past this much unwritten, new lines are dropped rather than held: a stuck reader must not fill the heap. */
-const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024;
-
-/**
- * Stdout written in the background: a line is appended to a buffer and written by the thread
- * pool, several lines a write under load. A synchronous write stops the event loop for as long as
- * the reader of the pipe (a container runtime, a log shipper) is slow, and cost a quarter of the
- * CPU of a small request. What is still buffered is written synchronously when the process exits;
- * a process killed outright (SIGKILL) loses at most the lines of its last moments.
- */
-export function bufferedStdout(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false, maxLength: MAX_BUFFERED_LOG_BYTES });
-}
-
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
