@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { freePort } from './instances.js';
+import { freeClusterPort, freePort } from './instances.js';
 import { startRedisServer, type RedisProcess } from './redis-server.js';
 
 const run = promisify(execFile);
@@ -96,7 +96,7 @@ export async function startReplicatedCluster(): Promise<ReplicatedCluster> {
   };
   try {
     for (let n = 0; n < 6; n += 1) {
-      const port = await freePort();
+      const port = await freeClusterPort();
       const args = [
         '--appendonly',
         'no',

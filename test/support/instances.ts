@@ -21,6 +21,33 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether `port` of the loopback address can be listened on now. */
+async function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  try {
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    server.close();
+  }
+}
+
+/**
+ * A free port for a Redis Cluster node, whose cluster bus listens on the port plus 10,000: a free
+ * port's bus port may be taken (the node then exits: "Address already in use") or past 65,535.
+ * Kept by Redis's own rule rather than a `cluster-port` of its own, so a node restarted with the
+ * same arguments comes back on the same bus port.
+ */
+export async function freeClusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10_000 <= 65_535 && (await isFree(port + 10_000))) return port;
+  }
+}
+
 /** A platform sandbox in this process, shared by gateway processes that reach it over HTTP. */
 export async function startSharedSandbox(): Promise<Sandbox> {
   const sandbox = createSandbox({

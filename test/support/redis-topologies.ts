@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { parseRedisUrls, type RedisConnectionSettings, type RedisMode } from '../../src/config/redis-settings.js';
-import { freePort } from './instances.js';
+import { freeClusterPort, freePort } from './instances.js';
 import { startRedisServer, type RedisProcess } from './redis-server.js';
 import { SHARED_REDIS } from './redis.js';
 
@@ -26,7 +26,8 @@ export interface OwnRedis {
 
 /** A server of this file's, on a free port, with no data on disk. */
 async function startServer(args: string[], ready: RegExp, config?: string): Promise<RedisProcess> {
-  return startRedisServer(await freePort(), [...args, '--appendonly', 'no'], { ready, config });
+  const port = args.includes('--cluster-enabled') ? await freeClusterPort() : await freePort();
+  return startRedisServer(port, [...args, '--appendonly', 'no'], { ready, config });
 }
 
 async function stopAll(servers: RedisProcess[], dir: string): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterInfo, kill, until } from './fault-redis.js';
-import { freePort } from './instances.js';
+import { freeClusterPort } from './instances.js';
 import { startRedisServer } from './redis-server.js';
 
 export interface UncoveredCluster {
@@ -19,7 +19,7 @@ export interface UncoveredCluster {
  */
 export async function startUncoveredCluster(): Promise<UncoveredCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ofg-uncovered-'));
-  const port = await freePort();
+  const port = await freeClusterPort();
   // Alone, a node knows no address of its own to name in CLUSTER SLOTS: it is told one.
   const args = [
     '--cluster-enabled',
