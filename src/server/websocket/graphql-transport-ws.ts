@@ -50,6 +50,9 @@ interface SocketState {
   initWait: NodeJS.Timeout | undefined;
 }
 
+/** A subscription's results, as the socket's state holds them under its id. */
+type Streamed = AsyncIterableIterator<ExecutionResult>;
+
 function isAsyncIterable(value: unknown): value is AsyncIterableIterator<ExecutionResult> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
@@ -105,13 +108,22 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
     if (state) handle(state, String(data)).catch((error: unknown) => failedHandling(this, error));
   }
 
+  /**
+   * Ends a stream the socket no longer wants. A `return()` that rejects is logged, not left
+   * unhandled: an unhandled rejection would end the process.
+   */
+  function returnQuietly(iterator: AsyncIterator<ExecutionResult> | null | undefined): void {
+    if (!iterator?.return) return;
+    iterator.return().catch((error: unknown) => logger.warn({ err: error }, 'websocket: ending a subscription failed'));
+  }
+
   function onClose(this: WebSocket): void {
     const state = states.get(this);
     if (!state) return;
     clearTimeout(state.initWait);
     const open = Object.values(state.subscriptions);
     state.subscriptions = Object.create(null) as SocketState['subscriptions'];
-    for (const subscription of open) void subscription?.return?.();
+    for (const subscription of open) returnQuietly(subscription);
   }
 
   wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
@@ -209,7 +221,7 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
       const result = operation.operation === 'subscription' ? await hooks.subscribe(args) : await execute(args);
       if (isAsyncIterable(result)) {
         if (!(id in state.subscriptions)) {
-          void result.return?.();
+          returnQuietly(result);
           return;
         }
         state.subscriptions[id] = result;
@@ -223,30 +235,39 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
     }
   }
 
-  /** The id stays taken until the last frame (complete or error) is written, as in graphql-ws. */
-  function release(state: SocketState, id: string, last: Promise<void>): void {
+  /**
+   * The id stays taken until the last frame (complete or error) is written, as in graphql-ws, and
+   * only this stream's: a client that completed the id and subscribed it again keeps the new one.
+   * A last frame that could not be made or written is reported as graphql-ws's adapter does (4500).
+   */
+  function release(state: SocketState, id: string, results: Streamed, last: Promise<void>): void {
     const free = () => {
-      delete state.subscriptions[id];
+      if (state.subscriptions[id] === results) delete state.subscriptions[id];
     };
-    last.then(free, free);
+    last.then(free, (error: unknown) => {
+      free();
+      failedHandling(state.extra.socket, error);
+    });
   }
 
   /** The stream ended: `complete`, unless the client completed it or the socket closed. */
-  function finish(state: SocketState, id: string): void {
-    const notify = id in state.subscriptions;
+  function finish(state: SocketState, id: string, results: Streamed): void {
+    const notify = state.subscriptions[id] === results;
     release(
       state,
       id,
+      results,
       notify ? send(state.extra.socket, stringifyMessage({ id, type: MessageType.Complete })) : Promise.resolve(),
     );
   }
 
   /** The stream failed: an `error` frame with its message, as graphql-ws wraps it. */
-  function fail(state: SocketState, id: string, error: unknown): void {
+  function fail(state: SocketState, id: string, results: Streamed, error: unknown): void {
     const original = error instanceof Error ? error : new Error(String(error));
     release(
       state,
       id,
+      results,
       Promise.resolve().then(() =>
         sendError(state, id, [new GraphQLError(original.message, { originalError: original })]),
       ),
@@ -254,9 +275,15 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
   }
 
   /** A frame that could not be made or written leaves the loop, as leaving `for await` does: the stream is returned. */
-  function abandon(state: SocketState, id: string, events: AsyncIterator<ExecutionResult>, error: unknown): void {
-    void events.return?.();
-    fail(state, id, error);
+  function abandon(
+    state: SocketState,
+    id: string,
+    results: Streamed,
+    events: AsyncIterator<ExecutionResult>,
+    error: unknown,
+  ): void {
+    returnQuietly(events);
+    fail(state, id, results, error);
   }
 
   /**
@@ -271,19 +298,19 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
     results: AsyncIterableIterator<ExecutionResult>,
   ): void {
     const events = results[Symbol.asyncIterator]();
-    const failed = (error: unknown): void => fail(state, id, error);
+    const failed = (error: unknown): void => fail(state, id, results, error);
     const written = (error?: Error): void => {
-      if (error) return abandon(state, id, events, error);
+      if (error) return abandon(state, id, results, events, error);
       events.next().then(deliver, failed);
     };
     const deliver = (step: IteratorResult<ExecutionResult>): void => {
-      if (step.done) return finish(state, id);
+      if (step.done) return finish(state, id, results);
       const socket = state.extra.socket;
       let frame: string;
       try {
         frame = sendNext(state, id, args, step.value);
       } catch (error) {
-        return abandon(state, id, events, error);
+        return abandon(state, id, results, events, error);
       }
       if (socket.readyState !== socket.OPEN) return written();
       socket.send(frame, written);
