@@ -96,10 +96,15 @@ export function createEnrichmentBatcher(options: {
     const call = forming!;
     forming = undefined;
     clearTimeout(call.timer);
-    void searchOnce(options.client, call.lookups, call.requestId, options.onCall).then((outcomes) => {
+    const settle = (outcomes: Outcome[]) => {
       for (const key of call.keys) known.delete(key);
       call.answer(outcomes);
-    });
+    };
+    // searchOnce answers an upstream failure per lookup; anything else it throws (a metric's
+    // callback) must fail the call's lookups too, or they and every later identical lookup would wait forever.
+    searchOnce(options.client, call.lookups, call.requestId, options.onCall).then(settle, (error: unknown) =>
+      settle(call.lookups.map(() => (error instanceof Error ? error : new Error(String(error))))),
+    );
   }
 
   /** The check scheduled for the next turn, if any. */

@@ -86,6 +86,26 @@ describe('the cross-request window waits only while a request could still join',
     expect(performance.now() - started).toBeGreaterThanOrEqual(25);
   });
 
+  it('fails the lookups of a call that throws before it reaches the platform, and sends the next one', async () => {
+    const { client, calls } = recordingClient();
+    let broken = true;
+    const batcher = createEnrichmentBatcher({
+      client,
+      maxBatch: 100,
+      windowMs: 5,
+      onCall: () => {
+        if (broken) throw new Error('metric failed');
+      },
+    });
+    const lookup = { description: 'a' };
+    const [outcome] = await batcher.search([lookup], [enrichmentCacheKey(lookup)]);
+    expect(outcome).toBeInstanceOf(Error);
+    broken = false;
+    const [retried] = await batcher.search([lookup], [enrichmentCacheKey(lookup)]);
+    expect(retried).toEqual([]);
+    expect(calls).toEqual([['a']]);
+  });
+
   it('waits the whole window when it is not told which requests are in flight', async () => {
     const { client, calls } = recordingClient();
     const batcher = createEnrichmentBatcher({ client, maxBatch: 100, windowMs: 30 });
