@@ -89,7 +89,11 @@ export function serveGraphQLTransportWs(wss: WebSocketServer, hooks: ProtocolHoo
   /** What graphql-ws's adapter does on an error: the socket closes with 4500 (the message only outside production). */
   function closeOnError(socket: WebSocket, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    socket.close(CloseCode.InternalServerError, isProd || message.length >= 124 ? 'Internal server error' : message);
+    // A close reason may take 123 bytes (not characters): ws throws on a longer one.
+    socket.close(
+      CloseCode.InternalServerError,
+      isProd || Buffer.byteLength(message) > 123 ? 'Internal server error' : message,
+    );
   }
 
   /** `ws` reports what the client did wrong (a frame too large or malformed). */

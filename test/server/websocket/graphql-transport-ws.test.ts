@@ -117,6 +117,33 @@ describe('the graphql-transport-ws server', () => {
     expect(code).toBe(4500);
   });
 
+  it('closes with 4500 and a short reason when a hook fails with a message too long for a close frame', async () => {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    servers.push(server);
+    await once(server, 'listening');
+    serveGraphQLTransportWs(
+      server,
+      {
+        connectionInitWaitTimeout: 5_000,
+        onConnect: () => Promise.reject(new Error('é'.repeat(100))), // 100 characters, 200 bytes
+        onSubscribe: async () => ({ schema, document }),
+        subscribe: async () => new HeldStream(),
+        onError: () => [],
+        onNext: () => undefined,
+      },
+      createLogger({ level: 'silent' }),
+    );
+    const socket = new WebSocket(
+      `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
+      'graphql-transport-ws',
+    );
+    await once(socket, 'open');
+    const closed = once(socket, 'close');
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    const [code, reason] = (await closed) as [number, Buffer];
+    expect([code, String(reason)]).toEqual([4500, 'Internal server error']);
+  });
+
   it('logs a stream whose return() rejects instead of leaving the rejection unhandled', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
