@@ -143,6 +143,9 @@ for (const [kind, pair] of [
       const mine = subscriber.subscribe('user_a');
       const theirs = subscriber.subscribe('user_b');
       await settled(publisher, mine, 'user_a');
+      // user_b's own subscription too: on a Cluster each user's channel is subscribed on its own,
+      // and under load an event published before that finished was never seen (a 20 s timeout).
+      await settled(publisher, theirs, 'user_b');
       await publisher.publish('user_b', event(99));
       const cursors = [];
       for (let n = 0; n < 5; n += 1) cursors.push(await publisher.publish('user_a', event(n)));
