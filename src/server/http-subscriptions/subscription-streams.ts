@@ -15,9 +15,8 @@ import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
 import { operationOutcome } from '../observability/operation-telemetry.js';
 import { subscribePerEvent } from '../websocket/per-event-execution.js';
-import { createSharedEventReads } from '../websocket/shared-event-reads.js';
 import { createSharedExecutions } from '../websocket/shared-executions.js';
-import { executionOf, prepareOperation, type SocketOperationDeps } from '../websocket/socket-operations.js';
+import { createOperationDeps, executionOf, prepareOperation } from '../websocket/socket-operations.js';
 import type { SocketRegistry, WebSocketLimits } from '../websocket/socket-registry.js';
 import { coded, endingFor, StreamHandle, type StreamFrame } from './stream-handle.js';
 
@@ -68,12 +67,7 @@ export type StreamOpening =
  * session (sign-out, revocation, TOKEN DELETE, expiry) with a coded error as the last frame.
  */
 export function createSubscriptionStreams(options: SubscriptionStreamOptions) {
-  const operations: SocketOperationDeps = {
-    ...options,
-    oneShotTypes: new WeakMap(),
-    eventExecutions: new WeakMap(),
-    shareReads: createSharedEventReads(),
-  };
+  const operations = createOperationDeps(options);
   const sharedExecutions = createSharedExecutions();
   const open = new Set<StreamHandle>();
   let closing: { code: number; reason: string } | undefined;

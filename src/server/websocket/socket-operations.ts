@@ -7,7 +7,7 @@ import { ErrorCode } from '../../graphql/errors.js';
 import type { OperationRules } from '../../graphql/operation-rules.js';
 import type { TrustedDocuments } from '../../graphql/trusted-documents.js';
 import type { EventExecution } from './per-event-execution.js';
-import type { createSharedEventReads } from './shared-event-reads.js';
+import { createSharedEventReads } from './shared-event-reads.js';
 
 /** A socket's context in graphql-ws: its upgrade request and socket, and the session it opened with. */
 export type SocketContext = Context<Record<string, unknown>, Extra & { session?: Session }>;
@@ -32,6 +32,18 @@ export interface SocketOperationDeps {
   /** Each subscription's way to execute one event (keyed by its subscribe-time context). */
   eventExecutions: WeakMap<object, (event: unknown) => EventExecution>;
   shareReads: ReturnType<typeof createSharedEventReads>;
+}
+
+/** What a transport's operations share, around what the transport is given: the caches keyed by context, and the event reads. */
+export function createOperationDeps(
+  given: Omit<SocketOperationDeps, 'oneShotTypes' | 'eventExecutions' | 'shareReads'>,
+): SocketOperationDeps {
+  return {
+    ...given,
+    oneShotTypes: new WeakMap(),
+    eventExecutions: new WeakMap(),
+    shareReads: createSharedEventReads(),
+  };
 }
 
 /** A small id per parsed document: the operation rules hand out one object per distinct text. */

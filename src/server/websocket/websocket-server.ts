@@ -15,10 +15,9 @@ import { CloseCode } from './close-codes.js';
 import { serveGraphQLTransportWs } from './graphql-transport-ws.js';
 import { startHeartbeat } from './heartbeat.js';
 import { subscribePerEvent } from './per-event-execution.js';
-import { createSharedEventReads } from './shared-event-reads.js';
 import { createSharedExecutions } from './shared-executions.js';
 import { watchSlowReaders } from './slow-readers.js';
-import { executionOf, prepareOperation, type SocketContext, type SocketOperationDeps } from './socket-operations.js';
+import { createOperationDeps, executionOf, prepareOperation, type SocketContext } from './socket-operations.js';
 import { createSocketRegistry, type SocketRegistry, type WebSocketLimits } from './socket-registry.js';
 
 export interface WebSocketOptions {
@@ -90,12 +89,7 @@ export function attachGraphQLWebSocket(options: WebSocketOptions): {
     });
   options.server.on('upgrade', (req, socket, head) => upgradeOrRefuse(options, wss, req, socket, head));
 
-  const operations: SocketOperationDeps = {
-    ...options,
-    oneShotTypes: new WeakMap(),
-    eventExecutions: new WeakMap(),
-    shareReads: createSharedEventReads(),
-  };
+  const operations = createOperationDeps(options);
   const sharedExecutions = createSharedExecutions();
   const slowReaders = watchSlowReaders({
     maxBufferedBytes: options.limits.maxBufferedBytes,

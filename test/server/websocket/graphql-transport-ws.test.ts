@@ -41,8 +41,8 @@ afterEach(async () => {
   }
 });
 
-/** A protocol server whose every subscription takes the next of `streams`, and a client socket acknowledged on it. */
-async function connected(streams: HeldStream[], hooks: Partial<ProtocolHooks> = {}) {
+/** A protocol server whose every subscription takes the next of `streams`, and a client socket open on it. */
+async function opened(streams: HeldStream[], hooks: Partial<ProtocolHooks> = {}): Promise<WebSocket> {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   servers.push(server);
   await once(server, 'listening');
@@ -61,9 +61,15 @@ async function connected(streams: HeldStream[], hooks: Partial<ProtocolHooks> = 
   );
   const { port } = server.address() as { port: number };
   const socket = new WebSocket(`ws://127.0.0.1:${port}`, 'graphql-transport-ws');
+  await once(socket, 'open');
+  return socket;
+}
+
+/** The same, the socket acknowledged, with the frames it receives. */
+async function connected(streams: HeldStream[], hooks: Partial<ProtocolHooks> = {}) {
+  const socket = await opened(streams, hooks);
   const frames: Array<{ id?: string; type: string; payload?: unknown }> = [];
   socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
-  await once(socket, 'open');
   socket.send(JSON.stringify({ type: 'connection_init' }));
   await until(() => frames.some((frame) => frame.type === 'connection_ack'));
   const subscribe = (id: string) =>
@@ -118,26 +124,9 @@ describe('the graphql-transport-ws server', () => {
   });
 
   it('closes with 4500 and a short reason when a hook fails with a message too long for a close frame', async () => {
-    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    servers.push(server);
-    await once(server, 'listening');
-    serveGraphQLTransportWs(
-      server,
-      {
-        connectionInitWaitTimeout: 5_000,
-        onConnect: () => Promise.reject(new Error('é'.repeat(100))), // 100 characters, 200 bytes
-        onSubscribe: async () => ({ schema, document }),
-        subscribe: async () => new HeldStream(),
-        onError: () => [],
-        onNext: () => undefined,
-      },
-      createLogger({ level: 'silent' }),
-    );
-    const socket = new WebSocket(
-      `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
-      'graphql-transport-ws',
-    );
-    await once(socket, 'open');
+    const socket = await opened([], {
+      onConnect: () => Promise.reject(new Error('é'.repeat(100))), // 100 characters, 200 bytes
+    });
     const closed = once(socket, 'close');
     socket.send(JSON.stringify({ type: 'connection_init' }));
     const [code, reason] = (await closed) as [number, Buffer];
