@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { droppedLogLines } from '@open-finance-gateway/common/logger';
 import { routeTemplate } from '../../lib/route-template.js';
 import { userDataMetrics } from './user-data-metrics.js';
 
@@ -16,6 +17,7 @@ const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  logMetrics(registry);
   return {
     registry,
     ...requestMetrics(registry),
@@ -50,6 +52,21 @@ export function createMetrics() {
 }
 
 export type GatewayMetrics = ReturnType<typeof createMetrics>;
+
+/** Lines the process log dropped: its reader on stdout fell too far behind (common/src/logger.ts). */
+function logMetrics(registry: Registry): void {
+  let counted = 0;
+  new Counter({
+    name: 'gateway_log_lines_dropped_total',
+    help: 'Log lines dropped because the reader of stdout fell more than 16 MiB behind.',
+    registers: [registry],
+    collect() {
+      const dropped = droppedLogLines();
+      this.inc(dropped - counted);
+      counted = dropped;
+    },
+  });
+}
 
 /** HTTP requests, GraphQL operations (both transports), and /readyz's refusals. */
 function requestMetrics(registry: Registry) {

@@ -45,6 +45,7 @@ describe('Prometheus metrics', () => {
     expect(text).toMatch(/gateway_webhooks_total\{outcome="duplicate"\} 1/);
     expect(text).toMatch(/gateway_webhook_key_fetches_total\{result="ok"\} 1/);
     expect(text).toMatch(/gateway_websocket_open_sockets 0/);
+    expect(text).toMatch(/gateway_log_lines_dropped_total 0/);
     expect(text).toMatch(/process_cpu_user_seconds_total/);
     // Ids become :id; no user, account, token or cookie value appears anywhere.
     for (const secret of [
