@@ -24,8 +24,9 @@ import {
  *    (20 ms injected on every sandbox call): requests/s and CPU per request;
  * 2. the same, every client asking for one user's page (the in-flight join);
  * 3. one client, the page, interleaved per request: p50;
- * 4. `enrich(1)`, interleaved per request with the forwarder, no injected delay: p50;
- * 5. `enrich(1000)`, interleaved: CPU per lookup;
+ * 4. `enrich(1)`, interleaved per request with the DataLoader BFF and the forwarder, no injected
+ *    delay: p50;
+ * 5. `enrich(1000)`, interleaved the same way: CPU per lookup;
  * 6. `{ __typename }`, one client, interleaved with stock Apollo: p50, requests/s, CPU per request.
  * BENCH_BASE=<name>=<path to another build's main.js>[,…] adds those builds as gateways in every
  * workload (before/after in one run). BENCH_PROFILE_DIR=<dir> instead runs workload 1 alone for
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
         const figures = new Map<string, Awaited<ReturnType<typeof closedLoop>>>();
         for (const target of shuffled([...gateways, bff])) {
           if (round === 1) await closedLoop(target, USERS, 2, userOf); // warm up
-          figures.set(target.name, await closedLoop(target, USERS, 8, userOf));
+          figures.set(target.name, await closedLoop(target, USERS, 24, userOf));
         }
         for (const [name, figure] of figures)
           row(workload, name, `${figure.perSecond.toFixed(1)} requests/s, ${ms(figure.cpuMs)} CPU/request`);
@@ -257,9 +258,11 @@ async function main(): Promise<void> {
 
       sandbox.setCoreFault({});
       sandbox.setEnrichmentFault({});
+      // The DataLoader BFF runs them too: what Apollo Server and graphql-js cost over the same hop.
+      const oneHop = [...gateways, bff, forwarder];
       for (const size of [1, 1_000]) {
         const figures = await interleaved(
-          [...gateways, forwarder].map((target) => ({
+          oneHop.map((target) => ({
             ...target,
             request: (n: number) => graphql(target, 0, ENRICH, { q: lookups(size, n) }),
           })),
@@ -269,11 +272,11 @@ async function main(): Promise<void> {
         figures.forEach((figure, index) =>
           row(
             `enrich(${size}), interleaved`,
-            [...gateways, forwarder][index]!.name,
+            oneHop[index]!.name,
             `p50 ${ms(figure.p50)}, CPU ${((figure.cpuMs * 1000) / size).toFixed(1)} µs per lookup`,
           ),
         );
-        gateways.forEach((target, index) => {
+        [...gateways, bff].forEach((target, index) => {
           if (size === 1)
             note(`enrich(1): ${target.name} p50 ÷ forwarder's`, figures[index]!.p50 / figures.at(-1)!.p50);
           else note(`enrich(1000): ${target.name} CPU per lookup, µs`, figures[index]!.cpuMs);

@@ -10,6 +10,7 @@ import {
   FieldResolver,
   Float,
   ID,
+  InputType,
   Int,
   ObjectType,
   Query,
@@ -22,8 +23,9 @@ import { Agent, request } from 'undici';
  * The reference BFFs `bench:enrichment` compares the gateway with: Apollo Server and type-graphql,
  * the same page query, against the same sandbox, with the same connection cap. MODE `naive`: one
  * `/v1/search` per `Transaction.enrichment`, no cache. MODE `dataloader`: a DataLoader per request
- * (default tick), one search per batch of up to 100. No sessions: the user token comes from the
- * environment. Bench-only.
+ * (default tick), one search per batch of up to 100. `enrich(queries)` as the gateway's (its
+ * queries through the same loader) for `bench:pipeline`'s one-hop workloads. No sessions: the user
+ * token comes from the environment. Bench-only.
  */
 const env = (name: string) =>
   process.env[name] ??
@@ -85,6 +87,19 @@ class Transaction {
   @Field(() => Float) amount!: number;
 }
 
+@InputType('EnrichmentQueryInput')
+class EnrichmentQuery {
+  @Field(() => ID) id!: string;
+  @Field(() => String) description!: string;
+  @Field(() => Float, { nullable: true }) amount?: number;
+}
+
+@ObjectType()
+class Enriched {
+  @Field(() => ID) id!: string;
+  @Field(() => Merchant, { nullable: true }) merchant?: Merchant;
+}
+
 @ObjectType()
 class TransactionPage {
   @Field(() => [Transaction]) nodes!: Transaction[];
@@ -120,8 +135,28 @@ class TransactionResolver {
   }
 }
 
+/** `enrich(queries)` as the gateway names it: each query through the request's loader (or one search). */
+@Resolver()
+class EnrichResolver {
+  @Query(() => [Enriched])
+  async enrich(
+    @Arg('queries', () => [EnrichmentQuery]) queries: EnrichmentQuery[],
+    @Ctx() context: Context,
+  ): Promise<Enriched[]> {
+    // Sent as asked: no amount when the query has none (JSON drops `undefined`), as the gateway does.
+    const rows = queries.map((query) => ({ description: query.description, amount: query.amount }) as Row);
+    const items = context.enrichment ? await context.enrichment.loadMany(rows) : await search(rows);
+    return queries.map((query, index) => {
+      const item = items[index];
+      if (item instanceof Error) throw item;
+      const merchant = item?.results[0]?.merchant;
+      return { id: query.id, merchant: merchant ? { name: merchant.name } : undefined };
+    });
+  }
+}
+
 async function main(): Promise<void> {
-  const schema = await buildSchema({ resolvers: [TransactionResolver], validate: false });
+  const schema = await buildSchema({ resolvers: [TransactionResolver, EnrichResolver], validate: false });
   const server = new ApolloServer<Context>({ schema });
   const { url } = await startStandaloneServer(server, {
     listen: { port: Number(env('PORT')), host: '127.0.0.1' },
