@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
@@ -22,6 +25,15 @@ async function primaryWithReplica() {
 }
 
 describe('waiting for replicas before a webhook is acknowledged', () => {
+  it("keeps the replica's files (the snapshot its primary sends) out of the working tree", async () => {
+    const { replica } = await primaryWithReplica();
+    const client = new Redis(replica.url, { maxRetriesPerRequest: 1 });
+    track(() => client.disconnect());
+    const [, dir] = (await client.config('GET', 'dir')) as [string, string];
+    expect(dir.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(join(dir, 'dump.rdb'))).toBe(true); // the full sync's snapshot, there
+  });
+
   it('resolves once a replica holds the write, and fails (retryable) when none answers in time', async () => {
     const { redis, replica } = await primaryWithReplica();
     // A live replica acknowledges within milliseconds, but a loaded machine (the whole suite on two
