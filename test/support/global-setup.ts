@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { generateIfMissing } from '../../scripts/lib/generated.js';
 import { AUDIT_DIR } from './audit.js';
 import { suiteRedis } from './test-redis.js';
-
-/** What `npm run codegen` writes (npm test runs it first). */
-const GENERATED = ['test/__generated__/graphql.ts', 'examples/web/src/__generated__/persisted-documents.json'];
 
 /**
  * A fresh audit directory for every full run, so the audit only judges this run's traffic; a
@@ -25,8 +23,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     execFileSync(process.execPath, [tsc, '-p', project], { stdio: 'inherit' });
   // A single file run on a fresh clone (npx vitest run test/…) before `npm test` or `npm run
   // codegen` ever ran: the typed operations the tests and the example app import.
-  if (GENERATED.some((file) => !existsSync(file)))
-    execFileSync('npm', ['run', 'codegen', '--silent'], { stdio: 'inherit' });
+  generateIfMissing();
   const redis = await suiteRedis();
   process.env.TEST_REDIS_URL = redis.url;
   return () => redis.stop();
