@@ -55,7 +55,12 @@ describe('the process log', () => {
   it('holds at most its bound when stdout is not read, and counts the lines it drops', async () => {
     const { child, err } = runNode(LOGS_PAST_THE_BOUND, 'stuck');
     try {
-      while (!err().includes('\n')) await once(child.stderr, 'data');
+      // The child's report, or its exit (a script that failed) with what it printed.
+      const exited = once(child, 'exit').then(() => {
+        throw new Error(`the child exited before reporting: ${err()}`);
+      });
+      exited.catch(() => undefined); // the kill below ends it too: only the race reports it
+      while (!err().includes('\n')) await Promise.race([once(child.stderr, 'data'), exited]);
       const report = JSON.parse(err()) as { grown: number; dropped: number; bound: number };
       // 48 MiB logged: about 16 MiB held, the rest dropped and counted.
       expect(report.grown).toBeLessThan(report.bound * 1.5);
