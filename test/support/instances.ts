@@ -115,11 +115,14 @@ export interface Instance {
   exited: Promise<number | null>;
 }
 
-/** A real gateway process (`node dist/main.js`), on a port of its own. */
+/**
+ * A real gateway process (`node dist/main.js`), on `port`, or on one the system gives it (PORT=0,
+ * read back from its 'listening' event): a port found free here and handed to the child could be
+ * taken by another test in between, which made a start fail with EADDRINUSE.
+ */
 export async function startInstance(name: string, env: Record<string, string>, port?: number): Promise<Instance> {
-  const listenPort = port ?? (await freePort());
   const child = spawn(process.execPath, [GATEWAY_ENTRY], {
-    env: { ...process.env, ...env, PORT: String(listenPort), IPC_EVENTS: 'true' },
+    env: { ...process.env, ...env, PORT: String(port ?? 0), IPC_EVENTS: 'true' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const events = new EventRecorder();
@@ -151,7 +154,8 @@ export async function startInstance(name: string, env: Record<string, string>, p
   const failed = exited.then((code) => {
     throw new Error(`instance ${name} exited with ${code} before listening: ${stderr}`);
   });
-  await Promise.race([listening, failed]);
+  const { listenUrl } = await Promise.race([listening, failed]);
   failed.catch(() => undefined);
+  const listenPort = Number(new URL(listenUrl).port);
   return { name, port: listenPort, url: `http://127.0.0.1:${listenPort}`, logs, events, process: child, exited };
 }
