@@ -193,7 +193,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
     stores: state.stores,
     revoker: state.revoker,
     eventLog: state.stores.eventLog,
-    websockets: http.websockets,
+    liveTransports: http.liveTransports,
     sandbox: endpoints.sandbox,
   };
   logger.info({ url: `${publicUrl}/graphql`, port }, 'gateway listening');

@@ -7,7 +7,6 @@ import type { GatewayConfig } from '../config/config.js';
 import type { EventLog } from '../event-log/event-log.js';
 import type { GatewayContext } from '../graphql/context.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
-import type { attachGraphQLWebSocket } from '../server/websocket/websocket-server.js';
 import type { UpstreamHttp } from '../upstream/upstream-http.js';
 import type { GatewayStores } from './stores.js';
 import type { Sandbox, SandboxOptions } from './upstream-choice.js';
@@ -46,7 +45,8 @@ export interface Running {
   stores: GatewayStores;
   revoker: TokenRevoker;
   eventLog: EventLog;
-  websockets: ReturnType<typeof attachGraphQLWebSocket>;
+  /** Every socket and HTTP subscription stream: ended first at shutdown. */
+  liveTransports: { close(): Promise<void> };
   sandbox: Sandbox | undefined;
 }
 

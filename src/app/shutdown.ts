@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import { CloseCode } from '../server/websocket/close-codes.js';
 import type { AppParts, Running, StopOptions } from './lifecycle.js';
 
 /**
  * Graceful shutdown, in the order a load balancer needs: readiness fails at once (and webhooks
  * get 503, so the platform retries them elsewhere or later), new connections are still served
- * for `SHUTDOWN_DELAY_MS` while the balancer notices, then sockets close with 1001, the listener
+ * for `SHUTDOWN_DELAY_MS` while the balancer notices, then sockets close with 1001 and HTTP
+ * subscription streams end with a coded last frame, the listener
  * closes, and in-flight requests get `SHUTDOWN_GRACE_MS` to finish before connections are cut.
  * Without the delay (`{ delay: false }`) the same order runs at once: in-flight work still
  * finishes and webhooks arriving while draining still get 503.
@@ -23,7 +23,7 @@ export async function stopApp(parts: AppParts, options: StopOptions = {}): Promi
   holder.lifecycle = running;
   logger.info({ delayMs, graceMs: config.shutdown.graceMs }, 'draining: readiness now fails');
   if (delayMs > 0) await delay(delayMs);
-  await running.websockets.close(CloseCode.GOING_AWAY, 'Going away');
+  await running.liveTransports.close();
   await closeServer(running.server, config.shutdown.graceMs);
   holder.lifecycle = { phase: 'stopped' };
   await closeEverything(parts, running);

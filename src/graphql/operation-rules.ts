@@ -44,7 +44,8 @@ const VALIDATION_FAILED = 'GRAPHQL_VALIDATION_FAILED';
  */
 export function createOperationRules(options: OperationRulesOptions) {
   const { graphql } = options;
-  const validationRules = validationRulesFor(graphql);
+  const costRule = costRuleFor(graphql);
+  const validationRules = validationRulesFor(graphql, costRule);
   const allRules = [...specifiedRules, ...validationRules];
   // Thousands of sockets subscribe with a handful of distinct documents: each is parsed and
   // validated once, and they share one document object (which also lets identical subscriptions
@@ -59,16 +60,13 @@ export function createOperationRules(options: OperationRulesOptions) {
     longListError(variables, options.maxListLength);
 
   return {
-    parseOptions: { maxTokens: graphql.maxTokens },
-    /** For Apollo, which adds graphql-js's own rules itself. */
-    validationRules,
     hideSchemaDetails: !graphql.introspection,
     checkHttpOperation: subscriptionOverHttpError,
     checkVariables,
 
     /**
-     * Parse and validate a document for a transport without Apollo's pipeline (the socket). The
-     * same text gives the same document object while it is cached.
+     * Parse and validate a document, for every transport (the operation core). The same text
+     * gives the same document object while it is cached.
      */
     prepare(
       schema: GraphQLSchema,
@@ -78,7 +76,7 @@ export function createOperationRules(options: OperationRulesOptions) {
       const variablesError = checkVariables(variables);
       const known = documents.get(query);
       if (known) return variablesError ? { errors: [variablesError] } : { document: known };
-      const prepared = parseAndValidate(schema, query, graphql, allRules);
+      const prepared = parseAndValidate(schema, query, graphql, allRules, costRule);
       if ('errors' in prepared) return prepared;
       documents.set(query, prepared.document);
       if (variablesError) return { errors: [variablesError] };
@@ -87,25 +85,32 @@ export function createOperationRules(options: OperationRulesOptions) {
   };
 }
 
-/** The validation rules beyond graphql-js's own: depth, aliases, cost, expansion, the introspection switch. */
-function validationRulesFor(graphql: GatewayConfig['graphql']): ValidationRule[] {
+/**
+ * The cost limit: counts every fragment spread at its full cost and multiplies by `first`.
+ * Reported, not thrown: an exception during validation would be an internal error.
+ */
+function costRuleFor(graphql: GatewayConfig['graphql']): ValidationRule {
   const costError = (cost: string) =>
     new GraphQLError(`The operation's cost ${cost} exceeds the limit of ${graphql.maxCost}.`, {
       extensions: { code: VALIDATION_FAILED, limit: graphql.maxCost },
     });
+  return costLimitRule({
+    maxCost: graphql.maxCost,
+    propagateOnRejection: false,
+    onReject: [
+      (context, error) =>
+        context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown')),
+    ],
+  });
+}
+
+/** The validation rules beyond graphql-js's own: depth, aliases, cost, expansion, the introspection switch. */
+function validationRulesFor(graphql: GatewayConfig['graphql'], costRule: ValidationRule): ValidationRule[] {
   return [
     maxDepthRule(graphql.maxDepth),
     maxAliasesRule(graphql.maxAliases),
-    // Counts every fragment spread at its full cost and multiplies by `first`. A document of
-    // thousands of cheap spreads can stay under it: `checkExpansion` refuses those. Reported, not thrown: Apollo turns an exception during validation into an internal error.
-    costLimitRule({
-      maxCost: graphql.maxCost,
-      propagateOnRejection: false,
-      onReject: [
-        (context, error) =>
-          context?.reportError(costError(/found (\d+(?:\.\d+)?)/.exec(error.message)?.[1] ?? 'unknown')),
-      ],
-    }),
+    // A document of thousands of cheap spreads can stay under the cost limit: `checkExpansion` refuses those.
+    costRule,
     // Reported as the document is left, after the cost rule's own verdict on it.
     (context) => ({
       Document: {
@@ -119,12 +124,17 @@ function validationRulesFor(graphql: GatewayConfig['graphql']): ValidationRule[]
   ];
 }
 
-/** Parses and validates `query` (expansion first: the socket need not walk such a document through every rule). */
+/**
+ * Parses and validates `query`. A document that expands out of proportion is not walked through
+ * every rule: only the cost limit's verdict and the expansion's are given (the order in which a
+ * full validation would report them).
+ */
 function parseAndValidate(
   schema: GraphQLSchema,
   query: string,
   graphql: GatewayConfig['graphql'],
   rules: ValidationRule[],
+  costRule: ValidationRule,
 ): { document: DocumentNode } | { errors: GraphQLError[] } {
   let document: DocumentNode;
   try {
@@ -141,11 +151,21 @@ function parseAndValidate(
     };
   }
   const expansionError = checkExpansion(document);
-  if (expansionError) return { errors: [expansionError] };
-  const errors = validate(schema, document, rules);
+  const errors = expansionError
+    ? [...costErrors(schema, document, costRule), expansionError]
+    : validate(schema, document, rules);
   if (errors.length > 0)
     return { errors: errors.map((error) => withoutHints(error, VALIDATION_FAILED, graphql.introspection)) };
   return { document };
+}
+
+/** The cost rule's verdict alone; a document it cannot walk (not valid otherwise) has none. */
+function costErrors(schema: GraphQLSchema, document: DocumentNode, costRule: ValidationRule): readonly GraphQLError[] {
+  try {
+    return validate(schema, document, [costRule]);
+  } catch {
+    return [];
+  }
 }
 
 /**

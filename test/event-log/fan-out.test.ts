@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { LoggedEvent } from '../../src/event-log/event-log.js';
 import { FanOut } from '../../src/event-log/fan-out.js';
-import { createSharedExecutions } from '../../src/server/websocket/shared-executions.js';
+import { createSharedExecutions } from '../../src/operation-core/shared-executions.js';
 
 const event = (n: number): LoggedEvent => ({
   type: 'PAYMENT',

@@ -70,8 +70,12 @@ describe('cost before execution', () => {
           complete: () => resolve(results),
         });
       });
-    expect(await run({ query: SPREADS })).toEqual([
-      expect.objectContaining({ extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) }),
+    // The same verdict as over HTTP: the cost first, then the expansion, both refusals of validation.
+    const refused = (await run({ query: SPREADS })) as Array<{ message: string; extensions: Record<string, unknown> }>;
+    expect(refused[0]).toMatchObject({ message: expect.stringMatching(/cost/), extensions: { limit: 50_000 } });
+    expect(refused.map((error) => error.extensions.code)).toEqual([
+      'GRAPHQL_VALIDATION_FAILED',
+      'GRAPHQL_VALIDATION_FAILED',
     ]);
     expect(await run({ query: ENRICH, variables: { queries: manyQueries(1_001) } })).toEqual([
       expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', requested: 1_001 }) }),

@@ -27,7 +27,20 @@ const ALLOWED: Record<string, string[]> = {
   webhooks: ['lib', 'config', 'redis', 'upstream', 'event-log', 'user-data'],
   auth: ['lib', 'config', 'redis', 'upstream', 'event-log'],
   graphql: ['lib', 'config', 'upstream', 'loaders', 'event-log', 'idempotency'],
-  server: ['lib', 'config', 'upstream', 'loaders', 'event-log', 'idempotency', 'graphql', 'auth', 'webhooks'],
+  // The one operation core every transport goes through, and the context it builds.
+  'operation-core': ['lib', 'config', 'upstream', 'loaders', 'event-log', 'idempotency', 'graphql', 'auth'],
+  server: [
+    'lib',
+    'config',
+    'upstream',
+    'loaders',
+    'event-log',
+    'idempotency',
+    'graphql',
+    'auth',
+    'webhooks',
+    'operation-core',
+  ],
 };
 
 /** The composition root (app.ts and its steps in app/), the process entry and its defaults: they may import any area. */
@@ -55,21 +68,27 @@ const SANDBOX_FLOORS: string[][] = [
 ];
 
 /**
- * Inside server/, each room and the rooms it may import. The two transports (graphql-http/ over
- * HTTP, websocket/) never reach into each other; what both need sits below them: the request's
- * context (request-context/) and what they report (observability/). The HTTP edge (http/) knows
- * GraphiQL only to tell a browser from a client. A new room must be named here.
+ * Inside server/, each room and the rooms it may import. Every transport is a thin adapter over
+ * the operation core (src/operation-core/): the HTTP ones (graphql-http/ with Apollo,
+ * http-subscriptions/ with multipart and graphql-sse) never reach the socket's (graphql-ws/, the
+ * protocol; websocket/, its `ws` adapter), nor the reverse. What they share of the wire sits in
+ * edge/: credentials to a session or a refusal, the one refusal table (HTTP statuses and close
+ * codes), CSRF, answers. The node HTTP server (http/) knows GraphiQL only to tell a browser from a
+ * client. A new room must be named here.
  */
 const SERVER_ROOMS: Record<string, string[]> = {
   http: ['graphiql'],
-  'graphql-http': ['observability'],
-  websocket: ['observability', 'request-context'],
-  // Subscriptions over HTTP: thin adapters over the socket's operation pipeline, caps and registry.
-  'http-subscriptions': ['websocket', 'observability'],
+  edge: [],
+  'graphql-http': ['edge'],
+  'http-subscriptions': ['edge'],
+  'graphql-ws': [],
+  websocket: ['edge', 'graphql-ws'],
   graphiql: [],
   observability: [],
-  'request-context': [],
 };
+
+/** The only folder whose files may import `ws`: the socket library stays behind its adapter. */
+const WS_ADAPTER = join('src', 'server', 'websocket');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -212,6 +231,12 @@ describe('import boundaries', () => {
       }
     }
     expect(violations).toEqual([]);
+  });
+
+  it('keeps the ws library behind its adapter: only server/websocket/ imports it', () => {
+    const importers = sourceFiles('src').filter((file) => specifiersOf(file).includes('ws'));
+    expect(importers.filter((file) => dirname(file) !== WS_ADAPTER)).toEqual([]);
+    expect(importers.length).toBeGreaterThan(0);
   });
 
   it('reaches the sandbox package from one seam only, and never its files', () => {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SubscribePayload } from 'graphql-ws';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session } from '../../auth/session-manager.js';
 import { ErrorCode } from '../../graphql/errors.js';
-import { answerErrors, CSRF_MESSAGE, csrfRefused, STREAM_HEADERS } from './stream-answers.js';
+import type { PreparedOperation } from '../../operation-core/operation-core.js';
+import { answerErrors, STREAM_HEADERS } from '../edge/http-answers.js';
 import type { StreamFrame, SubscriptionStreams } from './subscription-streams.js';
 
 export interface MultipartSubscriptionOptions {
@@ -26,44 +26,30 @@ export function acceptsMultipartSubscription(req: IncomingMessage): boolean {
   return /multipart\/mixed/i.test(accept) && /subscriptionSpec\s*=\s*"?1\.0"?/i.test(accept);
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Apollo's multipart HTTP protocol for subscriptions, on POST /graphql: the response is
  * `multipart/mixed; boundary="graphql"`, each part JSON. A `{}` part is a heartbeat; an event is
  * `{"payload": <result>}`; the stream ends with `{"payload": null, "errors": [...]}` (a transport
  * error: access ended, shutdown, a subscriber dropped) or, when it completes, the closing
  * delimiter. Each part is written followed by the next delimiter, so the client can read it at
- * once. Anything not a subscription is left to Apollo (returns false).
+ * once. The /graphql handler hands it the subscriptions it prepared for a client that accepts it.
  */
-export function createMultipartSubscriptionHandler(options: MultipartSubscriptionOptions) {
+export function createMultipartSubscriptions(options: MultipartSubscriptionOptions) {
   return async (
     req: IncomingMessage,
     res: ServerResponse,
     session: Session,
-    body: unknown,
-    endsAt?: number,
-  ): Promise<boolean> => {
-    if (req.method !== 'POST' || !acceptsMultipartSubscription(req) || !isRecord(body)) return false;
-    if (typeof body.query !== 'string' && body.extensions === undefined && body.documentId === undefined) return false;
-    if (csrfRefused(req)) {
-      answerErrors(req, res, 400, [{ message: CSRF_MESSAGE, extensions: { code: 'BAD_REQUEST' } }]);
-      return true;
-    }
-    const opening = await options.streams.open(session, body as unknown as SubscribePayload, endsAt);
-    if (opening.kind === 'not-subscription') return false;
-    if (opening.kind === 'refused') {
-      answerErrors(req, res, opening.status, opening.errors);
-      return true;
-    }
+    prepared: PreparedOperation,
+    tokenExpiresAt: number | undefined,
+  ): Promise<void> => {
+    const opening = await options.streams.open(session, prepared, tokenExpiresAt);
+    if (opening.kind === 'refused') return answerErrors(req, res, opening.status, opening.errors, opening.headers);
     if (opening.kind === 'result') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...STREAM_HEADERS });
       res.end(JSON.stringify(opening.result));
-      return true;
+      return;
     }
     await writeStream(options, res, opening.frames);
-    return true;
   };
 }
 

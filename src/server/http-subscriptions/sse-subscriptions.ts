@@ -3,27 +3,20 @@ import type { ExecutionResult } from 'graphql';
 import { createHandler, type Response as SseResponse } from 'graphql-sse';
 import { BodyTooLargeError, readRawBody } from '@open-finance-gateway/common/http/read-body';
 import type { Logger } from '@open-finance-gateway/common/logger';
-import type { Session } from '../../auth/session-manager.js';
-import { ErrorCode } from '../../graphql/errors.js';
-import { answerErrors, CSRF_MESSAGE, csrfRefused, STREAM_HEADERS } from './stream-answers.js';
+import type { RequestAuthenticator } from '../../auth/request-authentication.js';
+import type { OperationCore } from '../../operation-core/operation-core.js';
+import { answerErrors, answerRefusal, csrfRefused, STREAM_HEADERS } from '../edge/http-answers.js';
+import { credentialsOf, type Credentials } from '../edge/http-credentials.js';
 import type { StreamFrame, SubscriptionStreams } from './subscription-streams.js';
 
 /** Where graphql-sse is served. */
 export const SSE_PATH = '/graphql/stream';
 
-/**
- * Who a request is, as the /graphql handler and the socket ask it: a session (and, for an access
- * token, when it expires), credentials refused with a coded answer, or none (undefined).
- */
-export type StreamAuthentication =
-  | { ok: true; session: Session; tokenExpiresAt?: number }
-  | { ok: false; refusal: { status: number; code: string; reason: string; message: string } }
-  | undefined;
-
 export interface SseSubscriptionOptions {
   streams: SubscriptionStreams;
-  /** The same function the /graphql handler and the socket use. */
-  authenticate(req: IncomingMessage): Promise<StreamAuthentication>;
+  core: OperationCore;
+  /** The same question the /graphql handler and the socket ask of a request. */
+  authenticator: RequestAuthenticator;
   maxBodyBytes: number;
   /** A stream whose unsent data passes this (its client stopped reading) is cut, as a socket is. */
   maxBufferedBytes: number;
@@ -32,14 +25,17 @@ export interface SseSubscriptionOptions {
 
 /** What one request carries through graphql-sse's handler. */
 interface StreamRequestContext {
-  session: Session;
-  endsAt?: number;
+  credentials: Credentials;
   frames?: AsyncIterableIterator<StreamFrame>;
 }
 
-const jsonErrors = (status: number, statusText: string, errors: unknown[]): SseResponse => [
+const jsonErrors = (status: number, headers: Record<string, string>, errors: unknown[]): SseResponse => [
   JSON.stringify({ errors }),
-  { status, statusText, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } },
+  {
+    status,
+    statusText: status === 429 ? 'Too Many Requests' : status === 503 ? 'Service Unavailable' : 'Bad Request',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  },
 ];
 
 /** A stream's frames as graphql-sse's results: the end's coded errors become the last result. */
@@ -59,74 +55,63 @@ async function* resultsOf(frames: AsyncIterableIterator<StreamFrame>): AsyncGene
 }
 
 /**
+ * graphql-sse's own request handling, with the operation core behind its `onSubscribe`: only
+ * subscriptions are served here, admitted, prepared and opened as a live operation like over any
+ * other transport.
+ */
+function sseHandlerOver({ core, streams }: SseSubscriptionOptions) {
+  return createHandler<IncomingMessage, StreamRequestContext>({
+    // No stream token: every request is its own stream (distinct connections).
+    authenticate: () => null,
+    onSubscribe: async (req, params) => {
+      const prepared = core.prepare(params);
+      if ('refused' in prepared) return jsonErrors(prepared.httpStatus, {}, core.refuse('sse', prepared.refused));
+      if (prepared.type !== 'subscription' && prepared.type !== undefined) {
+        const message = `Only subscriptions are served at ${SSE_PATH}; send queries and mutations to POST /graphql.`;
+        return jsonErrors(400, {}, [{ message, extensions: { code: 'BAD_REQUEST' } }]);
+      }
+      const { session, tokenExpiresAt } = req.context.credentials;
+      const opening = await streams.open(session, prepared, tokenExpiresAt);
+      if (opening.kind === 'refused') return jsonErrors(opening.status, opening.headers, opening.errors);
+      if (opening.kind === 'result') return opening.result as ExecutionResult;
+      req.context.frames = opening.frames;
+      return resultsOf(opening.frames);
+    },
+  });
+}
+
+/** The request body of a POST, or undefined once a 413 has been answered. */
+async function bodyOf(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<string | null | undefined> {
+  if (req.method !== 'POST') return null;
+  try {
+    return (await readRawBody(req, maxBytes)).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    answerRefusal(req, res, { kind: 'body-too-large', limitBytes: error.limitBytes });
+    return undefined;
+  }
+}
+
+/**
  * graphql-sse (GraphQL over Server-Sent Events) at /graphql/stream, in its "distinct connections"
  * mode only: one operation per request (GET or POST with `Accept: text/event-stream`), each
  * authenticated by itself like a /graphql request. Its single-connection mode (a PUT reserving
  * a stream, operations POSTed beside it) is not served: its stream token would be a second
- * credential. Only subscriptions run here; queries and mutations go to /graphql. Cookie clients
- * meet the same Origin and CSRF rules as on /graphql.
+ * credential. Cookie clients meet the same Origin and CSRF rules as on /graphql.
  */
 export function createSseSubscriptionHandler(options: SseSubscriptionOptions) {
-  const handler = createHandler<IncomingMessage, StreamRequestContext>({
-    // No stream token: every request is its own stream (distinct connections).
-    authenticate: () => null,
-    onSubscribe: async (req, params) => {
-      const opening = await options.streams.open(req.context.session, params, req.context.endsAt);
-      switch (opening.kind) {
-        case 'not-subscription':
-          return jsonErrors(400, 'Bad Request', [
-            {
-              message: `Only subscriptions are served at ${SSE_PATH}; send queries and mutations to POST /graphql.`,
-              extensions: { code: 'BAD_REQUEST' },
-            },
-          ]);
-        case 'refused':
-          return jsonErrors(
-            opening.status,
-            opening.status === 429 ? 'Too Many Requests' : 'Bad Request',
-            opening.errors,
-          );
-        case 'result':
-          return opening.result as ExecutionResult;
-        case 'stream':
-          req.context.frames = opening.frames;
-          return resultsOf(opening.frames);
-      }
-    },
-  });
-
+  const handler = sseHandlerOver(options);
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const authentication = await options.authenticate(req);
-    if (authentication && !authentication.ok) {
-      const { status, code, reason, message } = authentication.refusal;
-      return answerErrors(req, res, status, [{ message, extensions: { code, reason } }]);
-    }
-    if (!authentication)
-      return answerErrors(req, res, 401, [
-        {
-          message: 'Sign in first: GET /auth/login starts the sign-in.',
-          extensions: { code: ErrorCode.UNAUTHENTICATED },
-        },
-      ]);
-    const { session, tokenExpiresAt } = authentication;
-    if (csrfRefused(req))
-      return answerErrors(req, res, 400, [{ message: CSRF_MESSAGE, extensions: { code: 'BAD_REQUEST' } }]);
+    const credentials = await credentialsOf(options.authenticator, req);
+    if ('refusal' in credentials) return answerRefusal(req, res, credentials.refusal);
+    if (csrfRefused(req)) return answerRefusal(req, res, { kind: 'cross-site' });
     if (req.headers.accept !== 'text/event-stream')
       return answerErrors(req, res, 406, [
         { message: 'Send `Accept: text/event-stream` (graphql-sse).', extensions: { code: 'BAD_REQUEST' } },
       ]);
-    let body: string | null = null;
-    if (req.method === 'POST') {
-      try {
-        body = (await readRawBody(req, options.maxBodyBytes)).toString('utf8');
-      } catch (error) {
-        if (!(error instanceof BodyTooLargeError)) throw error;
-        return answerErrors(req, res, 413, [
-          { message: `Request body exceeds ${error.limitBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } },
-        ]);
-      }
-    }
-    const context: StreamRequestContext = { session, endsAt: tokenExpiresAt };
+    const body = await bodyOf(req, res, options.maxBodyBytes);
+    if (body === undefined) return;
+    const context: StreamRequestContext = { credentials };
     const [answer, init] = await handler({
       method: req.method ?? 'GET',
       url: req.url ?? '/',

@@ -1,10 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { droppedLogLines } from '@open-finance-gateway/common/logger';
 import { routeTemplate } from '../../lib/route-template.js';
+import type { Transport } from '../../operation-core/operation-core.js';
 import { userDataMetrics } from './user-data-metrics.js';
-
-/** How an operation reached the gateway: HTTP (Apollo), a WebSocket, or a subscription stream over HTTP. */
-export type Transport = 'http' | 'websocket' | 'multipart' | 'sse';
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 const latency = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import { FAN_OUT_SLICE } from '../../event-log/fan-out.js';
+import { FAN_OUT_SLICE } from '../event-log/fan-out.js';
 
 /** How long an event's result is kept for subscriptions that execute it late (one slow socket). */
 const KEEP_MS = 5_000;

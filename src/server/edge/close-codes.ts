@@ -13,6 +13,8 @@ export const CloseCode = {
   TRY_AGAIN_LATER: 1013,
   /** Beyond WS_MAX_SOCKETS_PER_SESSION or WS_MAX_SOCKETS_PER_USER. */
   TOO_MANY_SOCKETS: 4429,
+  /** A message over the socket's payload limit (64 KiB; ws closes with it by itself). */
+  MESSAGE_TOO_BIG: 1009,
   /** The gateway is shutting down; reconnect (a load balancer sends you to another instance). */
   GOING_AWAY: 1001,
 } as const;

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { MessageType, stringifyMessage, type FormattedExecutionResult } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
-import { nextFrame } from '../../../src/server/websocket/next-frames.js';
+import { nextFrame } from '../../../src/server/graphql-ws/next-frames.js';
 
 /** The frame graphql-ws's server sent for a result: errors last, as JSON. */
 function graphqlWsFrame(id: string, result: { errors?: readonly GraphQLError[]; [key: string]: unknown }): string {

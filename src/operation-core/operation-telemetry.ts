@@ -1,6 +1,6 @@
 import type { GraphQLFormattedError, OperationTypeNode } from 'graphql';
-import type { RequestScope } from '../../lib/request-scope.js';
-import { activeSpan } from '../../lib/tracing.js';
+import type { RequestScope } from '../lib/request-scope.js';
+import { activeSpan } from '../lib/tracing.js';
 
 /**
  * What every HTTP operation reports once it is known: the server span is named after it, and the

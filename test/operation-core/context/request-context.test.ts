@@ -3,7 +3,7 @@ import type { Session } from '../../../src/auth/session-manager.js';
 import {
   createRequestContextFactory,
   type RequestContextDependencies,
-} from '../../../src/server/request-context/request-context.js';
+} from '../../../src/operation-core/context/request-context.js';
 
 const now = Date.now();
 const sessionOf = (userId: string): Session => ({

@@ -1,5 +1,5 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { inLinkedSpan } from '../../lib/tracing.js';
+import { inLinkedSpan } from '../lib/tracing.js';
 import type { SharedExecutions } from './shared-executions.js';
 
 /** How one event is executed for one subscription. */

@@ -1,6 +1,6 @@
-import type { GatewayContext } from '../../graphql/context.js';
-import { withOwnEnrichment } from '../../loaders/request-loaders.js';
-import { withLoaders } from '../request-context/lazy-context.js';
+import type { GatewayContext } from '../graphql/context.js';
+import { withOwnEnrichment } from '../loaders/request-loaders.js';
+import { withLoaders } from './context/lazy-context.js';
 
 /** How long an event's reads are shared: long enough for every subscriber to execute it. */
 const SHARE_MS = 5_000;

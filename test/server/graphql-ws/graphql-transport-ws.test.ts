@@ -1,12 +1,13 @@
-import { once } from 'node:events';
-import { buildSchema, parse, type ExecutionResult } from 'graphql';
-import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket, WebSocketServer } from 'ws';
+import type { ExecutionResult } from 'graphql';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
-import { serveGraphQLTransportWs, type ProtocolHooks } from '../../../src/server/websocket/graphql-transport-ws.js';
-
-const schema = buildSchema('type Query { ok: Int } type Subscription { ticks: Int }');
-const document = parse('subscription { ticks }');
+import {
+  GraphQLTransportWs,
+  type Connection,
+  type ProtocolHooks,
+  type Runnable,
+  type SocketWire,
+} from '../../../src/server/graphql-ws/graphql-transport-ws.js';
 
 /** A subscription's results, released by the test one by one; `returned` counts `return()` calls. */
 class HeldStream implements AsyncIterableIterator<ExecutionResult> {
@@ -33,49 +34,69 @@ class HeldStream implements AsyncIterableIterator<ExecutionResult> {
   }
 }
 
-const servers: WebSocketServer[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    for (const client of server.clients) client.terminate();
-    await new Promise((done) => server.close(done));
-  }
-});
+/** A socket in memory: the frames the protocol wrote to it, and how it closed. */
+class MemorySocket {
+  frames: Array<{ id?: string; type: string; payload?: unknown }> = [];
+  closing: { code: number; reason: string } | undefined;
+  onClose: (() => void) | undefined;
+  constructor(readonly protocol = 'graphql-transport-ws') {}
+}
 
-/** A protocol server whose every subscription takes the next of `streams`, and a client socket open on it. */
-async function opened(streams: HeldStream[], hooks: Partial<ProtocolHooks> = {}): Promise<WebSocket> {
-  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  servers.push(server);
-  await once(server, 'listening');
-  serveGraphQLTransportWs(
-    server,
+/** The protocol's view of a memory socket: a frame is written on the next turn, as a real socket would. */
+const memoryWire: SocketWire<MemorySocket> = {
+  protocol: (socket) => socket.protocol,
+  isOpen: (socket) => socket.closing === undefined,
+  send(socket, data, written) {
+    if (socket.closing) return written();
+    socket.frames.push(JSON.parse(data) as MemorySocket['frames'][number]);
+    setImmediate(written);
+  },
+  close(socket, code, reason) {
+    if (socket.closing) return;
+    socket.closing = { code, reason };
+    socket.onClose?.();
+  },
+};
+
+type Hooks = ProtocolHooks<MemorySocket, undefined, Runnable>;
+
+/** A protocol whose every subscription takes the next of `streams`, and a socket open on it (no `ws` anywhere). */
+function opened(streams: HeldStream[], hooks: Partial<Hooks> = {}) {
+  const protocol = new GraphQLTransportWs<MemorySocket, undefined, Runnable>(
+    memoryWire,
     {
       connectionInitWaitTimeout: 5_000,
       onConnect: async () => true,
-      onSubscribe: async () => ({ schema, document }),
-      subscribe: async () => streams.shift()!,
+      onSubscribe: async () => ({ run: async () => streams.shift()! }),
       onError: (errors) => errors.map((error) => ({ message: error.message })),
       onNext: () => undefined,
       ...hooks,
     },
     createLogger({ level: 'silent' }),
   );
-  const { port } = server.address() as { port: number };
-  const socket = new WebSocket(`ws://127.0.0.1:${port}`, 'graphql-transport-ws');
-  await once(socket, 'open');
-  return socket;
+  const socket = new MemorySocket();
+  const connection = protocol.opened(socket, undefined) as Connection<MemorySocket, undefined>;
+  socket.onClose = () => protocol.closed(connection);
+  const send = (message: object) => protocol.receive(connection, JSON.stringify(message));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    const onClose = socket.onClose!;
+    socket.onClose = () => {
+      onClose();
+      resolve(socket.closing!);
+    };
+  });
+  return { socket, send, closed };
 }
 
 /** The same, the socket acknowledged, with the frames it receives. */
-async function connected(streams: HeldStream[], hooks: Partial<ProtocolHooks> = {}) {
-  const socket = await opened(streams, hooks);
-  const frames: Array<{ id?: string; type: string; payload?: unknown }> = [];
-  socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
-  socket.send(JSON.stringify({ type: 'connection_init' }));
+async function connected(streams: HeldStream[], hooks: Partial<Hooks> = {}) {
+  const { socket, send, closed } = opened(streams, hooks);
+  const frames = socket.frames;
+  send({ type: 'connection_init' });
   await until(() => frames.some((frame) => frame.type === 'connection_ack'));
-  const subscribe = (id: string) =>
-    socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { ticks }' } }));
-  const complete = (id: string) => socket.send(JSON.stringify({ id, type: 'complete' }));
-  return { socket, frames, subscribe, complete };
+  const subscribe = (id: string) => send({ id, type: 'subscribe', payload: { query: 'subscription { ticks }' } });
+  const complete = (id: string) => send({ id, type: 'complete' });
+  return { socket, frames, subscribe, complete, closed };
 }
 
 /** Waits for `condition`, checking on each turn of the event loop (frames arrive as socket events). */
@@ -112,25 +133,23 @@ describe('the graphql-transport-ws server', () => {
   it('closes the socket with 4500 when a failed stream’s error frame cannot be made', async () => {
     const failing = new HeldStream();
     failing.next = () => Promise.reject(new Error('event log lost'));
-    const { socket, subscribe } = await connected([failing], {
+    const { subscribe, closed } = await connected([failing], {
       onError: () => {
         throw new Error('formatting failed');
       },
     });
-    const closed = once(socket, 'close');
     subscribe('x');
-    const [code] = (await closed) as [number, Buffer];
+    const { code } = await closed;
     expect(code).toBe(4500);
   });
 
   it('closes with 4500 and a short reason when a hook fails with a message too long for a close frame', async () => {
-    const socket = await opened([], {
+    const { send, closed } = opened([], {
       onConnect: () => Promise.reject(new Error('é'.repeat(100))), // 100 characters, 200 bytes
     });
-    const closed = once(socket, 'close');
-    socket.send(JSON.stringify({ type: 'connection_init' }));
-    const [code, reason] = (await closed) as [number, Buffer];
-    expect([code, String(reason)]).toEqual([4500, 'Internal server error']);
+    send({ type: 'connection_init' });
+    const { code, reason } = await closed;
+    expect([code, reason]).toEqual([4500, 'Internal server error']);
   });
 
   it('logs a stream whose return() rejects instead of leaving the rejection unhandled', async () => {
