@@ -54,6 +54,10 @@ async function* resultsOf(frames: AsyncIterableIterator<StreamFrame>): AsyncGene
   }
 }
 
+async function* oneResult(result: ExecutionResult): AsyncGenerator<ExecutionResult> {
+  yield result;
+}
+
 /**
  * graphql-sse's own request handling, with the operation core behind its `onSubscribe`: only
  * subscriptions are served here, admitted, prepared and opened as a live operation like over any
@@ -73,7 +77,9 @@ function sseHandlerOver({ core, streams }: SseSubscriptionOptions) {
       const { session, tokenExpiresAt } = req.context.credentials;
       const opening = await streams.open(session, prepared, tokenExpiresAt);
       if (opening.kind === 'refused') return jsonErrors(opening.status, opening.headers, opening.errors);
-      if (opening.kind === 'result') return opening.result as ExecutionResult;
+      // One result as a stream of one: graphql-sse takes an object for a result only if it has `data`,
+      // and a subscription refused at its start (MFA_REQUIRED, say) has errors alone.
+      if (opening.kind === 'result') return oneResult(opening.result as ExecutionResult);
       req.context.frames = opening.frames;
       return resultsOf(opening.frames);
     },
