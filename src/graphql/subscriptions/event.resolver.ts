@@ -22,7 +22,7 @@ const AFTER_DESCRIPTION =
 /**
  * Live events, republished from verified webhooks. Each event is a signal: the object it names
  * is re-read with the loaders of that event (each event executes with its own context, see
- * src/server/websocket/per-event-execution.ts), so what the client sees is current state.
+ * src/operation-core/per-event-execution.ts), so what the client sees is current state.
  */
 @Resolver()
 export class EventResolver {
