@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { parse } from '@babel/parser';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * How long a function of src/ may be (CONTRIBUTING.md, "Code"): at most 80 lines of its own (its
@@ -33,16 +34,6 @@ interface Measured {
   name: string;
   whole: number;
   nested: number;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
 }
 
 const isNode = (value: unknown): value is Node =>

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../support/source-files.js';
 
 /**
  * The one-way imports of the gateway, checked on every `npm test` (ESLint's TypeScript parser
@@ -89,16 +90,6 @@ const SERVER_ROOMS: Record<string, string[]> = {
 
 /** The only folder whose files may import `ws`: the socket library stays behind its adapter. */
 const WS_ADAPTER = join('src', 'server', 'websocket');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith('.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
 
 const SANDBOX_PACKAGE = '@open-finance-gateway/sandbox';
 const COMMON_PACKAGE = '@open-finance-gateway/common';

@@ -267,6 +267,7 @@ const CREDENTIAL_REFUSALS: Array<{
     refusal: {
       status: 401,
       code: 'UNAUTHENTICATED',
+      reason: 'TOKEN_MALFORMED',
       challenge: 'Bearer error="invalid_token"',
       close: [4401, 'TOKEN_MALFORMED'],
     },
