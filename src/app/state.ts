@@ -58,7 +58,7 @@ export async function createState(
       );
       // The revocation first (retried in the background if it fails), then the user's records.
       void revoker
-        .revokeUnlessHeld(userId, record.accessToken)
+        .revokeUnlessHeld(userId, record.platformToken)
         .then(() => eraser.forget(userId))
         .catch(() => undefined);
     },
@@ -82,7 +82,7 @@ export async function createState(
   });
   const revoker = createTokenRevoker({
     core: coreClient,
-    inUse: async (userId, token) => (await stores.bankConnections.get(userId))?.accessToken === token,
+    inUse: async (userId, token) => (await stores.bankConnections.get(userId))?.platformToken === token,
     logger,
   });
   undo.push(() => revoker.close());

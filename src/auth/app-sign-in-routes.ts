@@ -145,7 +145,7 @@ async function startSession(
   // Signing in is what keeps a connection needed (BANK_CONNECTION_IDLE_DAYS counts from here).
   if (connection) await options.bankConnections.touch(identity.sub);
   await options.sessions.end(req, res);
-  await options.sessions.start(res, signedIn, connection?.accessToken);
+  await options.sessions.start(res, signedIn, connection?.platformToken);
   scope.log.info({ userId: identity.sub, mfa, connected: connection !== undefined }, 'user signed in');
   // A user who has not connected their bank sees the consumer information page first, if they may connect.
   const next =

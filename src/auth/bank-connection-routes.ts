@@ -30,7 +30,7 @@ export interface BankConnectionRoutesOptions {
   /** Revokes a token the gateway no longer holds (the connection it belonged to was replaced). */
   revokeReplacedToken(userId: string, token: string): Promise<unknown>;
   /** Called after a connection is made (webhook subscriptions hook in here). */
-  onConnected?: (userId: string, accessToken: string) => Promise<void>;
+  onConnected?: (userId: string, platformToken: string) => Promise<void>;
   /**
    * A new consent was stored, before the user is sent back: what was kept of the user's data
    * under the consent it replaces goes (the new one may share other accounts).
@@ -221,7 +221,7 @@ class BankConnectionRoutes {
     try {
       replaced = await options.bankConnections.set(userId, {
         platformUserId: me._id,
-        accessToken: grant.access_token,
+        platformToken: grant.access_token,
         connectedAt: now,
         lastUsedAt: now,
       });
@@ -229,7 +229,7 @@ class BankConnectionRoutes {
       // The write may have landed or not (and can still land later, before any later command
       // on the same connection): the revoker keeps whichever token the connection holds once
       // the store answers and revokes the other. Not awaited: the store is failing now.
-      void this.revokeReplaced(userId, [grant.access_token, before?.accessToken], scope);
+      void this.revokeReplaced(userId, [grant.access_token, before?.platformToken], scope);
       throw error;
     }
     try {
@@ -238,7 +238,7 @@ class BankConnectionRoutes {
       await options.sessions.attachToken(userId, grant.access_token);
     } finally {
       // Whatever happened to the sessions, the connection no longer holds these.
-      await this.revokeReplaced(userId, [replaced?.accessToken, before?.accessToken], scope, grant.access_token);
+      await this.revokeReplaced(userId, [replaced?.platformToken, before?.platformToken], scope, grant.access_token);
     }
     scope.log.info({ userId, reconnected: replaced !== undefined }, 'bank connected');
     if (options.onConnected) {

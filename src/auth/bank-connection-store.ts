@@ -9,8 +9,8 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 export interface BankConnectionRecord {
   /** The platform's id of the person who consented (`GET /v1/me`). */
   platformUserId: string;
-  /** Never leaves the server; encrypted at rest on Redis. */
-  accessToken: string;
+  /** The platform token the consent gave. Never leaves the server; encrypted at rest on Redis. */
+  platformToken: string;
   /** When the user gave the consent behind this token (ms). */
   connectedAt: number;
   /** When the user last signed in to the app (or connected): the idle expiry counts from here. */

@@ -35,14 +35,14 @@ export function createMemoryBankConnectionStore(
     },
     async delete(userId, onlyToken) {
       const current = connections.get(userId);
-      if (!current || (onlyToken !== undefined && current.accessToken !== onlyToken)) return undefined;
+      if (!current || (onlyToken !== undefined && current.platformToken !== onlyToken)) return undefined;
       connections.delete(userId);
       return current;
     },
     sweep,
     /** Every token held: what a stopping process would otherwise forget while the platform honours it. */
     held() {
-      return [...connections].map(([userId, record]) => ({ userId, token: record.accessToken }));
+      return [...connections].map(([userId, record]) => ({ userId, token: record.platformToken }));
     },
     async close() {
       stop();

@@ -7,12 +7,12 @@ import {
   type BankConnectionStore,
   type BankConnectionStoreOptions,
 } from './bank-connection-store.js';
+import { sealedTokenFields, sealedTokenOf, type StoredPlatformToken } from './stored-platform-token.js';
 import type { TokenCipher } from './token-cipher.js';
 
-interface StoredBankConnection {
+/** The platform token (see stored-platform-token), encrypted and bound to this user's connection record. */
+interface StoredBankConnection extends StoredPlatformToken {
   platformUserId: string;
-  /** Encrypted, bound to this user's connection record (see token-cipher). */
-  token: string;
   connectedAt: number;
   lastUsedAt: number;
 }
@@ -63,7 +63,7 @@ export function createRedisBankConnectionStore(
     const stored = JSON.parse(raw) as StoredBankConnection;
     return {
       platformUserId: stored.platformUserId,
-      accessToken: cipher.decrypt(stored.token, binding(userId)),
+      platformToken: cipher.decrypt(sealedTokenOf(stored)!, binding(userId)),
       connectedAt: stored.connectedAt,
       lastUsedAt: stored.lastUsedAt,
     };
@@ -117,7 +117,7 @@ export function createRedisBankConnectionStore(
     async set(userId, record) {
       const previous = await write(userId, {
         platformUserId: record.platformUserId,
-        token: cipher.encrypt(record.accessToken, binding(userId)),
+        ...sealedTokenFields(cipher.encrypt(record.platformToken, binding(userId))),
         connectedAt: record.connectedAt,
         lastUsedAt: record.lastUsedAt,
       });
@@ -136,7 +136,7 @@ export function createRedisBankConnectionStore(
     async delete(userId, onlyToken) {
       const raw = await storeCall(() => redis.get(key(userId)));
       const current = decode(userId, raw);
-      if (!current || (onlyToken !== undefined && current.accessToken !== onlyToken)) return undefined;
+      if (!current || (onlyToken !== undefined && current.platformToken !== onlyToken)) return undefined;
       if (!(await compareAndDelete(userId, raw!))) return undefined;
       await storeCall(() => redis.zrem(deadlinesKey, userId));
       return current;

@@ -4,6 +4,7 @@ import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
 import { taggedKeys, tagOfSessionKey, userKeys } from '../redis/redis-keys.js';
 import { END_SCRIPT, WRITE_SCRIPT } from './redis-session-scripts.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
+import { sealedTokenFields, sealedTokenOf, type StoredPlatformToken } from './stored-platform-token.js';
 import type { TokenCipher } from './token-cipher.js';
 
 export interface RedisSessionStoreOptions {
@@ -19,10 +20,9 @@ export interface RedisSessionStoreOptions {
   sweepIntervalMs?: number;
 }
 
-interface StoredSession {
+/** The platform token (see stored-platform-token), encrypted and bound to this record; absent until connected. */
+interface StoredSession extends StoredPlatformToken {
   userId: string;
-  /** The platform token, encrypted and bound to this record (see token-cipher); absent until connected. */
-  token?: string;
   authTime: number;
   amr: string[];
   createdAt: number;
@@ -190,9 +190,9 @@ class RedisSessionStore implements SessionStore {
   private encode(key: string, record: SessionRecord): StoredSession {
     return {
       userId: record.userId,
-      ...(record.accessToken === undefined
+      ...(record.platformToken === undefined
         ? {}
-        : { token: this.options.cipher.encrypt(record.accessToken, binding(key, record.userId)) }),
+        : sealedTokenFields(this.options.cipher.encrypt(record.platformToken, binding(key, record.userId)))),
       authTime: record.authTime,
       amr: record.amr,
       createdAt: record.createdAt,
@@ -205,11 +205,12 @@ class RedisSessionStore implements SessionStore {
   private decode(key: string, raw: string | null): SessionRecord | undefined {
     if (raw === null) return undefined;
     const stored = JSON.parse(raw) as StoredSession;
+    const sealed = sealedTokenOf(stored);
     return {
       userId: stored.userId,
-      ...(stored.token === undefined
+      ...(sealed === undefined
         ? {}
-        : { accessToken: this.options.cipher.decrypt(stored.token, binding(key, stored.userId)) }),
+        : { platformToken: this.options.cipher.decrypt(sealed, binding(key, stored.userId)) }),
       authTime: stored.authTime,
       amr: stored.amr,
       createdAt: stored.createdAt,

@@ -93,10 +93,10 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
     let record = await options.sessions.touch(key);
     if (!record || record.expiresAt < claims.expiresAt) {
       const connection = record ? undefined : await options.bankConnections.get(claims.sub);
-      const accessToken = record ? record.accessToken : connection?.accessToken;
+      const platformToken = record ? record.platformToken : connection?.platformToken;
       const fresh = {
         userId: claims.sub,
-        ...(accessToken === undefined ? {} : { accessToken }),
+        ...(platformToken === undefined ? {} : { platformToken }),
         authTime: claims.authTime ?? 0,
         amr: claims.amr,
         createdAt: record?.createdAt ?? now,

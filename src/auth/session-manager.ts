@@ -68,7 +68,7 @@ export class SessionManager {
   async start(
     res: ServerResponse,
     identity: { userId: string; authTime: number; amr: string[] },
-    accessToken: string | undefined,
+    platformToken: string | undefined,
   ): Promise<void> {
     const { userId } = identity;
     // The id starts with the user's tag, so its store key leads to the user's keys (one Cluster slot).
@@ -77,7 +77,7 @@ export class SessionManager {
     const now = this.options.clock();
     await this.options.store.set(`${tag}.${sha256Hex(id)}`, {
       userId,
-      ...(accessToken === undefined ? {} : { accessToken }),
+      ...(platformToken === undefined ? {} : { platformToken }),
       authTime: identity.authTime,
       amr: identity.amr,
       createdAt: now,
@@ -190,20 +190,20 @@ export class SessionManager {
 
   /** The distinct platform tokens held in a user's live sessions. */
   async tokensOfUser(userId: string): Promise<string[]> {
-    const tokens = (await this.options.store.listByUser(userId)).map(({ record }) => record.accessToken);
+    const tokens = (await this.options.store.listByUser(userId)).map(({ record }) => record.platformToken);
     return [...new Set(tokens.filter((token): token is string => token !== undefined))];
   }
 
   /** The user connected (or reconnected) their bank: every live session of theirs now uses this token. */
-  async attachToken(userId: string, accessToken: string): Promise<void> {
+  async attachToken(userId: string, platformToken: string): Promise<void> {
     for (const { sessionId, record } of await this.options.store.listByUser(userId))
-      if (record.accessToken !== accessToken) await this.options.store.set(sessionId, { ...record, accessToken });
+      if (record.platformToken !== platformToken) await this.options.store.set(sessionId, { ...record, platformToken });
   }
 
   /** Ends the user's sessions that hold `token`; returns how many of the user's sessions remain. */
   async endSessionsWithToken(userId: string, token: string): Promise<number> {
     const sessions = await this.options.store.listByUser(userId);
-    const ending = sessions.filter(({ record }) => record.accessToken === token).map(({ sessionId }) => sessionId);
+    const ending = sessions.filter(({ record }) => record.platformToken === token).map(({ sessionId }) => sessionId);
     for (const key of ending) await this.options.store.delete(key);
     if (ending.length > 0) this.emitEnded(userId, ending);
     return sessions.length - ending.length;

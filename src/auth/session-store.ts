@@ -1,6 +1,6 @@
 /**
- * What the gateway holds for a signed-in browser. The user access token lives here and only here:
- * never in a cookie, a response or a log line.
+ * What the gateway holds for a session: a browser's, or a device's token family. The platform
+ * token lives here (and in the bank connection) only: never in a cookie, a response or a log line.
  */
 export interface SessionRecord {
   /** The app user: the identity provider's `sub`. */
@@ -9,7 +9,7 @@ export interface SessionRecord {
    * The platform token of the user's bank connection (a copy of the connection store's), or
    * undefined while the user has not connected.
    */
-  accessToken?: string;
+  platformToken?: string;
   /** When the user last actively authenticated at the identity provider (ms). */
   authTime: number;
   /** How they authenticated (OIDC `amr`): decides whether the session has multi-factor. */

@@ -27,7 +27,7 @@ export function createWebhookRegistrar(options: WebhookRegistrarOptions) {
   const retryDelayMs = options.retryDelayMs ?? 500;
   return async (
     userId: string,
-    accessToken: string,
+    platformToken: string,
   ): Promise<{ registered: string[]; failed: string[]; alreadyRegistered: string[] }> => {
     const state = await withRetries(() => options.handles.handleFor(userId), attempts, retryDelayMs).catch(
       (error: unknown) => {
@@ -44,7 +44,7 @@ export function createWebhookRegistrar(options: WebhookRegistrarOptions) {
     // Each sign-in would otherwise add another set at the platform. Where the listing does not
     // say the type (older platform versions), everything is registered again; duplicates are
     // then caught by the receiver's body-hash deduplication.
-    const existing = await options.core.listWebhooks(accessToken).catch((error: unknown) => {
+    const existing = await options.core.listWebhooks(platformToken).catch((error: unknown) => {
       options.logger.warn(
         { userId, reason: error instanceof Error ? error.message : String(error) },
         'could not list webhook registrations; registering all types',
@@ -57,7 +57,7 @@ export function createWebhookRegistrar(options: WebhookRegistrarOptions) {
         .filter((type) => !present.has(type))
         .map(async (type) => {
           try {
-            await withRetries(() => options.core.registerWebhook(accessToken, type, state), attempts, retryDelayMs);
+            await withRetries(() => options.core.registerWebhook(platformToken, type, state), attempts, retryDelayMs);
             registered.push(type);
           } catch (error) {
             failed.push(type);

@@ -57,7 +57,7 @@ describe('bank connections on Redis, when a sweep write times out', () => {
     track(() => connections.close());
     await connections.set('app_idle', {
       platformUserId: 'user_px',
-      accessToken: 'user_token_idle_0123456789',
+      platformToken: 'user_token_idle_0123456789',
       connectedAt: now,
       lastUsedAt: now,
     });

@@ -61,7 +61,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
       logger,
       clock: () => now,
       idleMs: CONNECTION_IDLE_MS,
-      onExpired: (userId, record) => expiredConnections.push({ userId, token: record.accessToken }),
+      onExpired: (userId, record) => expiredConnections.push({ userId, token: record.platformToken }),
     });
     track(() => store.close());
     return store;
@@ -74,7 +74,7 @@ async function redisStores(connection: RedisConnectionSettings): Promise<Stores>
       clock: Date.now,
       idleTimeoutMs: IDLE_MS,
       logger,
-      onExpired: (key, record) => expired.push({ key, token: record.accessToken }),
+      onExpired: (key, record) => expired.push({ key, token: record.platformToken }),
     });
     track(() => store.close());
     return store;
@@ -99,13 +99,13 @@ function memoryStores(): Stores {
   const connections = createMemoryBankConnectionStore({
     clock: () => now,
     idleMs: CONNECTION_IDLE_MS,
-    onExpired: (userId, record) => expiredConnections.push({ userId, token: record.accessToken }),
+    onExpired: (userId, record) => expiredConnections.push({ userId, token: record.platformToken }),
   });
   track(() => connections.close());
   const sessions = createMemorySessionStore({
     clock: Date.now,
     idleTimeoutMs: IDLE_MS,
-    onExpired: (key, record) => expired.push({ key, token: record.accessToken }),
+    onExpired: (key, record) => expired.push({ key, token: record.platformToken }),
   });
   track(() => sessions.close());
   return {
@@ -125,11 +125,11 @@ function sessionKey(userId: string): string {
   return `${userTag(userId)}.${sha256Hex(randomBytes(16))}`;
 }
 
-function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord & { accessToken: string } {
+function record(userId: string, overrides: Partial<SessionRecord> = {}): SessionRecord & { platformToken: string } {
   const now = Date.now();
   return {
     userId,
-    accessToken: `user_token_${randomBytes(12).toString('hex')}`,
+    platformToken: `user_token_${randomBytes(12).toString('hex')}`,
     authTime: now - 1_000,
     amr: ['pwd', 'otp'],
     createdAt: now,
@@ -197,7 +197,7 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       await sessions.set(lapsed, old);
       await sessions.set(live, record('user_g'));
       await Promise.all([sessions.sweep(), otherSessions.sweep(), sessions.sweep()]);
-      expect(expired).toEqual([{ key: lapsed, token: old.accessToken }]);
+      expect(expired).toEqual([{ key: lapsed, token: old.platformToken }]);
       expect((await sessions.listByUser('user_g')).map((entry) => entry.sessionId)).toEqual([live]);
       await sessions.sweep();
       expect(expired).toHaveLength(1);
@@ -206,11 +206,11 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
     it('sessions: a session without a connection keeps no token; attaching one later is kept', async () => {
       const { sessions } = await make();
       const key = sessionKey('user_n');
-      const { accessToken, ...unconnected } = record('user_n');
+      const { platformToken, ...unconnected } = record('user_n');
       await sessions.set(key, unconnected);
       expect(await sessions.get(key)).toEqual(unconnected);
-      await sessions.set(key, { ...unconnected, accessToken });
-      expect((await sessions.get(key))?.accessToken).toBe(accessToken);
+      await sessions.set(key, { ...unconnected, platformToken });
+      expect((await sessions.get(key))?.platformToken).toBe(platformToken);
     });
 
     it('connections: one per user, replaced with the previous returned, deleted only while holding the token', async () => {
@@ -218,19 +218,19 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       const at = Date.now();
       const first = {
         platformUserId: 'user_p1',
-        accessToken: 'user_token_first_0123456789',
+        platformToken: 'user_token_first_0123456789',
         connectedAt: at,
         lastUsedAt: at,
       };
-      const second = { ...first, accessToken: 'user_token_second_0123456789', connectedAt: at + 1 };
+      const second = { ...first, platformToken: 'user_token_second_0123456789', connectedAt: at + 1 };
       expect(await connections.get('app_c')).toBeUndefined();
       expect(await connections.set('app_c', first)).toBeUndefined();
       expect(await connections.get('app_c')).toEqual(first);
       expect(await connections.set('app_c', second)).toEqual(first);
       // The old token is refused somewhere: the newer connection must stay.
-      expect(await connections.delete('app_c', first.accessToken)).toBeUndefined();
+      expect(await connections.delete('app_c', first.platformToken)).toBeUndefined();
       expect(await connections.get('app_c')).toEqual(second);
-      expect(await connections.delete('app_c', second.accessToken)).toEqual(second);
+      expect(await connections.delete('app_c', second.platformToken)).toEqual(second);
       expect(await connections.get('app_c')).toBeUndefined();
       await connections.set('app_c', first);
       expect(await connections.delete('app_c')).toEqual(first);
@@ -242,7 +242,7 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       const at = Date.now();
       const record = (token: string) => ({
         platformUserId: 'user_px',
-        accessToken: token,
+        platformToken: token,
         connectedAt: at,
         lastUsedAt: at,
       });
@@ -252,7 +252,7 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       await connections.touch('app_used');
       advance(2_000);
       expect(await connections.get('app_idle')).toBeUndefined();
-      expect((await connections.get('app_used'))?.accessToken).toBe('user_token_used_0123456789');
+      expect((await connections.get('app_used'))?.platformToken).toBe('user_token_used_0123456789');
       await Promise.all([connections.sweep(), otherConnections.sweep(), connections.sweep()]);
       expect(expiredConnections).toEqual([{ userId: 'app_idle', token: 'user_token_idle_0123456789' }]);
       advance(CONNECTION_IDLE_MS);
@@ -292,14 +292,14 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
         await sessions.set(b, record('user_f'));
         const connection = {
           platformUserId: 'user_p',
-          accessToken: 'user_token_connected_0123456789',
+          platformToken: 'user_token_connected_0123456789',
           connectedAt: Date.now(),
           lastUsedAt: Date.now(),
         };
         await connections.set('user_e', connection);
         const stored = await dump();
-        expect(stored.some(([, value]) => value.includes(first.accessToken))).toBe(false);
-        expect(stored.some(([, value]) => value.includes(connection.accessToken))).toBe(false);
+        expect(stored.some(([, value]) => value.includes(first.platformToken))).toBe(false);
+        expect(stored.some(([, value]) => value.includes(connection.platformToken))).toBe(false);
         expect(stored.every(([key]) => key.startsWith('ofg-test-'))).toBe(true);
         // Every key of a user carries the user's hash tag.
         expect(
@@ -312,10 +312,39 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
         await redis.connect();
         track(() => redis.disconnect());
         const keyOf = (session: string) => stored.find(([key]) => key.endsWith(`:s:${session.split('.')[1]}`))![0];
-        const fromA = JSON.parse((await redis.get(keyOf(a)))!) as { token: string };
+        const fromA = JSON.parse((await redis.get(keyOf(a)))!) as { token: string; platformToken: string };
         const atB = JSON.parse((await redis.get(keyOf(b)))!) as Record<string, unknown>;
-        await redis.set(keyOf(b), JSON.stringify({ ...atB, token: fromA.token }), 'KEEPTTL');
+        const moved = { ...atB, token: fromA.token, platformToken: fromA.platformToken };
+        await redis.set(keyOf(b), JSON.stringify(moved), 'KEEPTTL');
         await expect(sessions.get(b)).rejects.toThrow(/could not be decrypted/);
+      });
+
+      it('reads a session and a bank connection in the previous release’s shape, and writes what that release reads', async () => {
+        const { sessions, connections, dump } = await make();
+        const key = sessionKey('user_r');
+        const session = record('user_r');
+        const connection = {
+          platformUserId: 'user_p',
+          platformToken: 'user_token_rolling_0123456789',
+          connectedAt: Date.now(),
+          lastUsedAt: Date.now(),
+        };
+        await sessions.set(key, session);
+        await connections.set('user_r', connection);
+        const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
+        await redis.connect();
+        track(() => redis.disconnect());
+        for (const [redisKey, value] of await dump()) {
+          const stored = JSON.parse(value) as Record<string, unknown>;
+          if (!('platformToken' in stored)) continue;
+          // What this release writes, the previous one reads: its own field holds the same ciphertext.
+          expect(stored.token).toBe(stored.platformToken);
+          // The previous release's shape: the same record without the new field.
+          const { platformToken: _new, ...previous } = stored;
+          await redis.set(redisKey, JSON.stringify(previous), 'KEEPTTL');
+        }
+        expect((await sessions.get(key))?.platformToken).toBe(session.platformToken);
+        expect((await connections.get('user_r'))?.platformToken).toBe(connection.platformToken);
       });
     }
   });

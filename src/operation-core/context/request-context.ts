@@ -76,7 +76,7 @@ async function revokeOtherTokens(
   core: CoreClient,
   logger: Logger,
 ): Promise<{ revoked: number; failed: number }> {
-  const others = (await deps.sessions.tokensOfUser(session.userId)).filter((token) => token !== session.accessToken);
+  const others = (await deps.sessions.tokensOfUser(session.userId)).filter((token) => token !== session.platformToken);
   let revoked = 0;
   let failed = 0;
   for (const token of others) {
@@ -141,11 +141,11 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
         )),
       userClient: () => {
         // The access gate refuses platform-connected fields first; this guards any other path.
-        if (session.accessToken === undefined)
+        if (session.platformToken === undefined)
           throw gatewayError(ErrorCode.NOT_CONNECTED, 'Connect your bank first.', {
             connectUrl: access.links.connectUrl,
           });
-        return (userClient ??= bindClient(deps, session, session.accessToken, {
+        return (userClient ??= bindClient(deps, session, session.platformToken, {
           state,
           requestCore,
           activity,

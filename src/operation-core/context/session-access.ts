@@ -75,7 +75,7 @@ export function accessStates(deps: Pick<SessionAccessDependencies, 'mfa' | 'cloc
       mfa,
       mfaFreshUntil: mfa === 'none' ? undefined : session.authTime + deps.mfa.maxAgeMs,
       policy: deps.mfa.policy,
-      connected: session.accessToken !== undefined,
+      connected: session.platformToken !== undefined,
       viaToken: session.client !== undefined,
       links: linksFor(deps.publicUrl(), origin),
     };

@@ -9,7 +9,7 @@ const now = Date.now();
 const sessionOf = (userId: string): Session => ({
   key: `key-${userId}`,
   userId,
-  accessToken: `token-${userId}`,
+  platformToken: `token-${userId}`,
   authTime: now,
   amr: ['otp'],
   createdAt: now,
