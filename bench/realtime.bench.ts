@@ -175,7 +175,17 @@ async function ingest(
   return INGEST / ((performance.now() - started) / 1000);
 }
 
-async function main(): Promise<void> {
+/** One figure of one build: the gateway's, the floor's, their ratio, and the number compared across builds. */
+interface Row {
+  name: string;
+  gateway: string;
+  floor: string;
+  ratio: string;
+  figure: number;
+}
+
+/** Every figure of one build (`entry`: its main.js; undefined: this checkout's dist/main.js), with its own sandbox and floor. */
+async function measureBuild(entry: string | undefined): Promise<Row[]> {
   const sandbox = createSandbox({
     logger: createLogger({ level: 'silent' }),
     headerPrefix: 'X-Service',
@@ -194,17 +204,17 @@ async function main(): Promise<void> {
       WS_MAX_SOCKETS_PER_USER: String(BIG),
       HTTP_MAX_TCP_CONNECTIONS: String(BIG + 2_000),
     },
-    // BENCH_ENTRY: another build's main.js (a baseline copied aside).
-    process.env.BENCH_ENTRY,
+    entry,
   );
   sandbox.setWebhookUrl(`${gateway.url}/webhooks`);
   const floor = await startFloorProcess(sandbox.signingKeys.lookup(sandbox.signingKeys.currentId)!.publicPem);
   const reads = () =>
     sandbox.requests({ method: 'GET' }).filter((request) => request.path.startsWith('/v1/accounts/')).length;
-  const rows: string[] = [];
+  const rows: Row[] = [];
   const ms = (value: number) => `${value.toFixed(2)} ms`;
-  const row = (name: string, gatewayFigure: string, floorFigure: string, ratio: string) =>
-    rows.push(`| ${name} | ${gatewayFigure} | ${floorFigure} | ${ratio} |`);
+  /** `figure`: what is compared between builds (a latency row's p99, a CPU or heap figure). */
+  const row = (name: string, gatewayFigure: string, floorFigure: string, ratio: string, figure = Number.NaN) =>
+    rows.push({ name, gateway: gatewayFigure, floor: floorFigure, ratio, figure });
 
   try {
     // One user, 1 / 100 / 1,000 sockets.
@@ -243,12 +253,14 @@ async function main(): Promise<void> {
         `${ms(onGateway.p50)} / ${ms(onGateway.p99)} / ${ms(onGateway.max)}`,
         `${ms(onFloor.p50)} / ${ms(onFloor.p99)} / ${ms(onFloor.max)}`,
         `p99 ${(onGateway.p99 / onFloor.p99).toFixed(1)}×`,
+        onGateway.p99,
       );
       row(
         `${count} socket(s): CPU per event`,
         ms(onGateway.cpuPerEventMs),
         ms(onFloor.cpuPerEventMs),
         `${(onGateway.cpuPerEventMs / onFloor.cpuPerEventMs).toFixed(1)}×`,
+        onGateway.cpuPerEventMs,
       );
       row(`${count} socket(s): upstream re-reads per event`, rereads.toFixed(2), '0', '');
       if (count === 1_000) {
@@ -257,7 +269,13 @@ async function main(): Promise<void> {
           await loopDelayDuringFanOut(gateway, sandbox, payloads(), gatewaySockets),
           await loopDelayDuringFanOut(floor, sandbox, payloads(), floorSockets),
         ];
-        row('event-loop delay p99 during 1,000-socket fan-outs', ms(gatewayStall), ms(floorStall), 'goal ≤ 20 ms');
+        row(
+          'event-loop delay p99 during 1,000-socket fan-outs',
+          ms(gatewayStall),
+          ms(floorStall),
+          'goal ≤ 20 ms',
+          gatewayStall,
+        );
       }
     }
     for (const subscriber of [...gatewaySockets, ...floorSockets]) subscriber.socket.terminate();
@@ -304,6 +322,7 @@ async function main(): Promise<void> {
       `${ms(manyUsers.p50)} / ${ms(manyUsers.p99)} / ${ms(manyUsers.max)}`,
       `${ms(floorOne.p50)} / ${ms(floorOne.p99)} / ${ms(floorOne.max)} (1 socket)`,
       `p99 ${(manyUsers.p99 / floorOne.p99).toFixed(1)}×`,
+      manyUsers.p99,
     );
 
     // Verified ingest, one subscriber listening.
@@ -314,6 +333,7 @@ async function main(): Promise<void> {
       `${gatewayIngest.toFixed(0)}/s`,
       `${floorIngest.toFixed(0)}/s`,
       `${((gatewayIngest / floorIngest) * 100).toFixed(0)}% (goal ≥ 60%)`,
+      gatewayIngest,
     );
     for (const user of users) user.subscriber.socket.terminate();
     oneFloorSocket.socket.terminate();
@@ -346,6 +366,7 @@ async function main(): Promise<void> {
           ? `${kb((floorNow.heapUsed - floorBaseline.heapUsed) / count)} / ${kb((floorNow.rss - floorBaseline.rss) / count)}`
           : '',
         'heap goal ≤ 10 KB',
+        (now.heapUsed - baseline.heapUsed) / count / 1024,
       );
       // The same heap measured two more ways. Sampled without a forced collection, it holds
       // whatever garbage the last young collection left. Between 1k and 10k sockets, the costs
@@ -363,18 +384,66 @@ async function main(): Promise<void> {
           kb((now.heapUsed - atFirst.heapUsed) / (count - 1_000)),
           '',
           '',
+          (now.heapUsed - atFirst.heapUsed) / (count - 1_000) / 1024,
         );
       atFirst ??= now;
     }
     for (const subscriber of [...idleSockets, ...idleFloorSockets]) subscriber.socket.terminate();
-
-    console.log(`\nbench:realtime — gateway (node dist/main.js) against the floor (verify + broadcast), same run\n`);
-    console.log('| measure | gateway | floor | ratio |');
-    console.log('|---|---|---|---|');
-    for (const line of rows) console.log(line);
+    return rows;
   } finally {
     await Promise.all([gateway.stop(), floor.stop()]);
     await sandbox.stop();
+  }
+}
+
+/** Other builds run beside this one: `name=path/to/main.js`, comma-separated (BENCH_BASE, as bench:pipeline takes it). */
+const BUILDS = [
+  { name: 'this checkout', entry: undefined as string | undefined },
+  ...(process.env.BENCH_BASE ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((given) => {
+      const [name, path] = given.includes('=') ? given.split('=') : ['base', given];
+      return { name: name!, entry: path };
+    }),
+];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+
+/**
+ * Each build measured in turn, BENCH_ROUNDS times, the order of the builds new each round: a table
+ * per build and round, then, with more than one build, each build's figures side by side with
+ * their ratio to the first base (the median over the rounds).
+ */
+async function main(): Promise<void> {
+  const results = new Map<string, Row[][]>(BUILDS.map((build) => [build.name, []]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const order = [...BUILDS].sort(() => Math.random() - 0.5);
+    for (const build of order) {
+      const rows = await measureBuild(build.entry);
+      results.get(build.name)!.push(rows);
+      console.log(`\nbench:realtime — ${build.name}, round ${round}: the gateway against the floor, same run\n`);
+      console.log('| measure | gateway | floor | ratio |');
+      console.log('|---|---|---|---|');
+      for (const line of rows) console.log(`| ${line.name} | ${line.gateway} | ${line.floor} | ${line.ratio} |`);
+    }
+  }
+  if (BUILDS.length > 1) printSideBySide(results);
+}
+
+function printSideBySide(results: Map<string, Row[][]>): void {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const names = [...results.keys()];
+  const figures = (build: string, row: string) =>
+    results.get(build)!.map((rows) => rows.find((line) => line.name === row)?.figure ?? Number.NaN);
+  const base = names[1]!;
+  console.log(`\nbench:realtime — side by side, median of ${ROUNDS} round(s); ratio: ${names[0]} / ${base}\n`);
+  console.log(`| measure | ${names.join(' | ')} | ratio |`);
+  console.log(`|---|${names.map(() => '---|').join('')}---|`);
+  for (const row of results.get(names[0]!)![0]!.filter((line) => !Number.isNaN(line.figure))) {
+    const values = names.map((build) => median(figures(build, row.name)));
+    console.log(
+      `| ${row.name} | ${values.map((value) => value.toFixed(2)).join(' | ')} | ${(values[0]! / values[1]!).toFixed(2)}× |`,
+    );
   }
 }
 
