@@ -2,16 +2,16 @@
  * What may still add lookups to the enrichment call forming now: GraphQL requests in flight that
  * have not yet queued their lookups, and TCP connections just accepted whose first request has not
  * arrived yet (on loopback or a LAN that is a few milliseconds; a request on its way). Each is
- * counted under a key (the request's scope, the socket) from `open` until `release`, which the
+ * counted under a key (the request's scope, the socket) from `count` until `uncount`, which the
  * HTTP edge also calls when the response ends or the connection closes. The batcher sends a call
  * as soon as nothing is counted, since nothing could join it by waiting.
  */
 export class JoinableRequests {
-  private readonly open_ = new Set<object>();
+  private readonly counted = new Set<object>();
   private readonly quiet: Array<() => void> = [];
 
   get pending(): number {
-    return this.open_.size;
+    return this.counted.size;
   }
 
   /** Calls `listener` each time the count falls to zero. */
@@ -19,13 +19,13 @@ export class JoinableRequests {
     this.quiet.push(listener);
   }
 
-  open(key: object): void {
-    this.open_.add(key);
+  count(key: object): void {
+    this.counted.add(key);
   }
 
-  /** Stops counting `key` (released again, or never opened: nothing happens). */
-  release(key: object): void {
-    if (this.open_.delete(key) && this.open_.size === 0) for (const listener of this.quiet) listener();
+  /** Stops counting `key` (uncounted already, or never counted: nothing happens). */
+  uncount(key: object): void {
+    if (this.counted.delete(key) && this.counted.size === 0) for (const listener of this.quiet) listener();
   }
 }
 

@@ -319,7 +319,7 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
         await expect(sessions.get(b)).rejects.toThrow(/could not be decrypted/);
       });
 
-      it('reads a session and a bank connection in the previous release’s shape, and writes what that release reads', async () => {
+      it('reads a session and a bank connection in the previous version’s shape, and writes what that version reads', async () => {
         const { sessions, connections, dump } = await make();
         const key = sessionKey('user_r');
         const session = record('user_r');
@@ -337,9 +337,9 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
         for (const [redisKey, value] of await dump()) {
           const stored = JSON.parse(value) as Record<string, unknown>;
           if (!('platformToken' in stored)) continue;
-          // What this release writes, the previous one reads: its own field holds the same ciphertext.
+          // What this version writes, the previous one reads: its own field holds the same ciphertext.
           expect(stored.token).toBe(stored.platformToken);
-          // The previous release's shape: the same record without the new field.
+          // The previous version's shape: the same record without the new field.
           const { platformToken: _new, ...previous } = stored;
           await redis.set(redisKey, JSON.stringify(previous), 'KEEPTTL');
         }

@@ -48,15 +48,15 @@ describe('the cross-request window waits only while a request could still join',
     const joinable = new JoinableRequests();
     const { search, calls } = batcherWith(joinable);
     const [first, second] = [{}, {}];
-    joinable.open(first);
-    joinable.open(second);
+    joinable.count(first);
+    joinable.count(second);
     const answers = [search('a')];
-    joinable.release(first);
+    joinable.uncount(first);
     await nextTurn();
     await nextTurn();
     expect(calls).toEqual([]); // the second request may still add lookups
     answers.push(search('b'));
-    joinable.release(second);
+    joinable.uncount(second);
     await Promise.all(answers);
     expect(calls).toEqual([['a', 'b']]);
   });
@@ -65,12 +65,12 @@ describe('the cross-request window waits only while a request could still join',
     const joinable = new JoinableRequests();
     const { search, calls } = batcherWith(joinable);
     const other = {};
-    joinable.open(other);
+    joinable.count(other);
     const answered = search('a');
     await nextTurn();
     expect(calls).toEqual([]);
-    joinable.release(other);
-    joinable.release(other); // a second release changes nothing
+    joinable.uncount(other);
+    joinable.uncount(other); // a second uncount changes nothing
     await answered;
     expect(calls).toEqual([['a']]);
     expect(joinable.pending).toBe(0);
@@ -79,7 +79,7 @@ describe('the cross-request window waits only while a request could still join',
   it('never waits longer than the window for a request that never queues', async () => {
     const joinable = new JoinableRequests();
     const { search, calls } = batcherWith(joinable, 30);
-    joinable.open({});
+    joinable.count({});
     const started = performance.now();
     await search('a');
     expect(calls).toEqual([['a']]);

@@ -117,7 +117,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     // request stops counting among those a shared enrichment call waits for once its lookups are
     // queued (the HTTP edge counted it from its arrival, and stops at its response's end).
     const joinable = deps.loaders.joinable;
-    const activity = new RequestActivity(scope && joinable ? () => joinable.release(scope) : undefined);
+    const activity = new RequestActivity(scope && joinable ? () => joinable.uncount(scope) : undefined);
     const end = async () => {
       state.ended = true;
       await deps.eraser.forget(session.userId);

@@ -21,7 +21,7 @@ export interface GatewayHttpServerOptions extends DispatchOptions {
    * What a shared enrichment call waits for (the loaders' JoinableRequests): a just-accepted TCP
    * connection until its first request arrives, a /graphql request until its response ends.
    */
-  joinable?: { open(key: object): void; release(key: object): void };
+  joinable?: { count(key: object): void; uncount(key: object): void };
   limits: {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
@@ -63,14 +63,14 @@ export function createGatewayHttpServer(options: GatewayHttpServerOptions): Serv
   const joinable = options.joinable;
   if (joinable) {
     // One listener for every socket, not a closure each: thousands of idle sockets stay lean.
-    const releaseOnClose = function (this: Socket) {
-      joinable.release(this);
+    const uncountOnClose = function (this: Socket) {
+      joinable.uncount(this);
     };
     server.on('connection', (socket: Socket) => {
-      joinable.open(socket);
-      socket.on('close', releaseOnClose); // not once(): it wraps each listener in a closure
+      joinable.count(socket);
+      socket.on('close', uncountOnClose); // not once(): it wraps each listener in a closure
     });
-    server.on('upgrade', (req: IncomingMessage) => joinable.release(req.socket));
+    server.on('upgrade', (req: IncomingMessage) => joinable.uncount(req.socket));
   }
   return server;
 }
@@ -114,10 +114,10 @@ function countJoinable(
   const joinable = options.joinable;
   if (!joinable) return;
   if (url.pathname === '/graphql') {
-    joinable.open(scope);
-    res.once('close', () => joinable.release(scope));
+    joinable.count(scope);
+    res.once('close', () => joinable.uncount(scope));
   }
-  joinable.release(req.socket);
+  joinable.uncount(req.socket);
 }
 
 interface Exchange {
