@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
 import { readinessReport } from './accreditation/readiness-checks.js';
 import { createHttpLayer } from './app/http-layer.js';
@@ -203,10 +204,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
 
 /** Listens on PORT and HOST; the URL this process answers on directly (a wildcard address as loopback). */
 async function listen(server: Server, config: GatewayConfig): Promise<{ port: number; listenUrl: string }> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  await listenOn(server, config.port, config.host, 'PORT');
   const address = server.address() as AddressInfo;
   const listenHost =
     address.family === 'IPv6'

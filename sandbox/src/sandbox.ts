@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { Router } from '@open-finance-gateway/common/http/router';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { buildCategories } from './data/categories.js';
@@ -44,12 +45,12 @@ function credentialsOf(options: SandboxOptions): SandboxCredentials {
   };
 }
 
-/** Listens on `port` (0: any free one) and answers the origin it serves. */
-async function listenOn(server: Server, port: number, host: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+/**
+ * Listens on `port` (0: any free one) and answers the origin it serves. A port in use is named with
+ * the standalone setting that moves it (`npm run sandbox`, `npm run dev`; embedded, every port is 0).
+ */
+async function listenAt(server: Server, port: number, host: string, setting: string): Promise<string> {
+  await listenOn(server, port, host, setting);
   const address = server.address() as AddressInfo;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
@@ -226,7 +227,7 @@ class PlatformSandbox implements Sandbox {
   private async serve(service: 'core' | 'enrichment', router: Router<SandboxRequest>, port = 0): Promise<string> {
     const server = createSandboxServer(service, router, this.state, this.options.logger, this.stopping.signal);
     this.servers.push(server);
-    return listenOn(server, port, this.host);
+    return listenAt(server, port, this.host, service === 'core' ? 'SANDBOX_CORE_PORT' : 'SANDBOX_ENRICHMENT_PORT');
   }
 
   /** The demo world (and any load-test users) at the platform and at the identity provider. */

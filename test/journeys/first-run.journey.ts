@@ -78,7 +78,11 @@ describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
 
 /** `npm run example` on free ports, as its README says; resolves with the app's URL once it says where to go. */
 async function runExample(): Promise<{ appUrl: string }> {
-  const env = { ...process.env, PORT: String(await freePort()), EXAMPLE_WEB_PORT: String(await freePort()) };
+  const env = {
+    ...process.env,
+    EXAMPLE_GATEWAY_PORT: String(await freePort()),
+    EXAMPLE_WEB_PORT: String(await freePort()),
+  };
   const child = spawn('npm', ['run', 'example'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(() => stop(child));
   let output = '';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { consentPage, messagePage, outboxPage, signupPage } from './identity-pages.js';
@@ -112,10 +113,7 @@ class SandboxIdentityProvider implements SandboxIdentity {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
+    await listenOn(server, port, host, 'SANDBOX_IDENTITY_PORT');
     const bound = (server.address() as AddressInfo).port;
     this.issuer = publicIssuer ?? `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   }
