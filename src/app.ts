@@ -139,17 +139,18 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const endpoints = await chooseUpstream(config, options.sandbox, logger, clock, undo);
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
+  const urls = {
+    publicUrl: config.publicUrl ?? '',
+    allowedOrigins: new Set(config.allowedOrigins) as ReadonlySet<string>,
+  };
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
+    publicUrl: () => urls.publicUrl,
     bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
     metrics,
   });
   undo.push(() => state.stores.eventLog.close());
   showKeptDataInSandbox(endpoints.sandbox, state.stores.userData, state.stores.handles, clock);
 
-  const urls = {
-    publicUrl: config.publicUrl ?? '',
-    allowedOrigins: new Set(config.allowedOrigins) as ReadonlySet<string>,
-  };
   const http = await createHttpLayer(
     {
       config,
