@@ -11,7 +11,8 @@ export const CONSUMER_INFO_SETTINGS = {
         parseReturnUris,
       ),
       default: [],
-      defaultText: 'none (no native app can connect a bank)',
+      defaultText:
+        "none (no native app can connect a bank); on the embedded sandbox, the sandbox's native app's `http://127.0.0.1/connected` (any port) and `nz.sandbox.native:/connected`",
       usedBy:
         '`startBankConnection` ([native apps](../guides/subscriptions-over-http-and-phones.md#the-bank-connection-from-a-phone))',
       description:
