@@ -4,7 +4,13 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { startGateway } from '../support/gateway.js';
-import { resultText, setQuery, signInAtIdentityProvider, signInToGraphiQL } from '../support/graphiql-browser.js';
+import {
+  queryText,
+  resultText,
+  setQuery,
+  signInAtIdentityProvider,
+  signInToGraphiQL,
+} from '../support/graphiql-browser.js';
 import { freePort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 
@@ -19,13 +25,20 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     const context = await (await launchChromium()).newContext();
     const page = await signInToGraphiQL(context, gateway);
 
+    // The default query says which identity is which: the app sign-in is not the bank's customer record.
+    const query = await queryText(page);
+    expect(query).toMatch(/^# .*signed in to the app/m);
+    expect(query).toContain('bankCustomer: me {');
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(() => resultText(page), { timeout: 10_000 }).toContain('"preferredName"');
     const result = JSON.parse(await resultText(page)) as {
       errors?: unknown;
-      data: { other: Array<{ id: string; merchant: { name: string } | null }> };
+      data: { bankCustomer: { email: string }; other: Array<{ id: string; merchant: { name: string } | null }> };
     };
     expect(result.errors).toBeUndefined();
+    // The bank's e-mail for the demo customer, under a name that says so: not the sign-in's aroha@demo.example.
+    expect(result.data.bankCustomer.email).toBe(gateway.sandbox.world().users[0]!.email);
+    expect(result.data.bankCustomer.email).not.toBe('aroha@demo.example');
     expect(result.data.other.find((row) => row.id === 't3')?.merchant?.name).toBe('Netflix');
     // Every lookup of the default query went out in one enrichment search.
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(1);

@@ -49,6 +49,16 @@ export async function setQuery(page: Page, query: string): Promise<void> {
   }, query);
 }
 
+/** The query editor's whole text. */
+export function queryText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const editor = document.querySelector('.graphiql-query-editor .CodeMirror') as {
+      CodeMirror: { getValue(): string };
+    };
+    return editor.CodeMirror.getValue();
+  });
+}
+
 /** The whole text of GraphiQL's result pane (the DOM holds only the lines in view). */
 export function resultText(page: Page): Promise<string> {
   return page.evaluate(() => {

@@ -5,10 +5,13 @@
  */
 export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var defaultQuery = [
-    '# Signed in through the gateway: your platform token stays on the server.',
-    '# Every lookup below, across both fields, goes out in one enrichment search.',
+    '# You signed in to the app at its identity provider, then connected your bank: the',
+    '# platform token that gave the app stays on the gateway, never in this page.',
+    '# bankCustomer is you as your bank and the platform know you (the platform\u2019s /v1/me):',
+    '# its name and e-mail are the bank\u2019s, not the ones you signed in to the app with.',
+    '# Every lookup below, across both enrich fields, goes out in one enrichment search.',
     'query EnrichDemo {',
-    '  me { id preferredName email }',
+    '  bankCustomer: me { id preferredName email }',
     '  groceries: enrich(queries: [',
     '    { id: "t1", description: "WOOLWORTHS NZ/1234 PONSONBY", amount: -84.2 }',
     '    { id: "t2", description: "PAK N SAVE WAIRAU ROAD", direction: DEBIT }',
