@@ -35,7 +35,7 @@ function tableRows(file: string): string[][] {
 }
 
 const backticked = (text: string) => [...text.matchAll(/`([A-Z0-9_]+)`/g)].map((match) => match[1]!);
-const sorted = (values: Iterable<string | number>) => [...new Set(values)].sort();
+const sorted = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
 describe('docs/reference/close-codes.md', () => {
   /** The gateway's own close codes, wherever the code keeps them, by name. */
