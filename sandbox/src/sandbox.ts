@@ -14,7 +14,7 @@ import { registerSearchRoutes } from './enrichment/search-routes.js';
 import { createSandboxIdentity } from './identity/identity-provider.js';
 import { base32Encode } from './identity/totp.js';
 import { registerLogoRoutes } from './logos/logo-routes.js';
-import type { SandboxConnection } from './model/core-model.js';
+import { DEFAULT_APP_NAME, type SandboxConnection } from './model/core-model.js';
 import { LOAD_USER_PASSWORD, type Sandbox, type SandboxOptions } from './sandbox-api.js';
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
 import { registerCoreRoutes } from './sandbox-routes.js';
@@ -75,6 +75,7 @@ class PlatformSandbox implements Sandbox {
   private readonly state: SandboxState;
   private readonly subscriptions: WebhookSubscription[] = [];
   private readonly identitySeed: string;
+  private readonly appName: string;
   private readonly host: string;
   private webhookUrl: string | undefined;
   private readonly stopping = new AbortController();
@@ -82,6 +83,7 @@ class PlatformSandbox implements Sandbox {
   private closeConsole: () => void = () => undefined;
 
   constructor(private readonly options: SandboxOptions) {
+    this.appName = options.appName?.trim() || DEFAULT_APP_NAME;
     this.credentials = credentialsOf(options);
     this.state = new SandboxState(this.credentials, options.clock ?? systemClock);
     this.state.recordRequests = options.recordRequests ?? false;
@@ -111,6 +113,7 @@ class PlatformSandbox implements Sandbox {
       seed: this.identitySeed,
       clientId: 'open-finance-gateway',
       clientSecret: sandboxId('oidc_secret', this.identitySeed),
+      appName: this.appName,
     });
   }
 
@@ -142,6 +145,7 @@ class PlatformSandbox implements Sandbox {
       subscriptions: this.subscriptions,
       webhookUrl: () => this.webhookUrl,
       codeTtlMs: this.options.codeTtlMs ?? 60_000,
+      appName: this.appName,
     });
     this.coreUrl = await this.serve('core', core, this.options.corePort);
     await this.identity.start();

@@ -5,6 +5,8 @@
  * the gateway, the sandbox takes its options from the gateway's settings instead.)
  */
 
+import { DEFAULT_APP_NAME } from './model/core-model.js';
+
 /** The value, or what is wrong with the text (worded to follow the variable's name). */
 type Reader<T> = (raw: string) => T | Problem;
 
@@ -16,6 +18,8 @@ const port: Reader<number> = (raw) =>
   /^\d{1,5}$/.test(raw) && Number(raw) <= 65_535 ? Number(raw) : new Problem('must be a port from 0 to 65535');
 
 const word: Reader<string> = (raw) => (/^\S+$/.test(raw) ? raw : new Problem('must not contain spaces'));
+
+const name: Reader<string> = (raw) => (raw.length <= 100 ? raw : new Problem('must be at most 100 characters'));
 
 function httpUrl(raw: string): string | Problem {
   try {
@@ -67,6 +71,7 @@ export const STANDALONE_SETTINGS = {
   SANDBOX_ENRICHMENT_PORT: entry(port, 4011),
   SANDBOX_IDENTITY_PORT: entry(port, 4012),
   SANDBOX_SEED: entry(word, 'open-finance-sandbox'),
+  SANDBOX_APP_NAME: entry(name, DEFAULT_APP_NAME),
   SANDBOX_APP_TOKEN: entry(word),
   SANDBOX_APP_SECRET: entry(word),
   SANDBOX_ENRICHMENT_KEY: entry(word),

@@ -147,6 +147,8 @@ async function startDevSandbox(env: NodeJS.ProcessEnv, publicUrl: string, port: 
     redirectUris: [`${publicUrl}/auth/callback`],
     webhookUrl: `http://127.0.0.1:${port}/webhooks`,
     webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
+    // The gateway's APP_NAME: the sandbox's consent and sign-in pages name the same app.
+    appName: env.APP_NAME,
   });
   await sandbox.start();
   sandbox.identity.registerRedirectUri(`${new URL(publicUrl).origin}/auth/oidc/callback`);

@@ -27,6 +27,8 @@ export interface SandboxIdentityOptions {
   clientSecret: string;
   /** The public native client's id (RFC 8252: PKCE, no secret). @default 'nz.sandbox.native' */
   nativeClientId?: string;
+  /** The app its clients are: the sign-in pages name it. */
+  appName: string;
 }
 
 /** Where the sandbox's native client may return to (RFC 8252): a custom scheme, and loopback on any port. */
@@ -87,7 +89,7 @@ class SandboxIdentityProvider implements SandboxIdentity {
     this.clientId = options.clientId;
     this.clientSecret = options.clientSecret;
     this.nativeClientId = options.nativeClientId ?? 'nz.sandbox.native';
-    this.interaction = new SignInInteraction(this.users, this.outbox, options.clock);
+    this.interaction = new SignInInteraction(this.users, this.outbox, options.clock, options.appName);
   }
 
   registerRedirectUri(uri: string): void {
@@ -216,7 +218,11 @@ class SandboxIdentityProvider implements SandboxIdentity {
       return sendHtml(
         res,
         200,
-        consentPage(details.uid, { clientId, redirectUri: String(details.params.redirect_uri) }),
+        consentPage(details.uid, {
+          name: this.options.appName,
+          clientId,
+          redirectUri: String(details.params.redirect_uri),
+        }),
       );
     if ((await formOf(req)).get('decision') !== 'allow') {
       const refusal = { error: 'access_denied', error_description: 'The user did not allow the app.' };

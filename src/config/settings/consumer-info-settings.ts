@@ -23,8 +23,9 @@ export const CONSUMER_INFO_SETTINGS = {
       name: 'APP_NAME',
       type: text(),
       default: DEFAULT_APP_NAME,
-      usedBy: 'the consumer information page, the readiness report',
-      description: "The app's name on the consumer information page.",
+      usedBy: 'the consumer information page, the embedded sandbox, the readiness report',
+      description:
+        "The app's name on the consumer information page (its heading and header) and, on the embedded sandbox, on the sandbox's sign-in and consent pages, as the app registered with the platform.",
       envNote: 'on the consumer information page',
     }),
     setting({
