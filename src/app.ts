@@ -5,6 +5,7 @@ import { systemClock } from '@open-finance-gateway/common/clock';
 import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
 import { readinessReport } from './accreditation/readiness-checks.js';
+import { readinessLogLine } from './accreditation/readiness-log.js';
 import { createHttpLayer } from './app/http-layer.js';
 import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
 import { showKeptDataInSandbox } from './app/sandbox-kept-data.js';
@@ -39,21 +40,8 @@ export interface GatewayApp {
 /** The accreditation readiness report (`npm run readiness`), once at start-up: what an operator must still do. */
 function logReadiness(config: GatewayConfig, logger: Logger): void {
   const checks = readinessReport(config, { now: Date.now(), leakAuditPresent: existsSync('test/audit') });
-  const count = (verdict: string) => checks.filter((check) => check.verdict === verdict).length;
-  // On the embedded sandbox (a laptop, no settings) the checks that need production's settings fail
-  // by design; the line says so, so that a first start does not read as broken.
-  const onSandbox = config.core.baseUrl === undefined;
-  logger.info(
-    {
-      pass: count('pass'),
-      warn: count('warn'),
-      fail: count('fail'),
-      checks: checks.map(({ id, verdict, fix }) => ({ id, verdict, ...(fix ? { fix } : {}) })),
-    },
-    onSandbox && count('fail') > 0
-      ? 'accreditation readiness: failures expected on the embedded sandbox, they name what production needs (npm run readiness for the full report)'
-      : 'accreditation readiness (npm run readiness for the full report)',
-  );
+  const { fields, message } = readinessLogLine(config, checks);
+  logger.info(fields, message);
 }
 
 /** Each setting given under its former name: read this time, gone in the next version. */
