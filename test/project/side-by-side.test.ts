@@ -4,8 +4,27 @@ import { describe, expect, it } from 'vitest';
 import { STANDALONE_SETTINGS } from '../../sandbox/src/standalone-settings.js';
 import { EXAMPLE_DEFAULT_PORTS } from '../../scripts/lib/example-settings.js';
 import { SETTINGS } from '../../src/config/settings.js';
-import { freePort, takenPort } from '../support/instances.js';
+import { freePort, GATEWAY_ENTRY, takenPort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
+
+/** Runs `node <args>` in a process group of its own (stopped with it after the test) until `until` matches its output. */
+async function runUntil(args: string[], env: Record<string, string>, until: RegExp): Promise<RegExpExecArray> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: 'pipe', detached: true });
+  track(() => {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = until.exec(output);
+      if (match) resolve(match);
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${until}: ${output.slice(-2000)}`)));
+  });
+}
 
 /** `scripts/example.ts` (what `npm run example` runs once it has built): its exit code and stderr. */
 async function runExample(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -23,6 +42,8 @@ async function runExample(env: Record<string, string>): Promise<{ code: number |
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stderr };
 }
+
+const NATIVE_EXAMPLE = ['--import', 'tsx', 'examples/native/src/main.ts'];
 
 describe('the commands side by side on one machine', () => {
   it("npm run example's default ports are apart from npm start's, npm run dev's and the sandbox's", () => {
@@ -52,4 +73,20 @@ describe('the commands side by side on one machine', () => {
     },
     30_000,
   );
+
+  it("npm run example:native runs as the quick start's banner prints it, against that gateway", async () => {
+    const [, command] = await runUntil([GATEWAY_ENTRY], { PORT: '0' }, /Native example: (.+)\n/);
+    const env = Object.fromEntries([...command!.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!]));
+    expect(Object.keys(env)).toEqual(['ISSUER', 'GATEWAY_URL']);
+    expect(command).toMatch(/ npm run example:native$/);
+    await runUntil(NATIVE_EXAMPLE, env, /Open this in your browser \(sign-in\)/);
+  }, 30_000);
+
+  it('npm run example:native names GATEWAY_URL when no gateway answers there, before the sign-in', async () => {
+    const gatewayUrl = `http://localhost:${await freePort()}`;
+    const failed = runUntil(NATIVE_EXAMPLE, { ISSUER: 'http://127.0.0.1:9', GATEWAY_URL: gatewayUrl }, /^$/);
+    await expect(failed).rejects.toThrow(
+      `native example failed: no gateway answers at ${gatewayUrl}: start one (npm start), or set GATEWAY_URL`,
+    );
+  }, 30_000);
 });

@@ -5,11 +5,12 @@
  */
 export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var defaultQuery = [
-    '# You signed in to the app at its identity provider, then connected your bank: the',
-    '# platform token that gave the app stays on the gateway, never in this page.',
-    '# bankCustomer is you as your bank and the platform know you (the platform\u2019s /v1/me):',
-    '# its name and e-mail are the bank\u2019s, not the ones you signed in to the app with.',
-    '# Every lookup below, across both enrich fields, goes out in one enrichment search.',
+    // Short lines: the editor shows about 60 characters beside the results.
+    '# You signed in to the app, then connected your bank.',
+    '# bankCustomer: you as your bank knows you (/v1/me),',
+    '# with the bank\u2019s name and e-mail, not your sign-in\u2019s.',
+    '# The platform token stays on the gateway.',
+    '# The four lookups go out in one enrichment search.',
     'query EnrichDemo {',
     '  bankCustomer: me { id preferredName email }',
     '  groceries: enrich(queries: [',
