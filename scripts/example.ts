@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   await vite.listen();
   const allowed = [process.env.ALLOWED_ORIGINS, appOrigin].filter(Boolean).join(',');
   const gateway = fork('dist/main.js', [], {
+    // Not this process's flags (tsx's loader): the gateway runs as `node dist/main.js` does.
+    execArgv: [],
     env: {
       SHUTDOWN_DELAY_MS: '0', // no load balancer to drain from: stop at once
       ...process.env,
