@@ -2,31 +2,10 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
-import { signInAtIdentityProvider, signInToGraphiQL } from '../support/graphiql-browser.js';
+import { graphqlInPage, signInAtIdentityProvider, signInToGraphiQL } from '../support/graphiql-browser.js';
 
-/** Runs in a page of the gateway: a same-origin `{ me { id } }`, as GraphiQL sends it (the session cookie goes along). */
-async function askWhoAmI(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ me { id } }' }),
-    });
-    return response.status;
-  });
-}
-
-/** Runs in a page of the gateway: the user revokes all access there (the Privacy screen's button). */
-async function revokeAllAccess(page: Page): Promise<unknown> {
-  return page.evaluate(async () => {
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'mutation { revokeAllAccess { revoked signedOut } }' }),
-    });
-    return ((await response.json()) as { data: unknown }).data;
-  });
-}
+/** Whether the page's gateway takes the browser's session: the status of `{ me { id } }`. */
+const askWhoAmI = async (page: Page) => (await graphqlInPage(page, '{ me { id } }')).status;
 
 /** GraphiQL's sign-in started in a tab of its own, up to the identity provider's page. */
 async function startSignIn(page: Page, gateway: TestGateway): Promise<void> {
@@ -78,7 +57,9 @@ describe.skipIf(!chromiumAvailable())('two gateways on one machine, in one brows
     await atExample.waitForURL(`${example.url}/graphql`);
     await atExample.locator('.graphiql-execute-button').waitFor();
     const again = atExample;
-    expect(await revokeAllAccess(again)).toEqual({ revokeAllAccess: { revoked: true, signedOut: true } });
+    expect((await graphqlInPage(again, 'mutation { revokeAllAccess { revoked signedOut } }')).data).toEqual({
+      revokeAllAccess: { revoked: true, signedOut: true },
+    });
     expect(await askWhoAmI(again)).toBe(401);
     expect(await askWhoAmI(first)).toBe(200);
   });

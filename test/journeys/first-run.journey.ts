@@ -2,11 +2,11 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { expectAccountsWithBalances } from '../support/example-app-screens.js';
+import { graphqlInPage } from '../support/graphiql-browser.js';
 import { allFree, freePort, runNpm } from '../support/npm-commands.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
 declare const document: { querySelectorAll(selector: string): Iterable<{ complete: boolean; naturalWidth: number }> };
-declare function fetch(url: string, init: object): Promise<{ status: number }>;
 
 const DEMO_USER = 'aroha@demo.example';
 const WAIT = { timeout: 15_000 };
@@ -107,16 +107,9 @@ async function portsToUse(): Promise<Record<keyof typeof README_PORTS, string>> 
   };
 }
 
-/** Runs in a page of a gateway: `{ me { id } }` with that page's cookie, as GraphiQL sends it. */
-function whoAmI(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ me { id } }' }),
-    });
-    return response.status;
-  });
+/** Whether the page's gateway takes the browser's session: the status of `{ me { id } }`. */
+async function whoAmI(page: Page): Promise<number> {
+  return (await graphqlInPage(page, '{ me { id } }')).status;
 }
 
 /** `npm run example` beside the quick start; resolves with the app's URL once it says where to go. */

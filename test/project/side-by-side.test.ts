@@ -6,25 +6,7 @@ import { EXAMPLE_DEFAULT_PORTS } from '../../scripts/lib/example-settings.js';
 import { SETTINGS } from '../../src/config/settings.js';
 import { freePort, GATEWAY_ENTRY, takenPort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
-
-/** Runs `node <args>` in a process group of its own (stopped with it after the test) until `until` matches its output. */
-async function runUntil(args: string[], env: Record<string, string>, until: RegExp): Promise<RegExpExecArray> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: 'pipe', detached: true });
-  track(() => {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = until.exec(output);
-      if (match) resolve(match);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${until}: ${output.slice(-2000)}`)));
-  });
-}
+import { runUntil } from '../support/npm-commands.js';
 
 /** `scripts/example.ts` (what `npm run example` runs once it has built): its exit code and stderr. */
 async function runExample(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -75,16 +57,27 @@ describe('the commands side by side on one machine', () => {
   );
 
   it("npm run example:native runs as the quick start's banner prints it, against that gateway", async () => {
-    const [, command] = await runUntil([GATEWAY_ENTRY], { PORT: '0' }, /Native example: (.+)\n/);
+    const [, command] = await runUntil(
+      process.execPath,
+      [GATEWAY_ENTRY],
+      { ...process.env, PORT: '0' },
+      /Native example: (.+)\n/,
+    );
     const env = Object.fromEntries([...command!.matchAll(/(\w+)=(\S+)/g)].map((match) => [match[1]!, match[2]!]));
     expect(Object.keys(env)).toEqual(['ISSUER', 'GATEWAY_URL']);
     expect(command).toMatch(/ npm run example:native$/);
-    await runUntil(NATIVE_EXAMPLE, env, /Open this in your browser \(sign-in\)/);
+    await runUntil(
+      process.execPath,
+      NATIVE_EXAMPLE,
+      { ...process.env, ...env },
+      /Open this in your browser \(sign-in\)/,
+    );
   }, 30_000);
 
   it('npm run example:native names GATEWAY_URL when no gateway answers there, before the sign-in', async () => {
     const gatewayUrl = `http://localhost:${await freePort()}`;
-    const failed = runUntil(NATIVE_EXAMPLE, { ISSUER: 'http://127.0.0.1:9', GATEWAY_URL: gatewayUrl }, /^$/);
+    const env = { ...process.env, ISSUER: 'http://127.0.0.1:9', GATEWAY_URL: gatewayUrl };
+    const failed = runUntil(process.execPath, NATIVE_EXAMPLE, env, /never printed/);
     await expect(failed).rejects.toThrow(
       `native example failed: no gateway answers at ${gatewayUrl}: start one (npm start), or set GATEWAY_URL`,
     );

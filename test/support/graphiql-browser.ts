@@ -4,6 +4,7 @@ import type { TestGateway } from './gateway.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
 declare const document: { querySelector(selector: string): unknown };
+declare function fetch(url: string, init: object): Promise<{ status: number; json(): Promise<{ data?: unknown }> }>;
 
 export const DEMO_USER = 'aroha@demo.example';
 
@@ -67,4 +68,16 @@ export function resultText(page: Page): Promise<string> {
     } | null;
     return pane?.CodeMirror.getValue() ?? '';
   });
+}
+
+/** Runs in a page of a gateway: a GraphQL request as GraphiQL sends it, the page's session cookie with it. */
+export function graphqlInPage(page: Page, query: string): Promise<{ status: number; data?: unknown }> {
+  return page.evaluate(async (text) => {
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: text }),
+    });
+    return { status: response.status, data: (await response.json()).data };
+  }, query);
 }

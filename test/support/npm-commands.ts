@@ -12,8 +12,18 @@ import { track } from './leftovers.js';
  * Starts `npm run <script>` in a process group of its own (stopped with Ctrl+C after the test, as a
  * person would), and resolves with the first match of `ready` in what it prints.
  */
-export async function runNpm(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray> {
-  const child = spawn('npm', ['run', script], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function runNpm(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<RegExpExecArray> {
+  return runUntil('npm', ['run', script], env, ready);
+}
+
+/** The same for any command: rejects with the end of its output if it exits before `ready` matches. */
+export async function runUntil(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<RegExpExecArray> {
+  const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   track(() => interrupt(child));
   let output = '';
   return new Promise<RegExpExecArray>((resolve, reject) => {
@@ -24,7 +34,9 @@ export async function runNpm(script: string, env: NodeJS.ProcessEnv, ready: RegE
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`npm run ${script} exited with ${code}:\n${output.slice(-4000)}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`${[command, ...args].join(' ')} exited with ${code}:\n${output.slice(-4000)}`)),
+    );
   });
 }
 
