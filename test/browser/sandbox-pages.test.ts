@@ -15,7 +15,6 @@ declare const document: {
   querySelectorAll(selector: string): Iterable<DemoCell>;
   documentElement: { scrollWidth: number };
 };
-declare const window: { innerWidth: number };
 
 /** Each cell of the demo users' table, with how many lines its text takes on the page. */
 function demoCellLines(page: Page): Promise<Array<{ text: string; lines: number }>> {

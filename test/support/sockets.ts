@@ -16,7 +16,6 @@ export function socketClient(
   browser: Browser | undefined,
   origin = gateway.url,
 ): { client: Client; closed: Promise<{ code: number; reason: string }> } {
-  const host = new URL(gateway.url).host;
   const cookie = browser && sessionCookieValue(browser, gateway.url);
   let resolveClosed!: (value: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => (resolveClosed = resolve));
