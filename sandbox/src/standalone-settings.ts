@@ -5,8 +5,6 @@
  * the gateway, the sandbox takes its options from the gateway's settings instead.)
  */
 
-import { DEFAULT_APP_NAME } from './model/core-model.js';
-
 /** The value, or what is wrong with the text (worded to follow the variable's name). */
 type Reader<T> = (raw: string) => T | Problem;
 
@@ -63,6 +61,9 @@ function entry<T>(read: Reader<T>, fallback: T): Entry<T, T>;
 function entry<T>(read: Reader<T>, fallback?: T): Entry<T, T | undefined> {
   return { read, default: fallback };
 }
+
+/** The app's name at the platform until it is given one: the gateway's own APP_NAME default. */
+export const DEFAULT_APP_NAME = 'Open Finance Demo';
 
 /** Every setting, with the defaults `.env.example` and the README show. */
 export const STANDALONE_SETTINGS = {

@@ -1,6 +1,3 @@
-/** The app's name at the platform until it is given one (the gateway's own APP_NAME default). */
-export const DEFAULT_APP_NAME = 'Open Finance Demo';
-
 /** A bank, as the platform serves it (the platform calls it a connection: `conn_…`). */
 export interface SandboxConnection {
   _id: string;
