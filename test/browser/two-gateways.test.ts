@@ -62,5 +62,13 @@ describe.skipIf(!chromiumAvailable())('two gateways on one machine, in one brows
     });
     expect(await askWhoAmI(again)).toBe(401);
     expect(await askWhoAmI(first)).toBe(200);
+
+    // Each sandbox's identity provider still knows the browser too (its cookies are as apart): signed
+    // out of the quick start, signing in again there asks for no password, straight back to GraphiQL.
+    await first.locator('#sign-out').click();
+    await first.getByRole('link', { name: 'Sign in' }).click();
+    await first.waitForURL(`${quickStart.url}/graphql`);
+    await first.locator('.graphiql-execute-button').waitFor();
+    expect(await askWhoAmI(first)).toBe(200);
   });
 });
