@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { createLogger, type Logger } from '@open-finance-gateway/common/logger';
 import { readinessReport } from './accreditation/readiness-checks.js';
+import { readinessLogLine } from './accreditation/readiness-log.js';
 import { createHttpLayer } from './app/http-layer.js';
 import type { AppOptions, AppParts, Holder, Running, StopOptions } from './app/lifecycle.js';
 import { showKeptDataInSandbox } from './app/sandbox-kept-data.js';
@@ -38,21 +40,8 @@ export interface GatewayApp {
 /** The accreditation readiness report (`npm run readiness`), once at start-up: what an operator must still do. */
 function logReadiness(config: GatewayConfig, logger: Logger): void {
   const checks = readinessReport(config, { now: Date.now(), leakAuditPresent: existsSync('test/audit') });
-  const count = (verdict: string) => checks.filter((check) => check.verdict === verdict).length;
-  // On the embedded sandbox (a laptop, no settings) the checks that need production's settings fail
-  // by design; the line says so, so that a first start does not read as broken.
-  const onSandbox = config.core.baseUrl === undefined;
-  logger.info(
-    {
-      pass: count('pass'),
-      warn: count('warn'),
-      fail: count('fail'),
-      checks: checks.map(({ id, verdict, fix }) => ({ id, verdict, ...(fix ? { fix } : {}) })),
-    },
-    onSandbox && count('fail') > 0
-      ? 'accreditation readiness: failures expected on the embedded sandbox, they name what production needs (npm run readiness for the full report)'
-      : 'accreditation readiness (npm run readiness for the full report)',
-  );
+  const { fields, message } = readinessLogLine(config, checks);
+  logger.info(fields, message);
 }
 
 /** Each setting given under its former name: read this time, gone in the next version. */
@@ -138,17 +127,18 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
   const endpoints = await chooseUpstream(config, options.sandbox, logger, clock, undo);
   const metrics = createMetrics();
   const upstreams = createUpstreams(config, endpoints, metrics, logger, clock, undo);
+  const urls = {
+    publicUrl: config.publicUrl ?? '',
+    allowedOrigins: new Set(config.allowedOrigins) as ReadonlySet<string>,
+  };
   const state = await createState(config, upstreams.coreClient, logger, clock, events, undo, {
+    publicUrl: () => urls.publicUrl,
     bankConnectionSweepIntervalMs: options.bankConnectionSweepIntervalMs,
     metrics,
   });
   undo.push(() => state.stores.eventLog.close());
   showKeptDataInSandbox(endpoints.sandbox, state.stores.userData, state.stores.handles, clock);
 
-  const urls = {
-    publicUrl: config.publicUrl ?? '',
-    allowedOrigins: new Set(config.allowedOrigins) as ReadonlySet<string>,
-  };
   const http = await createHttpLayer(
     {
       config,
@@ -203,10 +193,7 @@ async function startSteps(parts: AppParts, undo: Array<() => unknown>): Promise<
 
 /** Listens on PORT and HOST; the URL this process answers on directly (a wildcard address as loopback). */
 async function listen(server: Server, config: GatewayConfig): Promise<{ port: number; listenUrl: string }> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  await listenOn(server, config.port, config.host, 'PORT');
   const address = server.address() as AddressInfo;
   const listenHost =
     address.family === 'IPv6'

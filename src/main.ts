@@ -50,6 +50,8 @@ async function main(): Promise<void> {
   await app.start();
   started = true;
   if (app.sandbox) {
+    // The native example needs the issuer (and this gateway, when not the default): the command, ready to paste.
+    const nativeExample = `ISSUER=${app.sandbox.identity.issuer}${app.url === 'http://localhost:4000' ? '' : ` GATEWAY_URL=${app.url}`} npm run example:native`;
     process.stdout.write(
       [
         '',
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
         `  Sandbox core API: ${app.sandbox.coreUrl} (controls under /sandbox/…, see the README)`,
         `  Sandbox enrichment API: ${app.sandbox.enrichmentUrl}`,
         `  Sandbox identity provider: ${app.sandbox.identity.issuer} (native client ${app.sandbox.identity.nativeClientId})`,
+        `  Native example: ${nativeExample}`,
         '',
         '',
       ].join('\n'),

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { createSandbox } from '../src/sandbox.js';
 import { createLogger } from '@open-finance-gateway/common/logger';
+import { createSandbox } from '../src/sandbox.js';
 
 /**
  * Measures what the sandbox costs a developer: how long creating and starting it takes, and how long the

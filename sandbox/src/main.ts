@@ -37,6 +37,7 @@ async function main(settings: StandaloneSettings): Promise<void> {
     identityPort: settings.SANDBOX_IDENTITY_PORT,
     identitySeed: seed,
     identityIssuer: settings.SANDBOX_IDENTITY_ISSUER,
+    appName: settings.SANDBOX_APP_NAME,
   });
   await sandbox.start();
   // The gateways whose platform callbacks are registered sign their users in here too.

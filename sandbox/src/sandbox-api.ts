@@ -49,6 +49,11 @@ export interface SandboxOptions {
   identitySeed?: string;
   /** The identity provider's issuer URL as apps reach it. @default http://<host>:<identityPort> */
   identityIssuer?: string;
+  /**
+   * The app's name, as registered with the platform (and at its identity provider): the consent
+   * page says who asks, the sign-in pages what the user signs in to. @default DEFAULT_APP_NAME
+   */
+  appName?: string;
   clock?: Clock;
 }
 

@@ -28,6 +28,8 @@ export interface CoreRouteParts {
   subscriptions: WebhookSubscription[];
   webhookUrl: () => string | undefined;
   codeTtlMs: number;
+  /** The app's name as registered: its consent page names it. */
+  appName: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export function registerCoreRoutes(router: SandboxRouter, parts: CoreRouteParts)
   const { state, sandbox } = parts;
   registerOAuthRoutes(router, state, {
     codeTtlMs: parts.codeTtlMs,
+    appName: parts.appName,
     appUserEmails: () => new Map(sandbox.identity.users.demoUsers().map((user) => [user.name, user.email])),
     onConsentAgain: (userId) => sandbox.changes.reconnected(userId),
   });

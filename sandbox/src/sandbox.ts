@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { Router } from '@open-finance-gateway/common/http/router';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { buildCategories } from './data/categories.js';
@@ -18,6 +19,7 @@ import { LOAD_USER_PASSWORD, type Sandbox, type SandboxOptions } from './sandbox
 import { createSandboxServer, type SandboxRequest } from './sandbox-http.js';
 import { registerCoreRoutes } from './sandbox-routes.js';
 import { SandboxState, type RecordedRequest, type SandboxCredentials } from './sandbox-state.js';
+import { DEFAULT_APP_NAME } from './standalone-settings.js';
 import { DeliveryEngine } from './webhooks/delivery-engine.js';
 import { PaymentControls } from './webhooks/payment-controls.js';
 import { SigningKeys } from './webhooks/signing-keys.js';
@@ -44,12 +46,12 @@ function credentialsOf(options: SandboxOptions): SandboxCredentials {
   };
 }
 
-/** Listens on `port` (0: any free one) and answers the origin it serves. */
-async function listenOn(server: Server, port: number, host: string): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+/**
+ * Listens on `port` (0: any free one) and answers the origin it serves. A port in use is named with
+ * the standalone setting that moves it (`npm run sandbox`, `npm run dev`; embedded, every port is 0).
+ */
+async function listenAt(server: Server, port: number, host: string, setting: string): Promise<string> {
+  await listenOn(server, port, host, setting);
   const address = server.address() as AddressInfo;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
@@ -74,6 +76,7 @@ class PlatformSandbox implements Sandbox {
   private readonly state: SandboxState;
   private readonly subscriptions: WebhookSubscription[] = [];
   private readonly identitySeed: string;
+  private readonly appName: string;
   private readonly host: string;
   private webhookUrl: string | undefined;
   private readonly stopping = new AbortController();
@@ -81,6 +84,7 @@ class PlatformSandbox implements Sandbox {
   private closeConsole: () => void = () => undefined;
 
   constructor(private readonly options: SandboxOptions) {
+    this.appName = options.appName?.trim() || DEFAULT_APP_NAME;
     this.credentials = credentialsOf(options);
     this.state = new SandboxState(this.credentials, options.clock ?? systemClock);
     this.state.recordRequests = options.recordRequests ?? false;
@@ -110,6 +114,7 @@ class PlatformSandbox implements Sandbox {
       seed: this.identitySeed,
       clientId: 'open-finance-gateway',
       clientSecret: sandboxId('oidc_secret', this.identitySeed),
+      appName: this.appName,
     });
   }
 
@@ -141,6 +146,7 @@ class PlatformSandbox implements Sandbox {
       subscriptions: this.subscriptions,
       webhookUrl: () => this.webhookUrl,
       codeTtlMs: this.options.codeTtlMs ?? 60_000,
+      appName: this.appName,
     });
     this.coreUrl = await this.serve('core', core, this.options.corePort);
     await this.identity.start();
@@ -226,7 +232,7 @@ class PlatformSandbox implements Sandbox {
   private async serve(service: 'core' | 'enrichment', router: Router<SandboxRequest>, port = 0): Promise<string> {
     const server = createSandboxServer(service, router, this.state, this.options.logger, this.stopping.signal);
     this.servers.push(server);
-    return listenOn(server, port, this.host);
+    return listenAt(server, port, this.host, service === 'core' ? 'SANDBOX_CORE_PORT' : 'SANDBOX_ENRICHMENT_PORT');
   }
 
   /** The demo world (and any load-test users) at the platform and at the identity provider. */

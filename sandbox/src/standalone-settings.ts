@@ -17,6 +17,8 @@ const port: Reader<number> = (raw) =>
 
 const word: Reader<string> = (raw) => (/^\S+$/.test(raw) ? raw : new Problem('must not contain spaces'));
 
+const name: Reader<string> = (raw) => (raw.length <= 100 ? raw : new Problem('must be at most 100 characters'));
+
 function httpUrl(raw: string): string | Problem {
   try {
     if (['http:', 'https:'].includes(new URL(raw).protocol)) return raw;
@@ -60,6 +62,9 @@ function entry<T>(read: Reader<T>, fallback?: T): Entry<T, T | undefined> {
   return { read, default: fallback };
 }
 
+/** The app's name at the platform until it is given one: the gateway's own APP_NAME default. */
+export const DEFAULT_APP_NAME = 'Open Finance Demo';
+
 /** Every setting, with the defaults `.env.example` and the README show. */
 export const STANDALONE_SETTINGS = {
   SANDBOX_HOST: entry(word, '127.0.0.1'),
@@ -67,6 +72,7 @@ export const STANDALONE_SETTINGS = {
   SANDBOX_ENRICHMENT_PORT: entry(port, 4011),
   SANDBOX_IDENTITY_PORT: entry(port, 4012),
   SANDBOX_SEED: entry(word, 'open-finance-sandbox'),
+  SANDBOX_APP_NAME: entry(name, DEFAULT_APP_NAME),
   SANDBOX_APP_TOKEN: entry(word),
   SANDBOX_APP_SECRET: entry(word),
   SANDBOX_ENRICHMENT_KEY: entry(word),

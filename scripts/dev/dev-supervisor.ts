@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { ensurePortFree, portSetting } from '../lib/ports.js';
 import { devRedis, loadDevSecrets, type DevRedis } from './dev-state.js';
 import { createGatewayProcess, type RunningGateway } from './gateway-process.js';
 import { startTscWatch, type TscWatch } from './tsc-watch.js';
@@ -45,6 +46,9 @@ export interface DevSupervisor {
   stop(): Promise<void>;
 }
 
+/** The dev gateway listens on loopback only (HOST overrides). */
+const DEV_HOST = '127.0.0.1';
+
 /**
  * `npm run dev`: the sandbox once, in this process, on fixed ports, and the gateway as a child
  * pointed at it over HTTP (as compose.yaml runs them), on a Redis with secrets that outlive it. A
@@ -54,7 +58,7 @@ export interface DevSupervisor {
 export async function createDevSupervisor(options: DevSupervisorOptions): Promise<DevSupervisor> {
   const { env, root } = options;
   const output = options.output ?? process.stdout;
-  const port = Number(env.PORT ?? 4000);
+  const port = portSetting(env, 'PORT', 4000);
   const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
   const undo: Array<() => Promise<void>> = [];
   let stopped = false;
@@ -64,6 +68,8 @@ export async function createDevSupervisor(options: DevSupervisorOptions): Promis
     for (const step of undo.splice(0).reverse()) await step();
   };
   try {
+    // Before anything starts: a gateway port in use would otherwise show only once all else runs.
+    await ensurePortFree(port, 'PORT', env.HOST ?? DEV_HOST);
     const redis = await devRedis(options.stateDir, env.REDIS_URL, options.redisProbePort);
     undo.push(() => redis.stop());
     const secrets = await loadDevSecrets(options.stateDir);
@@ -73,7 +79,7 @@ export async function createDevSupervisor(options: DevSupervisorOptions): Promis
       // A terminal, not a load balancer: stop at once; GraphiQL needs introspection.
       SHUTDOWN_DELAY_MS: '0',
       GRAPHQL_INTROSPECTION: 'true',
-      HOST: '127.0.0.1',
+      HOST: DEV_HOST,
       PLATFORM_NAME: 'the platform sandbox',
       REDIS_KEY_PREFIX: 'ofg-dev:',
       ...secrets,
@@ -141,6 +147,8 @@ async function startDevSandbox(env: NodeJS.ProcessEnv, publicUrl: string, port: 
     redirectUris: [`${publicUrl}/auth/callback`],
     webhookUrl: `http://127.0.0.1:${port}/webhooks`,
     webhookTimeScale: Number(env.SANDBOX_WEBHOOK_TIME_SCALE ?? 120),
+    // The gateway's APP_NAME: the sandbox's consent and sign-in pages name the same app.
+    appName: env.APP_NAME,
   });
   await sandbox.start();
   sandbox.identity.registerRedirectUri(`${new URL(publicUrl).origin}/auth/oidc/callback`);

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
+import { explainListenError } from '@open-finance-gateway/common/http/listen';
 import { Router } from '@open-finance-gateway/common/http/router';
 import { createPhoneBankConnection } from '../auth/phone-bank-connection.js';
 import type { GatewayContext } from '../graphql/context.js';
@@ -81,7 +82,12 @@ async function startMetricsListener(
   undo: Array<() => unknown>,
 ): Promise<Server | undefined> {
   if (config.metricsPort === undefined) return undefined;
-  const listening = await startMetricsServer(config.metricsHost, config.metricsPort, () => scrapeOf(metrics));
+  const port = config.metricsPort;
+  const listening = await startMetricsServer(config.metricsHost, port, () => scrapeOf(metrics)).catch(
+    (error: unknown) => {
+      throw explainListenError(error, port, 'METRICS_PORT');
+    },
+  );
   undo.push(() => new Promise((resolve) => listening.close(resolve)));
   return listening;
 }

@@ -39,7 +39,12 @@ export async function createState(
   clock: Clock,
   events: GatewayEvents,
   undo: Array<() => unknown>,
-  options: { bankConnectionSweepIntervalMs?: number; metrics?: GatewayMetrics } = {},
+  options: {
+    /** The gateway's public URL, known once it listens (the session cookie's name depends on it). */
+    publicUrl: () => string;
+    bankConnectionSweepIntervalMs?: number;
+    metrics?: GatewayMetrics;
+  },
 ): Promise<GatewayState> {
   const { metrics } = options;
   const stores = await createStores({
@@ -77,7 +82,7 @@ export async function createState(
     clock,
     maxAgeMs: config.session.maxAgeMs,
     idleTimeoutMs: config.session.idleTimeoutMs,
-    secure: config.publicUrl?.startsWith('https:') ?? false,
+    publicUrl: options.publicUrl,
     endings: stores.sessionEndings,
   });
   const revoker = createTokenRevoker({

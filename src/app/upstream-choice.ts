@@ -85,6 +85,8 @@ export async function chooseUpstream(
         headerPrefix: config.headerPrefix,
         clock,
         webhookTimeScale: config.sandboxWebhookTimeScale,
+        // The app registered with the platform is this gateway's: its consent and sign-in pages name it.
+        appName: config.consumerInfo.appName,
         ...sandboxOptions,
       })
     : undefined;

@@ -3,6 +3,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { authErrorPage } from './auth-pages.js';
+import { gatewayCookieNames } from './cookie-names.js';
 import { OAUTH_STATE_TTL_MS, type StateCheck } from './oauth-state-store.js';
 import { safeReturnTo } from './return-to.js';
 import { appendSetCookie } from './session-manager.js';
@@ -37,7 +38,7 @@ function sameMachineOtherName(host: string | undefined, publicOrigin: URL): bool
 }
 
 export function createAuthRouteSupport(options: AuthRouteSupport) {
-  const bindingCookie = options.secureCookies ? '__Host-gw_oauth' : 'gw_oauth';
+  const bindingCookie = () => gatewayCookieNames(options.publicUrl()).oauthBinding;
   const origin = () => new URL(options.publicUrl()).origin;
   return {
     origin,
@@ -65,12 +66,12 @@ export function createAuthRouteSupport(options: AuthRouteSupport) {
      * is bound to, so a state lifted from one browser's URL is useless in another.
      */
     bindBrowser(req: IncomingMessage, res: ServerResponse): string {
-      const existing = parseCookies(req.headers.cookie ?? '')[bindingCookie];
+      const existing = parseCookies(req.headers.cookie ?? '')[bindingCookie()];
       if (existing && existing.length >= 32) return existing;
       const binding = randomToken();
       appendSetCookie(
         res,
-        serializeCookie(bindingCookie, binding, {
+        serializeCookie(bindingCookie(), binding, {
           httpOnly: true,
           sameSite: 'lax',
           secure: options.secureCookies,
@@ -81,7 +82,7 @@ export function createAuthRouteSupport(options: AuthRouteSupport) {
       return binding;
     },
 
-    bindingOf: (req: IncomingMessage) => parseCookies(req.headers.cookie ?? '')[bindingCookie],
+    bindingOf: (req: IncomingMessage) => parseCookies(req.headers.cookie ?? '')[bindingCookie()],
 
     /** The page for a refused `state`, naming the likely cause. */
     refuseState(res: ServerResponse, reason: Extract<StateCheck, { ok: false }>['reason'], startAt: string): void {

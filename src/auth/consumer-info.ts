@@ -72,11 +72,11 @@ export function consumerInfoPage(settings: ConsumerInfoSettings, continueHref: s
   return htmlPage({
     title: `Connect your bank: ${settings.appName}`,
     style: `body{font-family:system-ui,sans-serif;max-width:38rem;margin:2rem auto;padding:0 1rem;color:#1d2433;line-height:1.5}
-h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.4rem}.platform{display:flex;align-items:center;gap:.6rem;font-weight:600}
+h1{font-size:1.5rem}h2{font-size:1.1rem;margin-top:1.4rem}.brand{display:flex;align-items:center;gap:.6rem;font-weight:600}
 .actions{margin:1.6rem 0;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 a.button{display:inline-block;padding:.75rem 1.3rem;background:#0b5fff;color:#fff;border-radius:.5rem;text-decoration:none}`,
     body: `<main>
-<p class="platform" aria-label="Connected through ${values.platformName}"><svg width="32" height="32" viewBox="0 0 32 32" aria-hidden="true"><rect width="32" height="32" rx="8" fill="#0b2a5b"/><path d="M9 21l7-11 7 11z" fill="#fff"/></svg>${values.platformName}</p>
+<p class="brand"><svg width="32" height="32" viewBox="0 0 32 32" aria-hidden="true"><rect width="32" height="32" rx="8" fill="#0b2a5b"/><path d="M9 21l7-11 7 11z" fill="#fff"/></svg>${values.appName}</p>
 ${body}
 ${privacy}
 <div class="actions"><a class="button" href="${escapeHtml(continueHref)}">Continue to ${values.platformName}</a>

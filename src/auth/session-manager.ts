@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 import { userTag } from '../redis/redis-keys.js';
+import { gatewayCookieNames } from './cookie-names.js';
 import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
@@ -23,8 +24,11 @@ export interface SessionManagerOptions {
   maxAgeMs: number;
   /** A session unused this long ends (the store enforces it; sockets schedule by it). */
   idleTimeoutMs: number;
-  /** Secure cookies (and the `__Host-` prefix) whenever the public URL is https. */
-  secure: boolean;
+  /**
+   * The gateway's public URL, known once it listens: https means Secure `__Host-` cookies; on
+   * plain http the cookie's name carries the port (`cookie-names.ts`).
+   */
+  publicUrl: () => string;
   /** Carries endings to the other instances (and theirs to this one). @default local only */
   endings?: SessionEndingsBus;
 }
@@ -43,7 +47,6 @@ export type SessionEndedListener = (userId: string, sessionKeys: string[]) => vo
  * Strict: the first request after the OAuth redirect is a cross-site navigation and must carry it.
  */
 export class SessionManager {
-  readonly cookieName: string;
   private readonly listeners = new Set<SessionEndedListener>();
   /** Sessions ended lately (here or, through the bus, elsewhere): checked per event without I/O. */
   private readonly recentlyEnded = new LRUCache<string, true>({ max: 10_000, ttl: 15 * 60_000 });
@@ -57,8 +60,16 @@ export class SessionManager {
   private readonly verifiedKeys = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(private readonly options: SessionManagerOptions) {
-    this.cookieName = options.secure ? '__Host-gw_session' : 'gw_session';
     options.endings?.onRemoteEnded((userId, keys) => this.notify(userId, keys));
+  }
+
+  /** The session cookie's name at this gateway's public URL (gw_session_4000, __Host-gw_session). */
+  get cookieName(): string {
+    return gatewayCookieNames(this.options.publicUrl()).session;
+  }
+
+  private get secure(): boolean {
+    return this.options.publicUrl().startsWith('https:');
   }
 
   /**
@@ -89,7 +100,7 @@ export class SessionManager {
       serializeCookie(this.cookieName, signValue(id, this.options.secret), {
         httpOnly: true,
         sameSite: 'lax',
-        secure: this.options.secure,
+        secure: this.secure,
         path: '/',
         maxAge: Math.floor(this.options.maxAgeMs / 1000),
       }),
@@ -181,7 +192,7 @@ export class SessionManager {
       serializeCookie(this.cookieName, '', {
         httpOnly: true,
         sameSite: 'lax',
-        secure: this.options.secure,
+        secure: this.secure,
         path: '/',
         maxAge: 0,
       }),

@@ -58,6 +58,8 @@ export function loadConfig(env: Env): GatewayConfig {
   requireLiveCredentials(parsed);
   checkIdentity(parsed, sandboxOnly);
   const config = toGatewayConfig(parsed.values, sandboxOnly);
+  // On the embedded sandbox its native app connects a bank with no setting, as it signs in with none.
+  if (sandboxOnly && !parsed.given('APP_RETURN_URIS')) config.appReturnUris = [...SANDBOX_APP_RETURN_URIS];
   config.redis = readRedis(parsed);
   config.trustedDocuments = readTrustedDocuments(parsed);
   config.userData.store = checkUserDataStore(parsed, config.redis !== undefined);
@@ -67,6 +69,9 @@ export function loadConfig(env: Env): GatewayConfig {
   SECRETS.set(config, secretValues(env));
   return config;
 }
+
+/** The sandbox's native app's return URIs (loopback on any port, and its own scheme): APP_RETURN_URIS there by default. */
+export const SANDBOX_APP_RETURN_URIS = ['http://127.0.0.1/connected', 'nz.sandbox.native:/connected'] as const;
 
 const SECOND = 1000;
 const DAY = 86_400 * SECOND;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { readinessReport, type ReadinessCheck } from '../../src/accreditation/readiness-checks.js';
+import { readinessLogLine } from '../../src/accreditation/readiness-log.js';
 import { loadConfig } from '../../src/config/config.js';
 import { PRODUCTION_SETTINGS as PRODUCTION } from '../support/production-settings.js';
 
@@ -157,8 +158,32 @@ describe('the accreditation readiness report', () => {
     const gateway = await startGateway();
     expect((await fetch(`${gateway.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
     const line = gateway.logs.find((entry) => String(entry.msg).startsWith('accreditation readiness'));
-    expect(line).toMatchObject({ fail: 5, checks: expect.arrayContaining([{ id: 'oauth-state', verdict: 'pass' }]) });
-    // A first start on a laptop: the failures are said to be expected there.
-    expect(line?.msg).toContain('failures expected on the embedded sandbox');
+    // A first start on a laptop: what is met, and that the rest is for production; no "fail" on the first screen.
+    expect(line).toMatchObject({ met: 9, forProduction: 6 });
+    expect(line?.msg).toBe(
+      'accreditation readiness: 9 of 15 checks met on the embedded sandbox; the other 6 are for production (npm run readiness lists each with its setting)',
+    );
+    expect(JSON.stringify(line)).not.toMatch(/fail/i);
+  });
+
+  it('words its start-up line for where the gateway runs: verdicts and fixes wherever it may be production', () => {
+    const line = (env: Record<string, string>) => {
+      const config = loadConfig(env);
+      return readinessLogLine(config, readinessReport(config, { now: NOW, leakAuditPresent: true }));
+    };
+    // A standalone sandbox on this machine (npm run dev, npm run sandbox) is development too.
+    const dev = line({ ...PRODUCTION, CORE_API_URL: 'http://127.0.0.1:4010', PUBLIC_URL: 'http://localhost:4000' });
+    expect(dev.message).toMatch(
+      /^accreditation readiness: \d+ of 15 checks met on a platform sandbox on this machine;/,
+    );
+    expect(dev.fields).not.toHaveProperty('fail');
+    // Anywhere else, an operator reads the verdicts and what fixes each.
+    const production = line({ ...PRODUCTION, PENTEST_DATE: '' });
+    expect(production.message).toBe('accreditation readiness (npm run readiness for the full report)');
+    expect(production.fields).toMatchObject({
+      pass: expect.any(Number),
+      fail: 1,
+      checks: expect.arrayContaining([{ id: 'penetration-test', verdict: 'fail', fix: expect.any(String) }]),
+    });
   });
 });

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePort, GATEWAY_ENTRY } from '../support/instances.js';
+import { freePort, GATEWAY_ENTRY, takenPort } from '../support/instances.js';
 import { tokenKeysSetting } from '../support/redis.js';
 
 /** Runs the gateway's entry point and returns its exit code and stderr. */
@@ -35,18 +34,21 @@ describe('a start that fails', () => {
     expect(result.elapsed).toBeLessThan(15_000); // it exited: the embedded sandbox it had started was stopped
   }, 20_000);
 
-  it('exits with one clear line when the port is taken, after stopping the sandbox it started', async () => {
-    const blocker = createServer().listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    const { port } = blocker.address() as { port: number };
-    try {
-      const result = await run({ PORT: String(port), HOST: '127.0.0.1' });
-      expect(result.code).toBe(1);
-      expect(result.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(/^gateway failed to start: .*EADDRINUSE/),
-      ]);
-    } finally {
-      blocker.close();
-    }
+  it('exits with one clear line naming PORT when the port is taken, after stopping the sandbox it started', async () => {
+    const port = await takenPort('127.0.0.1');
+    const result = await run({ PORT: String(port), HOST: '127.0.0.1' });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `gateway failed to start: port ${port} is in use by another program: set PORT to a free port`,
+    ]);
+  }, 20_000);
+
+  it('names METRICS_PORT when the metrics port is the one taken', async () => {
+    const port = await takenPort('127.0.0.1');
+    const result = await run({ PORT: '0', METRICS_PORT: String(port) });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `gateway failed to start: port ${port} is in use by another program: set METRICS_PORT to a free port`,
+    );
   }, 20_000);
 });

@@ -26,6 +26,7 @@ import {
 } from '../support/gateway.js';
 import { signInAtProvider } from '../support/identity.js';
 import { dumpKeys, REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from '../support/redis.js';
+import { sessionCookieValue } from '../support/session-cookie.js';
 import { connectBank, signInOnly } from '../support/sign-in-steps.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 
@@ -198,7 +199,7 @@ describe('app sign-in with multi-factor authentication', () => {
     expect((await execute(gateway, browser, ConnectionDocument)).data!.connection.mfa).toBe('STALE');
 
     // The step-up: a fresh authentication (max_age=0), the same session renewed in place.
-    const cookie = browser.cookie(new URL(gateway.url).host, 'gw_session');
+    const cookie = sessionCookieValue(browser, gateway.url);
     const stepUp = await browser.request(late.errors![0]!.extensions!.stepUpUrl as string);
     expect(stepUp.status).toBe(302);
     const authorize = new URL(stepUp.location!);
@@ -212,7 +213,7 @@ describe('app sign-in with multi-factor authentication', () => {
       `${gateway.url}/auth/oidc/callback`,
     );
     expect(await browser.request(back.href)).toMatchObject({ status: 303, location: `${gateway.url}/graphql` });
-    expect(browser.cookie(new URL(gateway.url).host, 'gw_session')).toBe(cookie);
+    expect(sessionCookieValue(browser, gateway.url)).toBe(cookie);
     expect((await execute(gateway, browser, ConnectionDocument)).data!.connection.mfa).toBe('FRESH');
     const afterStepUp = await execute(gateway, browser, CreatePaymentDocument, { input: { ...input, amount: 13 } });
     expect(afterStepUp.errors).toBeUndefined();

@@ -5,6 +5,7 @@ import { AccountsDocument, RevokeAllAccessDocument } from '../__generated__/grap
 import type { Browser } from '../support/browser.js';
 import { appUserId, execute, signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import { accessTokenClaims, bearerRequest, nowSeconds } from '../support/native-app.js';
+import { sessionCookie } from '../support/session-cookie.js';
 
 /**
  * Access tokens over HTTP, against the sandbox: every bad token is refused with a coded answer and
@@ -92,7 +93,7 @@ describe('access tokens on HTTP', () => {
   it('refuses a request with both the session cookie and an access token as ambiguous', async () => {
     const before = platformCalls();
     const answer = await bearerRequest(gateway.url, forgeJwt(claims()), ACCOUNTS, {
-      headers: { cookie: `gw_session=${cookieUser.cookie(new URL(gateway.url).host, 'gw_session')}` },
+      headers: { cookie: sessionCookie(cookieUser, gateway.url) },
     });
     expect(answer.status).toBe(400);
     expect(answer.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED', reason: 'AMBIGUOUS_CREDENTIALS' });

@@ -12,6 +12,9 @@ async function signedIn(gateway: TestGateway): Promise<Browser> {
   return browser;
 }
 
+/** Every app name a page names (`data-app-name`). */
+const appNames = (html: string) => [...html.matchAll(/data-app-name>([^<]+)</g)].map((match) => match[1]);
+
 const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
 
 describe('the consumer information page', () => {
@@ -46,6 +49,25 @@ describe('the consumer information page', () => {
     const connect = await startConnection(browser, gateway.url);
     expect(connect.status).toBe(302);
     expect(connect.location).toContain('/oauth/authorize');
+  });
+
+  it('names one app everywhere the user goes: the sandbox sign-in page, this page and its header, the consent page', async () => {
+    const gateway = await startGateway({ APP_NAME: 'Kete' });
+    const browser = new Browser();
+    const login = await browser.request(`${gateway.url}/auth/login`);
+    const signInPage = await browser.request((await browser.request(login.location!)).location!);
+    expect(appNames(signInPage.text)).toEqual(['Kete']);
+    expect(signInPage.text).toContain('Sign in to <span data-app-name>Kete</span>');
+
+    const signedInBrowser = await signedIn(gateway);
+    const info = await signedInBrowser.request(`${gateway.url}/auth/consumer-info`);
+    // The header is the app's, not the platform's (whose name is said in the text and on the button).
+    expect(/<p class="brand"[^>]*>(?:<svg[\s\S]*?<\/svg>)?([^<]*)<\/p>/.exec(info.text)?.[1]).toBe('Kete');
+    expect(info.text).toContain('Connect your bank to Kete');
+    const consent = await signedInBrowser.request((await startConnection(signedInBrowser, gateway.url)).location!);
+    expect(consent.text).toContain('Connect your accounts to Kete');
+    expect(appNames(consent.text)).toEqual(['Kete']);
+    expect(consent.text).not.toContain('The app is asking');
   });
 
   it('is shown to signed-in users only: anyone else signs in first, and comes back to it', async () => {

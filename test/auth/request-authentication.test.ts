@@ -19,7 +19,7 @@ function setUp(endings: SessionEndingsBus = createMemorySessionEndings(() => NOW
     clock,
     maxAgeMs: 3_600_000,
     idleTimeoutMs: 3_600_000,
-    secure: false,
+    publicUrl: () => 'http://gateway.test', // the scheme's own port: the cookie is plain gw_session
     endings,
   });
   const ended: string[][] = [];

@@ -25,7 +25,7 @@ function managerWith(secret = 'test-secret-0123456789-0123456789') {
     clock: () => now,
     maxAgeMs: 24 * 60 * 60_000,
     idleTimeoutMs: 60 * 60_000,
-    secure: false,
+    publicUrl: () => 'http://gateway.test', // the scheme's own port: the cookie is plain gw_session
   });
   return { manager, advance: (ms: number) => (now += ms) };
 }

@@ -11,6 +11,7 @@ import {
   type TestGateway,
 } from '../support/gateway.js';
 import { signInAtProvider } from '../support/identity.js';
+import { sessionCookieName } from '../support/session-cookie.js';
 import { connectBank, consentToBank, signInOnly } from '../support/sign-in-steps.js';
 
 /** A browser whose app user has signed in (with a second factor) but not connected their bank yet. */
@@ -57,7 +58,10 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     expect(state.length).toBeGreaterThanOrEqual(40);
     expect(new URL(second.location!).searchParams.get('state')).not.toBe(state);
     // Bound to the browser's binding cookie (set at sign-in, HttpOnly, SameSite=Lax).
-    expect(browser.cookie(new URL(gateway.url).host, 'gw_oauth')).toEqual(expect.any(String));
+    // Named for the gateway's port on plain http: a second gateway on this host has its own.
+    expect(browser.cookie(new URL(gateway.url).host, `gw_oauth_${new URL(gateway.url).port}`)).toEqual(
+      expect.any(String),
+    );
     const stranger = await new Browser().request(`${gateway.url}/auth/connect`);
     expect(stranger.location).toContain('/auth/login?returnTo=%2Fauth%2Fconnect');
   });
@@ -65,7 +69,9 @@ describe('connecting the bank (the platform OAuth flow)', () => {
   it('completes the flow: code exchanged server-side, HttpOnly SameSite session cookie, me answered', async () => {
     const gateway = await startGateway();
     const { browser, landed: signedIn } = await signInOnly(gateway);
-    const cookie = signedIn.headers.getSetCookie().find((header) => header.startsWith('gw_session='))!;
+    // Named for the gateway's port on plain http (cookies ignore ports): gw_session_<port>.
+    const name = `gw_session_${new URL(gateway.url).port}`;
+    const cookie = signedIn.headers.getSetCookie().find((header) => header.startsWith(`${name}=`))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).not.toMatch(/Secure/); // http public URL in tests; https turns it on
@@ -186,7 +192,7 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     expect(response.status).toBe(401);
     expect(response.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
 
-    anonymous.setCookie(new URL(gateway.url).host, 'gw_session', 'made-up.signature');
+    anonymous.setCookie(new URL(gateway.url).host, sessionCookieName(gateway.url), 'made-up.signature');
     expect((await execute(gateway, anonymous, MeDocument)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(gateway.sandbox.requests({ path: '/v1/me' })).toHaveLength(0);
   });
@@ -195,14 +201,14 @@ describe('connecting the bank (the platform OAuth flow)', () => {
     const gateway = await startGateway();
     const browser = await signIn(gateway);
     const host = new URL(gateway.url).host;
-    const cookie = browser.cookie(host, 'gw_session')!;
+    const cookie = browser.cookie(host, sessionCookieName(gateway.url))!;
     expect((await execute(gateway, browser, MeDocument)).status).toBe(200);
 
     const logout = await browser.request(`${gateway.url}/auth/logout`, { method: 'POST' });
     expect(logout.status).toBe(204);
-    expect(browser.cookie(host, 'gw_session')).toBeUndefined();
+    expect(browser.cookie(host, sessionCookieName(gateway.url))).toBeUndefined();
 
-    browser.setCookie(host, 'gw_session', cookie); // a copy of the old cookie is dead too
+    browser.setCookie(host, sessionCookieName(gateway.url), cookie); // a copy of the old cookie is dead too
     expect((await execute(gateway, browser, MeDocument)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 

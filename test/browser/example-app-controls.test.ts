@@ -28,6 +28,9 @@ describe.skipIf(!chromiumAvailable())('the example app’s consumer controls', {
 
     await expect.poll(() => connected.count(), WAIT).toBe(before - 1);
     expect(await page.locator(`[data-account-id="${accountId}"]`).count()).toBe(0);
+    // Said, not only done: the account does not just vanish.
+    const said = page.getByRole('status').filter({ hasText: 'You stopped sharing' });
+    expect(await said.textContent()).toBe(`You stopped sharing ${name}. Kete no longer sees it or pays from it.`);
     expect(gateway.sandbox.requests({ method: 'DELETE', path: `/v1/accounts/${accountId}` })).toHaveLength(1);
     // The other accounts, and the session, stay.
     expect(gateway.sandbox.requests({ method: 'DELETE', path: '/v1/token' })).toHaveLength(0);

@@ -4,6 +4,9 @@ import { chromiumAvailable } from '../support/chromium.js';
 import { builtExampleApp } from '../support/example-app.js';
 import type { TestGateway } from '../support/gateway.js';
 
+// What the functions passed to evaluate use: they run in the page, not in Node.
+declare function getComputedStyle(element: unknown): { display: string };
+
 const WAIT = { timeout: 10_000 };
 
 /** Money moves once per intent in the example app, and its status reads as words, in headless Chromium. */
@@ -67,10 +70,13 @@ describe.skipIf(!chromiumAvailable())('the example app’s payments and transfer
     await expect.poll(() => status.getAttribute('data-status'), WAIT).toBe('DECLINED');
     expect(await status.locator('.status').textContent()).toBe('Declined: Insufficient funds');
     expect(await status.locator('code').textContent()).toBe('DECLINED');
-    expect(await status.getByRole('list', { name: 'Status history' }).getByRole('listitem').allTextContents()).toEqual([
-      'On its way to your bank',
-      'Declined',
-    ]);
+    const steps = status.getByRole('list', { name: 'Status history' }).getByRole('listitem');
+    expect(await steps.allTextContents()).toEqual(['On its way to your bank', 'Declined']);
+    // A list that reads as one: each step on a line of its own, numbered, not one sentence on one line.
+    const [first, second] = await Promise.all([steps.nth(0).boundingBox(), steps.nth(1).boundingBox()]);
+    expect(second!.y).toBeGreaterThanOrEqual(first!.y + first!.height);
+    expect(second!.x).toBe(first!.x);
+    expect(await steps.first().evaluate((item) => getComputedStyle(item).display)).toBe('list-item');
   });
 
   it('sends one transfer for a double click on Send, and shows it with "New transfer"', async () => {

@@ -1,9 +1,16 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium } from '../support/chromium.js';
-import { startGateway, type TestGateway } from '../support/gateway.js';
+import { startGateway } from '../support/gateway.js';
+import {
+  queryText,
+  resultText,
+  setQuery,
+  signInAtIdentityProvider,
+  signInToGraphiQL,
+} from '../support/graphiql-browser.js';
 import { freePort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 
@@ -16,15 +23,22 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
   it('signs in through the identity provider (password and authenticator code), the consumer information and consent pages, and runs the default GraphiQL query', async () => {
     const gateway = await startGateway();
     const context = await (await launchChromium()).newContext();
-    const page = await signIn(context, gateway);
+    const page = await signInToGraphiQL(context, gateway);
 
+    // The default query says which identity is which: the app sign-in is not the bank's customer record.
+    const query = await queryText(page);
+    expect(query).toMatch(/^# .*signed in to the app/m);
+    expect(query).toContain('bankCustomer: me {');
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(() => resultText(page), { timeout: 10_000 }).toContain('"preferredName"');
     const result = JSON.parse(await resultText(page)) as {
       errors?: unknown;
-      data: { other: Array<{ id: string; merchant: { name: string } | null }> };
+      data: { bankCustomer: { email: string }; other: Array<{ id: string; merchant: { name: string } | null }> };
     };
     expect(result.errors).toBeUndefined();
+    // The bank's e-mail for the demo customer, under a name that says so: not the sign-in's aroha@demo.example.
+    expect(result.data.bankCustomer.email).toBe(gateway.sandbox.world().users[0]!.email);
+    expect(result.data.bankCustomer.email).not.toBe('aroha@demo.example');
     expect(result.data.other.find((row) => row.id === 't3')?.merchant?.name).toBe('Netflix');
     // Every lookup of the default query went out in one enrichment search.
     expect(gateway.sandbox.requests({ path: '/v1/search' })).toHaveLength(1);
@@ -33,7 +47,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
   it('shows "signed out" and a sign-in link when another tab signs out, on a live subscription and on the next query', async () => {
     const gateway = await startGateway();
     const context = await (await launchChromium()).newContext();
-    const page = await signIn(context, gateway);
+    const page = await signInToGraphiQL(context, gateway);
 
     const started = gateway.subscriptionsStarted(1);
     await setQuery(page, 'subscription Live { accountEvents { code } }');
@@ -67,7 +81,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
     const foreign = await devServer();
     const gateway = await startGateway({ ALLOWED_ORIGINS: allowed.origin });
     const context = await (await launchChromium()).newContext();
-    await signIn(context, gateway);
+    await signInToGraphiQL(context, gateway);
 
     const page = await context.newPage();
     await page.goto(allowed.origin);
@@ -87,7 +101,7 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
   it('makes a payment on the sandbox console and watches it reach SENT there and in a GraphiQL subscription', async () => {
     const gateway = await startGateway();
     const context = await (await launchChromium()).newContext();
-    const graphiql = await signIn(context, gateway); // the consent page's first user
+    const graphiql = await signInToGraphiQL(context, gateway); // the consent page's first user
     const userId = gateway.sandbox.world().users[0]!._id;
     const started = gateway.subscriptionsStarted(1);
     await setQuery(graphiql, 'subscription Live { paymentUpdated { reportedStatus payment { id status final } } }');
@@ -148,65 +162,12 @@ describe.skipIf(!chromiumAvailable())('in a real browser', { timeout: 45_000 }, 
   });
 });
 
-const DEMO_USER = 'aroha@demo.example';
-
-/** At the sandbox identity provider: e-mail and password, then the authenticator code (as its page shows it). */
-async function signInAtIdentityProvider(page: Page, gateway: TestGateway): Promise<void> {
-  const user = gateway.sandbox.identity.users.byEmail(DEMO_USER)!;
-  await page.locator('#email').fill(DEMO_USER);
-  await page.locator('#secret').fill(user.demoSecret!);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.locator('#code').waitFor();
-  await page.locator('#code').fill(gateway.sandbox.identity.currentTotp(DEMO_USER)!);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-/**
- * From the gateway's sign-in link through the identity provider (password and authenticator
- * code), the consumer information page and the sandbox's consent page into GraphiQL, as a person would.
- */
-async function signIn(context: BrowserContext, gateway: TestGateway): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${gateway.url}/graphql`);
-  await page.getByRole('link', { name: 'Sign in' }).click();
-  await signInAtIdentityProvider(page, gateway);
-  await page.getByRole('link', { name: /^Continue to/ }).click(); // the consumer information page
-  await page
-    .getByRole('button', { name: /^Connect as/ })
-    .first()
-    .click();
-  await page.waitForURL(`${gateway.url}/graphql`);
-  await page.locator('.graphiql-execute-button').waitFor();
-  expect(await page.locator('#bar').textContent()).toContain('signed in');
-  return page;
-}
-
 /** Fails with what was awaited instead of hanging until the test's timeout. */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
     promise,
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms).unref()),
   ]);
-}
-
-/** Replaces the query editor's text (GraphiQL 3's CodeMirror 5 instance). */
-async function setQuery(page: Page, query: string): Promise<void> {
-  await page.evaluate((text) => {
-    const editor = document.querySelector('.graphiql-query-editor .CodeMirror') as {
-      CodeMirror: { setValue(value: string): void };
-    };
-    editor.CodeMirror.setValue(text);
-  }, query);
-}
-
-/** The whole text of GraphiQL's result pane (the DOM holds only the lines in view). */
-function resultText(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const pane = document.querySelector('.result-window .CodeMirror') as {
-      CodeMirror: { getValue(): string };
-    } | null;
-    return pane?.CodeMirror.getValue() ?? '';
-  });
 }
 
 /** A page's layout viewport and content width: both 390 on a phone only with a viewport meta tag (else 980). */

@@ -120,6 +120,16 @@ describe('configuration', () => {
     expect(config.graphql.graphiql).toBe(false);
   });
 
+  it("lets the sandbox's native app connect a bank on the embedded sandbox only, unless APP_RETURN_URIS says otherwise", () => {
+    expect(loadConfig({}).appReturnUris).toEqual(['http://127.0.0.1/connected', 'nz.sandbox.native:/connected']);
+    expect(loadConfig({ APP_RETURN_URIS: 'nz.example.app:/connected' }).appReturnUris).toEqual([
+      'nz.example.app:/connected',
+    ]);
+    expect(loadConfig({ ...PRODUCTION_SETTINGS, CORE_API_URL: 'https://api.platform.example/' }).appReturnUris).toEqual(
+      [],
+    );
+  });
+
   describe('Redis topologies', () => {
     const keys = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 

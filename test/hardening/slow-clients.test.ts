@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signIn, startGateway } from '../support/gateway.js';
 import { openRaw } from '../support/raw-socket.js';
+import { sessionCookie } from '../support/session-cookie.js';
 
 const limits = { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000', WEBHOOK_BODY_TIMEOUT_MS: '1000' };
 
@@ -17,7 +18,7 @@ describe('slow clients and connection limits', () => {
   it('closes a signed-in connection whose GraphQL body drips in, once the request deadline passes', async () => {
     const gateway = await startGateway(limits);
     const browser = await signIn(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const connection = await openRaw(gateway.url);
     connection.socket.write(
       `POST /graphql HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`,

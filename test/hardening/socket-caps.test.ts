@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { signIn, startGateway } from '../support/gateway.js';
 import { track } from '../support/leftovers.js';
+import { sessionCookie } from '../support/session-cookie.js';
 import { socketClient, subscribe, wsUrl } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -44,9 +45,9 @@ describe('caps on sockets and subscriptions', () => {
   it('cuts a socket whose client stops reading once its unsent data passes WS_MAX_BUFFERED_BYTES', async () => {
     const gateway = await startGateway({ WS_MAX_BUFFERED_BYTES: '65536' });
     const { browser, state } = await signedInUser(gateway);
-    const cookie = browser.cookie(new URL(gateway.url).host, 'gw_session');
+    const cookie = sessionCookie(browser, gateway.url);
     const socket = new WebSocket(wsUrl(gateway), 'graphql-transport-ws', {
-      headers: { origin: gateway.url, cookie: `gw_session=${cookie}` },
+      headers: { origin: gateway.url, cookie },
     });
     track(() => socket.terminate());
     socket.on('error', () => undefined);

@@ -8,6 +8,7 @@ import { execute, startGateway, type TestGateway } from '../support/gateway.js';
 import { deploymentEnv } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { sessionCookieName, sessionCookieValue } from '../support/session-cookie.js';
 import { signedInUser } from '../support/webhooks.js';
 
 const CALLERS = 20;
@@ -86,8 +87,8 @@ describe('one platform call per idempotency key', () => {
     await b.start();
     track(() => b.stop());
     const { browser, order } = await payingUser(a);
-    const session = browser.cookie(new URL(a.url).host, 'gw_session')!;
-    browser.setCookie(new URL(b.url).host, 'gw_session', session);
+    const session = sessionCookieValue(browser, a.url)!;
+    browser.setCookie(new URL(b.url).host, sessionCookieName(b.url), session);
     const gateways = [a, { url: b.url } as TestGateway];
     const answers = await Promise.all(
       Array.from({ length: CALLERS }, (_, index) =>

@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { expectAccountsWithBalances } from '../support/example-app-screens.js';
-import { track } from '../support/leftovers.js';
+import { graphqlInPage } from '../support/graphiql-browser.js';
+import { allFree, freePort, runNpm } from '../support/npm-commands.js';
 
 // What the functions passed to page.evaluate use: they run in the page, not in Node.
 declare const document: { querySelectorAll(selector: string): Iterable<{ complete: boolean; naturalWidth: number }> };
@@ -13,17 +11,34 @@ declare const document: { querySelectorAll(selector: string): Iterable<{ complet
 const DEMO_USER = 'aroha@demo.example';
 const WAIT = { timeout: 15_000 };
 
+/** The README's ports: `npm start` on 4000; the example's app on 5173, its gateway on 4100. */
+const README_PORTS = { PORT: 4000, EXAMPLE_GATEWAY_PORT: 4100, EXAMPLE_WEB_PORT: 5173 };
+
 /**
  * A newcomer's first run, as CI does it on its fresh clone before `npm test` has generated
- * anything: `npm run example`, then the app in Chromium through every screen a reviewer tries.
- * It knows only what a person sees: the command's output and the pages (no sandbox internals),
- * and imports nothing that needs a build first.
+ * anything: `npm start` left running, as anyone would, then `npm run example` beside it, the app in
+ * Chromium through every screen a reviewer tries, and the quick start's GraphiQL still signed in at
+ * the end. It knows only what a person sees: the commands' output and the pages (no sandbox
+ * internals), and imports nothing that needs a build first.
  */
-describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
-  it('serves the app: sign-in with MFA, accounts, transactions, a payment to its final status, stopping one account, revoking all', async () => {
-    const { appUrl } = await runExample();
+describe('npm start, then npm run example beside it, on a fresh clone', { timeout: 300_000 }, () => {
+  it('serves the app: sign-in with MFA, accounts, transactions, a payment to its final status, stopping one account, revoking all; the quick start stays signed in', async () => {
+    const ports = await portsToUse();
+    const [, quickStart] = await runNpm(
+      'start',
+      { ...process.env, PORT: ports.PORT },
+      /open (http:\/\/localhost:\d+)\/graphql/,
+    );
     const context = await (await launchChromium()).newContext({ viewport: { width: 390, height: 844 } });
     context.setDefaultTimeout(WAIT.timeout);
+    const graphiql = await context.newPage();
+    await graphiql.goto(`${quickStart}/graphql`);
+    await graphiql.getByRole('link', { name: 'Sign in' }).click();
+    await signInAtSandbox(graphiql, 'Open Finance Demo');
+    await graphiql.waitForURL(`${quickStart}/graphql`);
+    expect(await whoAmI(graphiql)).toBe(200);
+
+    const { appUrl } = await runExample(ports);
     const page = await context.newPage();
     await page.goto(appUrl);
     await page.getByRole('button', { name: 'Sign in' }).click({ noWaitAfter: true });
@@ -66,6 +81,7 @@ describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
       .click();
     await connected.first().getByRole('button', { name: 'Yes, stop sharing' }).click();
     await expect.poll(() => connected.count(), WAIT).toBe(before - 1);
+    await page.getByText(/^You stopped sharing .+\. Kete no longer sees it or pays from it\.$/).waitFor();
 
     // Revoke all access: signed out, said once.
     await page.getByRole('button', { name: 'Revoke all access' }).click();
@@ -73,51 +89,62 @@ describe('npm run example on a fresh clone', { timeout: 300_000 }, () => {
     await page.getByText('Access revoked. You are signed out.').waitFor();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect(await page.getByText(/signed out/i).count()).toBe(1);
+
+    // The quick start on its own port kept its own session through all of it.
+    expect(await whoAmI(graphiql)).toBe(200);
   });
 });
 
-/** `npm run example` on free ports, as its README says; resolves with the app's URL once it says where to go. */
-async function runExample(): Promise<{ appUrl: string }> {
-  const env = { ...process.env, PORT: String(await freePort()), EXAMPLE_WEB_PORT: String(await freePort()) };
-  const child = spawn('npm', ['run', 'example'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  track(() => stop(child));
-  let output = '';
-  const appUrl = await new Promise<string>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const open = /Example web app: open (http:\/\/localhost:\d+)/.exec(output);
-      if (open) resolve(open[1]!);
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`npm run example exited with ${code}:\n${output.slice(-4000)}`)));
-  });
-  return { appUrl };
+/** The README's ports when all are free (CI's fresh machine); free ones otherwise (a busy machine), said so. */
+async function portsToUse(): Promise<Record<keyof typeof README_PORTS, string>> {
+  if (await allFree(Object.values(README_PORTS)))
+    return { PORT: '4000', EXAMPLE_GATEWAY_PORT: '4100', EXAMPLE_WEB_PORT: '5173' };
+  process.stderr.write('first-run journey: a README port is taken on this machine, so it runs on free ports\n');
+  return {
+    PORT: String(await freePort()),
+    EXAMPLE_GATEWAY_PORT: String(await freePort()),
+    EXAMPLE_WEB_PORT: String(await freePort()),
+  };
 }
 
-/** Ends `npm run example` and everything it started (Ctrl+C, as a person would). */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
-  const exited = once(child, 'exit');
-  process.kill(-child.pid, 'SIGINT');
-  await exited;
+/** Whether the page's gateway takes the browser's session: the status of `{ me { id } }`. */
+async function whoAmI(page: Page): Promise<number> {
+  return (await graphqlInPage(page, '{ me { id } }')).status;
 }
 
-/** The sign-in window: the password the sandbox's sign-in page lists, the code its code page shows, then consent. */
+/** `npm run example` beside the quick start; resolves with the app's URL once it says where to go. */
+async function runExample(ports: Record<string, string>): Promise<{ appUrl: string }> {
+  const env = { ...process.env, ...ports };
+  const [, appUrl] = await runNpm('example', env, /Example web app: open (http:\/\/localhost:\d+)/);
+  return { appUrl: appUrl! };
+}
+
+/** The sign-in window: the sandbox's pages, for the app the user sees (Kete), then the window closes by itself. */
 async function signInInPopup(page: Page): Promise<void> {
   const popup = await page.context().waitForEvent('page');
   const closed = popup.waitForEvent('close', { timeout: 60_000 }); // the window may come back and close at any moment
   closed.catch(() => undefined); // a step before may fail first: no unhandled rejection then
-  await popup.locator('#email').fill(DEMO_USER);
-  const row = popup.getByRole('row').filter({ hasText: DEMO_USER });
-  await popup.locator('#secret').fill((await row.locator('code').first().textContent())!);
-  await popup.getByRole('button', { name: 'Continue' }).click();
-  await popup.locator('#code').fill((await popup.locator('[data-totp-now]').textContent())!);
-  await popup.getByRole('button', { name: 'Sign in' }).click();
-  await popup.getByRole('link', { name: /^Continue to/ }).click();
-  await popup.getByRole('button', { name: /^Connect as Aroha Ngata/ }).click();
+  await signInAtSandbox(popup, 'Kete');
   await closed;
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * The identity provider's pages (the password its sign-in page lists, the code its code page
+ * shows), the consumer information page and the platform's consent, each naming `app`.
+ */
+async function signInAtSandbox(page: Page, app: string): Promise<void> {
+  await page.getByRole('heading', { name: `Sign in to ${app}` }).waitFor();
+  await page.locator('#email').fill(DEMO_USER);
+  const row = page.getByRole('row').filter({ hasText: DEMO_USER });
+  await page.locator('#secret').fill((await row.locator('code').first().textContent())!);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.locator('#code').fill((await page.locator('[data-totp-now]').textContent())!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: `Connect your bank to ${app}` }).waitFor();
+  await page.getByRole('link', { name: /^Continue to/ }).click();
+  await page.getByRole('heading', { name: `Connect your accounts to ${app}` }).waitFor();
+  await page.getByRole('button', { name: /^Connect as Aroha Ngata/ }).click();
 }
 
 function brokenImages(page: Page): Promise<number[]> {
@@ -126,13 +153,4 @@ function brokenImages(page: Page): Promise<number[]> {
       .filter((image) => image.complete && image.naturalWidth === 0)
       .map((_, i) => i),
   );
-}
-
-/** A port nobody listens on now (this file cannot use the test helpers: they load built packages). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
 }

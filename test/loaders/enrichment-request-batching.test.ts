@@ -11,6 +11,7 @@ import {
 import type { Browser } from '../support/browser.js';
 import { execute, signIn, startGateway, type GraphQLResponse, type TestGateway } from '../support/gateway.js';
 import { openRaw } from '../support/raw-socket.js';
+import { sessionCookie } from '../support/session-cookie.js';
 
 function searches(gateway: TestGateway) {
   return gateway.sandbox.requests({ service: 'enrichment', method: 'POST', path: '/v1/search' });
@@ -110,7 +111,7 @@ async function warmUp(gateway: TestGateway, browser: Browser) {
  */
 async function postTogether(gateway: TestGateway, browser: Browser, bodies: string[]): Promise<unknown[]> {
   const { host } = new URL(gateway.url);
-  const cookie = `gw_session=${browser.cookie(host, 'gw_session')}`;
+  const cookie = sessionCookie(browser, gateway.url);
   const connections = await Promise.all(bodies.map(() => openRaw(gateway.url)));
   // In-process: a turn of the loop after the connects, the gateway has accepted every connection.
   await new Promise((resolve) => setImmediate(resolve));

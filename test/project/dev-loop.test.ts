@@ -9,6 +9,7 @@ import { compileSignal } from '../../scripts/dev/tsc-watch.js';
 import { freePort } from '../../scripts/lib/redis-server.js';
 import type { Browser } from '../support/browser.js';
 import { signIn } from '../support/gateway.js';
+import { takenPort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 
 async function stateDir(): Promise<string> {
@@ -79,6 +80,34 @@ describe('the dev loop (npm run dev)', () => {
     );
     expect(supervisor.sandbox.issuedTokens()).toHaveLength(tokensBefore);
   }, 30_000);
+
+  it.each(['PORT', 'SANDBOX_CORE_PORT'])(
+    'refuses to start, naming %s, when that port is taken by another program',
+    async (setting) => {
+      const taken = await takenPort('127.0.0.1');
+      const ports = { PORT: String(await freePort()), SANDBOX_CORE_PORT: '0' };
+      const started = createDevSupervisor({
+        root: process.cwd(),
+        stateDir: await stateDir(),
+        watch: false,
+        redisProbePort: await freePort(),
+        env: {
+          ...ports,
+          [setting]: String(taken),
+          SANDBOX_ENRICHMENT_PORT: '0',
+          SANDBOX_IDENTITY_PORT: '0',
+          LOG_LEVEL: 'warn',
+        },
+        output: quiet(),
+        gatewayStdio: 'ignore',
+      });
+      track(async () => (await started.catch(() => undefined))?.stop());
+      await expect(started).rejects.toThrow(
+        `port ${taken} is in use by another program: set ${setting} to a free port`,
+      );
+    },
+    30_000,
+  );
 
   it('makes the dev secrets once, owner-only, and reads the same ones back', async () => {
     const dir = await stateDir();

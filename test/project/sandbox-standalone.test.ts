@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { takenPort } from '../support/instances.js';
 import { track } from '../support/leftovers.js';
 
 /** Starts `node sandbox/dist/main.js` on free ports and returns the settings it prints. */
@@ -79,4 +80,26 @@ describe('the standalone sandbox', () => {
     expect(lines[0]).toMatch(/\bSANDBOX_CORE_PORT must be a port from 0 to 65535\b/);
     expect(lines[0]).not.toMatch(/SANDBOX_(IDENTITY|ENRICHMENT)_PORT/);
   });
+});
+
+describe('the standalone sandbox beside another program on one of its ports', () => {
+  it.each(['SANDBOX_CORE_PORT', 'SANDBOX_ENRICHMENT_PORT', 'SANDBOX_IDENTITY_PORT'])(
+    'exits with one line naming %s when that port is taken',
+    async (setting) => {
+      const port = await takenPort('127.0.0.1');
+      const ports = { SANDBOX_CORE_PORT: '0', SANDBOX_ENRICHMENT_PORT: '0', SANDBOX_IDENTITY_PORT: '0' };
+      const child = spawn(process.execPath, ['sandbox/dist/main.js'], {
+        env: { ...process.env, ...ports, [setting]: String(port), LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      track(() => void child.kill('SIGKILL'));
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `sandbox failed to start: port ${port} is in use by another program: set ${setting} to a free port`,
+      );
+    },
+  );
 });

@@ -7,6 +7,7 @@ import { forgeJwt } from '@open-finance-gateway/sandbox/testing';
 import { appUserId, signIn, startGateway, type TestGateway } from '../support/gateway.js';
 import { track } from '../support/leftovers.js';
 import { accessTokenClaims, nowSeconds } from '../support/native-app.js';
+import { sessionCookie, sessionCookieName } from '../support/session-cookie.js';
 import { signInOnly } from '../support/sign-in-steps.js';
 import {
   nextResult,
@@ -58,7 +59,7 @@ async function world(env: Record<string, string> = {}, options: Parameters<typeo
   const { browser, userId, appUser } = env.TRUSTED_DOCUMENTS
     ? { browser: await signIn(gateway), userId: '', appUser: appUserId(gateway, 0) }
     : await signedInUser(gateway);
-  const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+  const cookie = sessionCookie(browser, gateway.url);
   const token = (extra: Record<string, unknown> = {}, family = 'suite') =>
     forgeJwt(accessTokenClaims(gateway, appUser, family, extra));
   const as = (kind: CredentialKind, extra: Record<string, unknown> = {}): Credential =>
@@ -247,7 +248,7 @@ const CREDENTIAL_REFUSALS: Array<{
   },
   {
     name: 'a cookie of no session',
-    credential: () => ({ cookie: 'gw_session=forged' }),
+    credential: (w) => ({ cookie: `${sessionCookieName(w.gateway.url)}=forged` }),
     refusal: { status: 401, code: 'UNAUTHENTICATED', challenge: null, close: [4403, 'Forbidden'] },
   },
   {
@@ -408,7 +409,7 @@ describe('multi-factor over every transport', () => {
       const who =
         credential === 'cookie'
           ? {
-              cookie: `gw_session=${(await signInOnly(w.gateway, 'reader@demo.example')).browser.cookie(new URL(w.gateway.url).host, 'gw_session')}`,
+              cookie: sessionCookie((await signInOnly(w.gateway, 'reader@demo.example')).browser, w.gateway.url),
             }
           : w.as('bearer', { amr: ['pwd'] });
       const before = w.gateway.sandbox.requests({ service: 'core' }).length;

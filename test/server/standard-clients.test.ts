@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { track } from '../support/leftovers.js';
+import { sessionCookie as cookieOf } from '../support/session-cookie.js';
 import { wsUrl } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -28,7 +29,7 @@ function withCookie(cookie: string | undefined): typeof fetch {
 
 async function sessionCookie(gateway: TestGateway) {
   const { browser, state } = await signedInUser(gateway);
-  return { cookie: `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`, state };
+  return { cookie: cookieOf(browser, gateway.url), state };
 }
 
 describe('standard clients, out of the box', () => {

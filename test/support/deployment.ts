@@ -11,6 +11,7 @@ import { approveConsent, MFA_DEMO_USERS, signInToApp, startConnection } from './
 import { behindLoadBalancer, startInstance, startSharedSandbox, type Instance } from './instances.js';
 import { track } from './leftovers.js';
 import { REDIS_URL, testPrefix } from './redis.js';
+import { sessionCookie as cookieOf } from './session-cookie.js';
 
 /** Helpers for tests of a deployment: gateway processes on one Redis and one sandbox, reached as a load balancer would. */
 
@@ -85,7 +86,7 @@ export async function graphql(deployed: Deployment, instance: Instance) {
 }
 
 export function sessionCookie(deployed: Deployment): string {
-  return `gw_session=${deployed.browser.cookie(new URL(deployed.publicUrl).host, 'gw_session')}`;
+  return cookieOf(deployed.browser, deployed.publicUrl);
 }
 
 /** A graphql-ws client on one instance, carrying the browser's cookie. */

@@ -9,6 +9,7 @@ import {
   type TestGateway,
 } from './gateway.js';
 import { behindLoadBalancer, startInstance, type Instance } from './instances.js';
+import { sessionCookie } from './session-cookie.js';
 
 /**
  * A deployment for fault tests: a gateway in this process whose embedded sandbox plays the
@@ -99,6 +100,6 @@ async function connectUser(platform: Platform, publicUrl: string, via: Instance,
     .webhookSubscriptions()
     .filter((hook) => hook.userId === userId)
     .at(-1)!.state!;
-  const cookie = `gw_session=${browser.cookie(publicHost, 'gw_session')}`;
+  const cookie = sessionCookie(browser, publicUrl);
   return { index, userId, state, cookie };
 }

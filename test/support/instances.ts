@@ -21,6 +21,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** A port another program listens on (every interface unless `host` says one) until the test ends. */
+export async function takenPort(host?: string): Promise<number> {
+  const blocker = createServer().listen(0, host);
+  await once(blocker, 'listening');
+  track(() => new Promise<void>((closed) => blocker.close(() => closed())));
+  return (blocker.address() as { port: number }).port;
+}
+
 /** Whether `port` of the loopback address can be listened on now. */
 async function isFree(port: number): Promise<boolean> {
   const server = createServer();

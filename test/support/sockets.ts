@@ -4,6 +4,7 @@ import { recordTraffic } from './audit.js';
 import type { Browser } from './browser.js';
 import type { TestGateway } from './gateway.js';
 import { track } from './leftovers.js';
+import { sessionCookie, sessionCookieValue } from './session-cookie.js';
 
 export function wsUrl(gateway: TestGateway): string {
   return `${gateway.url.replace(/^http/, 'ws')}/graphql`;
@@ -15,8 +16,7 @@ export function socketClient(
   browser: Browser | undefined,
   origin = gateway.url,
 ): { client: Client; closed: Promise<{ code: number; reason: string }> } {
-  const host = new URL(gateway.url).host;
-  const cookie = browser?.cookie(host, 'gw_session');
+  const cookie = browser && sessionCookieValue(browser, gateway.url);
   let resolveClosed!: (value: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => (resolveClosed = resolve));
   const client = createClient({
@@ -25,7 +25,9 @@ export function socketClient(
     retryAttempts: 0,
     webSocketImpl: class extends WebSocket {
       constructor(address: string, protocols?: string | string[]) {
-        super(address, protocols, { headers: { origin, ...(cookie ? { cookie: `gw_session=${cookie}` } : {}) } });
+        super(address, protocols, {
+          headers: { origin, ...(browser && cookie ? { cookie: sessionCookie(browser, gateway.url) } : {}) },
+        });
       }
     },
     on: {

@@ -36,6 +36,7 @@ button.primary{background:#0b5fff;color:#fff;border-color:#0b5fff}input,select{f
 export const CONSOLE_SCRIPT = `(function () {
   'use strict';
   var snapshot;
+  var DELIVERY_WORDS = { PENDING: 'Sending', SENT: 'Delivered', RETRY: 'Will retry', FAILED: 'Gave up' };
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (key) {
@@ -161,13 +162,15 @@ export const CONSOLE_SCRIPT = `(function () {
       (snapshot.webhooks.disabled ? ' · webhook URL DISABLED' : '') + (faults.length ? ' · fault on ' + faults.join(', ') : '');
     var deliveries = document.getElementById('deliveries');
     deliveries.textContent = '';
-    deliveries.appendChild(el('tr', {}, ['Created', 'User', 'Webhook', 'Item', 'Status', 'Attempts', 'Last failure'].map(function (name) { return el('th', { text: name }); })));
+    // Two statuses, kept apart: the one the webhook carries (a payment's, a transfer's) and its delivery's.
+    deliveries.appendChild(el('tr', {}, ['Created', 'User', 'Webhook', 'Item', 'Reported status', 'Delivery', 'Attempts', 'Last failure'].map(function (name) { return el('th', { text: name }); })));
     snapshot.deliveries.forEach(function (event) {
       var user = snapshot.users.filter(function (u) { return u.id === event.user; })[0];
       deliveries.appendChild(el('tr', { 'data-delivery-id': event.id }, [
         el('td', { text: when(event.createdAt) }), el('td', { text: user ? user.name : '' }),
         el('td', { text: event.type + ' ' + event.code }), el('td', { class: 'muted', text: event.itemId || '' }),
-        el('td', { class: event.status === 'FAILED' ? 'bad' : event.status === 'SENT' ? 'final' : '', text: event.status }),
+        el('td', { class: 'status', text: event.reportedStatus || '' }),
+        el('td', { class: event.status === 'FAILED' ? 'bad' : '', 'data-delivery-status': event.status, text: DELIVERY_WORDS[event.status] }),
         el('td', { text: String(event.attempts) }), el('td', { class: 'muted', text: when(event.lastFailedAt) })
       ]));
     });

@@ -102,6 +102,8 @@ export function consoleSnapshot(state: SandboxState, sandbox: Sandbox, keptData 
         type: event.payload.webhook_type,
         code: event.payload.webhook_code,
         itemId: event.payload.item_id,
+        // What the webhook says of its item (a payment's or transfer's status), apart from its delivery's.
+        reportedStatus: typeof event.payload.status === 'string' ? event.payload.status : undefined,
         status: event.status,
         attempts: event.attempts,
         createdAt: event.created_at,

@@ -18,7 +18,7 @@ button[value=allow]{background:#0b5fff;color:#fff;border:none}small{display:bloc
  * is offered; otherwise every demo customer is, with the demo app user each goes with, and the page
  * says why there is a choice.
  */
-export function consentPage(params: URLSearchParams, choices: ConsentChoice[]): string {
+export function consentPage(params: URLSearchParams, choices: ConsentChoice[], appName: string): string {
   const hidden = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state']
     .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(params.get(name) ?? '')}">`)
     .join('');
@@ -41,12 +41,13 @@ export function consentPage(params: URLSearchParams, choices: ConsentChoice[]): 
       : `<p class="note">On the live platform you would sign in here, and only your own accounts would be offered. The
 sandbox has no such sign-in, so pick the demo bank customer to connect as: each goes with one demo app user (signed
 in as <code>aroha@demo.example</code>, pick Aroha Ngata).</p>`;
+  const app = escapeHtml(appName);
   return htmlPage({
-    title: 'Platform sandbox: connect your accounts',
+    title: `Platform sandbox: connect your accounts to ${app}`,
     style: STYLE,
-    body: `<h1>Connect your accounts</h1>
-<p>This is the <strong>platform sandbox</strong>: no real bank is involved. The app is asking to see your accounts
-and transactions ${params.get('scope') === 'ONEOFF' ? 'once' : 'from now on, until you revoke its access'}.</p>
+    body: `<h1>Connect your accounts to ${app}</h1>
+<p>This is the <strong>platform sandbox</strong>: no real bank is involved. <strong data-app-name>${app}</strong> is asking
+to see your accounts and transactions ${params.get('scope') === 'ONEOFF' ? 'once' : 'from now on, until you revoke its access'}.</p>
 ${why}${buttons}
 <form method="post" action="/oauth/authorize">${hidden}<button type="submit" name="decision" value="deny">Cancel</button></form>`,
   });

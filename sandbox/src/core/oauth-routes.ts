@@ -8,6 +8,8 @@ const SCOPES = new Set(['ENDURING_CONSENT', 'ONEOFF']);
 
 export interface OAuthOptions {
   codeTtlMs: number;
+  /** The app's name as registered with the platform: the consent page says who asks. */
+  appName: string;
   /** The demo app users' sign-in e-mails by name, so the consent page can say which customer is whose. */
   appUserEmails: () => Map<string, string>;
   /**
@@ -31,7 +33,7 @@ export function registerOAuthRoutes(router: SandboxRouter, state: SandboxState, 
       user,
       appUserEmail: emails.get(user.preferred_name),
     }));
-    sendHtml(res, 200, consentPage(url.searchParams, choices));
+    sendHtml(res, 200, consentPage(url.searchParams, choices, options.appName));
   };
   router.on('GET', '/oauth/authorize', authorizePage);
   // The live platform serves it at its OAuth origin's root (the SDK's default path is empty).

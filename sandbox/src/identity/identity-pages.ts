@@ -5,7 +5,8 @@ import type { OutboxMessage } from './outbox.js';
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1d2433}
 label{display:block;margin:.6rem 0 .2rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}
 button{font:inherit;margin-top:.8rem;padding:.6rem 1.2rem;border-radius:.4rem;border:none;background:#0b5fff;color:#fff;cursor:pointer}
-.error{color:#b3261e;font-weight:600}table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}td,th{padding:.2rem .5rem;border-bottom:1px solid #dde;text-align:left;overflow-wrap:anywhere}
+.error{color:#b3261e;font-weight:600}table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}td,th{padding:.2rem .5rem;border-bottom:1px solid #dde;text-align:left;overflow-wrap:break-word}
+.whole{white-space:nowrap}
 .note{background:#f4f6fa;padding:.6rem .8rem;border-radius:.4rem;font-size:.9rem;overflow-x:auto}`;
 
 function page(title: string, body: string): string {
@@ -20,18 +21,23 @@ const METHOD_LABEL: Record<IdentityUser['method'], string> = {
 };
 
 /** The first step: e-mail and password (or PIN). Lists the demo users, with their current authenticator codes. */
-export function loginPage(uid: string, demo: Array<{ user: IdentityUser; totp?: string }>, error?: string): string {
+export function loginPage(
+  uid: string,
+  appName: string,
+  demo: Array<{ user: IdentityUser; totp?: string }>,
+  error?: string,
+): string {
   const rows = demo
     .map(
       ({ user, totp }) =>
-        `<tr><td>${escapeHtml(user.email)}</td><td><code>${escapeHtml(user.demoSecret ?? '')}</code></td><td>${escapeHtml(
+        `<tr><td class="whole">${escapeHtml(user.email)}</td><td class="whole"><code>${escapeHtml(user.demoSecret ?? '')}</code></td><td>${escapeHtml(
           METHOD_LABEL[user.method],
         )}${totp ? ` · code now: <code data-totp="${escapeHtml(user.email)}">${totp}</code>` : ''}</td></tr>`,
     )
     .join('');
   return page(
-    'Sandbox sign-in',
-    `<h1>Sign in to the app</h1>
+    `Sandbox sign-in: ${escapeHtml(appName)}`,
+    `<h1>Sign in to <span data-app-name>${escapeHtml(appName)}</span></h1>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/interaction/${escapeHtml(uid)}/login">
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required>
@@ -70,11 +76,11 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
  * A native app's sign-in asks once more (RFC 8252 §8.6: another app could claim the same custom
  * scheme or loopback port): the user sees which app gets access, on which return address.
  */
-export function consentPage(uid: string, app: { clientId: string; redirectUri: string }): string {
+export function consentPage(uid: string, app: { name: string; clientId: string; redirectUri: string }): string {
   return page(
-    'Sandbox sign-in: allow the app',
-    `<h1>Allow the app on this device?</h1>
-<p>The app <strong>${escapeHtml(app.clientId)}</strong> asks to use your account. It gets an access token for the
+    `Sandbox sign-in: allow ${escapeHtml(app.name)}`,
+    `<h1>Allow ${escapeHtml(app.name)} on this device?</h1>
+<p>The app <strong>${escapeHtml(app.name)}</strong> (client <code>${escapeHtml(app.clientId)}</code>) asks to use your account. It gets an access token for the
 gateway, returned to <code>${escapeHtml(app.redirectUri)}</code>.</p>
 <form method="post" action="/interaction/${escapeHtml(uid)}/consent">
 <button type="submit" name="decision" value="allow">Allow</button>

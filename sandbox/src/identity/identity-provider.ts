@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload } from 'oidc-provider';
 import type { Clock } from '@open-finance-gateway/common/clock';
+import { listenOn } from '@open-finance-gateway/common/http/listen';
 import { sendHtml, sendJson } from '@open-finance-gateway/common/http/respond';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { consentPage, messagePage, outboxPage, signupPage } from './identity-pages.js';
@@ -26,6 +27,8 @@ export interface SandboxIdentityOptions {
   clientSecret: string;
   /** The public native client's id (RFC 8252: PKCE, no secret). @default 'nz.sandbox.native' */
   nativeClientId?: string;
+  /** The app its clients are: the sign-in pages name it. */
+  appName: string;
 }
 
 /** Where the sandbox's native client may return to (RFC 8252): a custom scheme, and loopback on any port. */
@@ -86,7 +89,7 @@ class SandboxIdentityProvider implements SandboxIdentity {
     this.clientId = options.clientId;
     this.clientSecret = options.clientSecret;
     this.nativeClientId = options.nativeClientId ?? 'nz.sandbox.native';
-    this.interaction = new SignInInteraction(this.users, this.outbox, options.clock);
+    this.interaction = new SignInInteraction(this.users, this.outbox, options.clock, options.appName);
   }
 
   registerRedirectUri(uri: string): void {
@@ -112,10 +115,7 @@ class SandboxIdentityProvider implements SandboxIdentity {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
+    await listenOn(server, port, host, 'SANDBOX_IDENTITY_PORT');
     const bound = (server.address() as AddressInfo).port;
     this.issuer = publicIssuer ?? `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   }
@@ -218,7 +218,11 @@ class SandboxIdentityProvider implements SandboxIdentity {
       return sendHtml(
         res,
         200,
-        consentPage(details.uid, { clientId, redirectUri: String(details.params.redirect_uri) }),
+        consentPage(details.uid, {
+          name: this.options.appName,
+          clientId,
+          redirectUri: String(details.params.redirect_uri),
+        }),
       );
     if ((await formOf(req)).get('decision') !== 'allow') {
       const refusal = { error: 'access_denied', error_description: 'The user did not allow the app.' };

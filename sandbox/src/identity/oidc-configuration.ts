@@ -51,7 +51,7 @@ export async function buildProvider(parts: ProviderParts): Promise<Provider> {
     },
     loadExistingGrant,
     pkce: { methods: ['S256'], required: () => true },
-    cookies: { keys: [randomToken(32)] },
+    cookies: { keys: [randomToken(32)], names: cookieNames(parts.issuer) },
     jwks: { keys: [signingJwk() as never] },
     ttl: { Session: 3_600, Interaction: 600, Grant: 3_600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
     conformIdTokenClaims: false,
@@ -60,6 +60,17 @@ export async function buildProvider(parts: ProviderParts): Promise<Provider> {
       ctx.body = messagePage('Sign-in cannot continue', String(out.error_description ?? out.error ?? 'error'), 'error');
     },
   });
+}
+
+/**
+ * oidc-provider's cookies, named for the issuer's port: cookies ignore ports, and two sandboxes on
+ * one host (the quick start's and the example's, both on 127.0.0.1) would otherwise replace each
+ * other's session, and a user signed in at one would be asked for their password again at the other.
+ */
+function cookieNames(issuer: string): { session: string; interaction: string; resume: string } {
+  const port = new URL(issuer).port;
+  const name = (base: string) => (port ? `${base}_${port}` : base);
+  return { session: name('_session'), interaction: name('_interaction'), resume: name('_interaction_resume') };
 }
 
 const ACCESS_TOKEN_TTL_SECONDS = 600;

@@ -47,6 +47,8 @@ export class SignInInteraction {
     private readonly users: IdentityUsers,
     private readonly outbox: Outbox,
     private readonly clock: Clock,
+    /** What the user signs in to: the login page says so. */
+    private readonly appName: string,
   ) {
     this.pinLimiter = new AttemptLimiter(clock);
     this.passwordLimiter = new AttemptLimiter(clock, { perMinute: 10, lockAfter: 20, lockMs: 15 * 60_000 });
@@ -56,7 +58,7 @@ export class SignInInteraction {
   show(res: ServerResponse, uid: string, atVerify: boolean): void {
     const entry = this.pending.get(uid);
     if (atVerify && entry) return sendHtml(res, 200, secondFactorPage(uid, entry.factor, this.hintFor(entry)));
-    sendHtml(res, 200, loginPage(uid, this.demoRows()));
+    sendHtml(res, 200, loginPage(uid, this.appName, this.demoRows()));
   }
 
   async login(provider: Provider, req: IncomingMessage, res: ServerResponse, uid: string): Promise<void> {
@@ -71,11 +73,13 @@ export class SignInInteraction {
         admitted.reason === 'locked'
           ? `Too many wrong attempts: this account is locked for ${Math.ceil(wait / 60)} minutes.`
           : `Too many attempts: try again in ${wait} seconds.`;
-      return sendHtml(res, 429, loginPage(uid, this.demoRows(), message), { 'retry-after': String(wait) });
+      return sendHtml(res, 429, loginPage(uid, this.appName, this.demoRows(), message), {
+        'retry-after': String(wait),
+      });
     }
     if (!user || !secretMatches(user, form.get('secret') ?? '')) {
       if (user) limiter.failed(user.sub);
-      return sendHtml(res, 401, loginPage(uid, this.demoRows(), 'Wrong e-mail, password or PIN.'));
+      return sendHtml(res, 401, loginPage(uid, this.appName, this.demoRows(), 'Wrong e-mail, password or PIN.'));
     }
     limiter.succeeded(user.sub, address);
     if (user.method === 'password') return this.finish(provider, req, res, user);

@@ -7,8 +7,8 @@ import { sdkAgainstSandbox, signedIn } from '../support/sdk.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-async function consentPageFor(extra: Record<string, string> = {}) {
-  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service' });
+async function consentPageFor(extra: Record<string, string> = {}, appName?: string) {
+  const sandbox = createSandbox({ logger: createLogger({ level: 'silent' }), headerPrefix: 'X-Service', appName });
   await sandbox.start();
   track(() => sandbox.stop());
   sandbox.registerRedirectUri(REDIRECT_URI);
@@ -37,6 +37,13 @@ describe('the sandbox’s consent page', () => {
     expect(offered(page)).toEqual(['Aroha Ngata', 'James Wilson']);
     expect(page).toContain('for the app user aroha@demo.example');
     expect(page).toContain('The\nsandbox has no such sign-in');
+  });
+
+  it('names the app that asks, by the name it is registered under (the gateway gives its APP_NAME)', async () => {
+    const named = await consentPageFor({}, 'Kete');
+    expect(named).toContain('<h1>Connect your accounts to Kete</h1>');
+    expect(named).toContain('<strong data-app-name>Kete</strong> is asking');
+    expect(await consentPageFor()).toContain('<strong data-app-name>Open Finance Demo</strong> is asking');
   });
 
   it('speaks plainly: no internal scope names, and not "embedded" (it also runs on its own)', async () => {

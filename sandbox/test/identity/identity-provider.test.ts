@@ -170,7 +170,7 @@ describe('the sandbox identity provider', () => {
     );
     // Same browser, step-up: the provider shows its login page again instead of reusing the session.
     const stepUp = await startSignIn(setup, { max_age: '0' });
-    expect(stepUp.page.text).toContain('Sign in to the app');
+    expect(stepUp.page.text).toContain('Sign in to <span data-app-name>Open Finance Demo</span>');
   });
 
   it('checks passwords at sign-up and PINs against the rules, and TOTP against RFC 6238', async () => {

@@ -108,7 +108,7 @@ describe('the sandbox identity provider for native apps', () => {
       body: new URLSearchParams({ code: sandbox.identity.currentTotp(EMAIL)! }),
     });
     while (hop.location) hop = await browser.request(hop.location);
-    expect(hop.text).toContain('Allow the app on this device?');
+    expect(hop.text).toContain('Allow Open Finance Demo on this device?');
     expect(hop.text).toContain(redirectUri);
     const consent = /action="(\/interaction\/[^"]+\/consent)"/.exec(hop.text)![1]!;
     hop = await browser.request(new URL(consent, url).href, {

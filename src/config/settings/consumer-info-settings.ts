@@ -11,7 +11,8 @@ export const CONSUMER_INFO_SETTINGS = {
         parseReturnUris,
       ),
       default: [],
-      defaultText: 'none (no native app can connect a bank)',
+      defaultText:
+        "none (no native app can connect a bank); on the embedded sandbox, the sandbox's native app's `http://127.0.0.1/connected` (any port) and `nz.sandbox.native:/connected`",
       usedBy:
         '`startBankConnection` ([native apps](../guides/subscriptions-over-http-and-phones.md#the-bank-connection-from-a-phone))',
       description:
@@ -22,8 +23,9 @@ export const CONSUMER_INFO_SETTINGS = {
       name: 'APP_NAME',
       type: text(),
       default: DEFAULT_APP_NAME,
-      usedBy: 'the consumer information page, the readiness report',
-      description: "The app's name on the consumer information page.",
+      usedBy: 'the consumer information page, the embedded sandbox, the readiness report',
+      description:
+        "The app's name on the consumer information page (its heading and header) and, on the embedded sandbox, on the sandbox's sign-in and consent pages, as the app registered with the platform.",
       envNote: 'on the consumer information page',
     }),
     setting({

@@ -5,10 +5,14 @@
  */
 export const GRAPHIQL_INIT_SCRIPT = `(function () {
   var defaultQuery = [
-    '# Signed in through the gateway: your platform token stays on the server.',
-    '# Every lookup below, across both fields, goes out in one enrichment search.',
+    // Short lines: the editor shows about 60 characters beside the results.
+    '# You signed in to the app, then connected your bank.',
+    '# bankCustomer: you as your bank knows you (/v1/me),',
+    '# with the bank\u2019s name and e-mail, not your sign-in\u2019s.',
+    '# The platform token stays on the gateway.',
+    '# The four lookups go out in one enrichment search.',
     'query EnrichDemo {',
-    '  me { id preferredName email }',
+    '  bankCustomer: me { id preferredName email }',
     '  groceries: enrich(queries: [',
     '    { id: "t1", description: "WOOLWORTHS NZ/1234 PONSONBY", amount: -84.2 }',
     '    { id: "t2", description: "PAK N SAVE WAIRAU ROAD", direction: DEBIT }',

@@ -8,6 +8,7 @@ import {
   type StreamReader,
 } from '../../support/http-streams.js';
 import { accessTokenClaims, nowSeconds } from '../../support/native-app.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { signedInUser } from '../../support/webhooks.js';
 
 const PAYMENTS = 'subscription { paymentUpdated { paymentId } }';
@@ -90,7 +91,7 @@ describe.each(TRANSPORTS)('subscriptions over HTTP with an access token: $name',
 
   it('refuses a cookie and a token together, and a token from a browser origin not allowed', async () => {
     const { gateway, browser, token } = await nativeUser();
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const both = open(gateway, { authorization: `Bearer ${token()}`, cookie }, PAYMENTS);
     expect(await refusalOf(both.reader)).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'AMBIGUOUS_CREDENTIALS' });
     const foreign = await fetch(`${gateway.url}/graphql/stream?query=${encodeURIComponent(PAYMENTS)}`, {

@@ -9,6 +9,7 @@ import {
   type StreamReader,
 } from '../../support/http-streams.js';
 import { track } from '../../support/leftovers.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { socketClient, subscribe } from '../../support/sockets.js';
 import { signedInUser } from '../../support/webhooks.js';
 
@@ -17,8 +18,7 @@ const ACCESS_REVOKED = 'subscription { accessRevoked { reason } }';
 
 type PaymentUpdate = { paymentId: string; reportedStatus: string; cursor: string; payment: { status: string } };
 
-const cookieOf = (gateway: TestGateway, browser: Browser) =>
-  `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+const cookieOf = (gateway: TestGateway, browser: Browser) => sessionCookie(browser, gateway.url);
 
 const TRANSPORTS = [
   { name: 'Apollo Client 4 over multipart HTTP', open: multipartSubscription },

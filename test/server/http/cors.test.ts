@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startGateway } from '../../support/gateway.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { signedInUser } from '../../support/webhooks.js';
 
 const FRONTEND = 'http://localhost:5173';
@@ -27,7 +28,7 @@ describe('CORS for a frontend on its own dev server', () => {
   it('lets the allowed origin read a credentialed GraphQL answer', async () => {
     const gateway = await startGateway({ ALLOWED_ORIGINS: FRONTEND });
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const response = await fetch(`${gateway.url}/graphql`, {
       method: 'POST',
       headers: { origin: FRONTEND, cookie, 'content-type': 'application/json' },

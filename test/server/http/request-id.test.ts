@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startGateway } from '../../support/gateway.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { signedInUser } from '../../support/webhooks.js';
 
 async function me(
@@ -18,7 +19,7 @@ describe('request ids', () => {
   it('gives every request an id: in the response, on its log lines, and sent upstream', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const response = await me(gateway, cookie, { 'x-request-id': 'client-chosen-id-123' });
     expect(response.status).toBe(200);
     const requestId = response.headers.get('x-request-id')!;
@@ -35,7 +36,7 @@ describe('request ids', () => {
   it('takes the id a trusted proxy set, when well formed', async () => {
     const gateway = await startGateway({ REQUEST_ID_HEADER_TRUSTED: 'true' });
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     expect((await me(gateway, cookie, { 'x-request-id': 'proxy-id-12345678' })).headers.get('x-request-id')).toBe(
       'proxy-id-12345678',
     );
@@ -50,7 +51,7 @@ describe('request ids', () => {
   it('carries the id to enrichment searches and to the error lines of both GraphQL paths', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const post = (query: string, variables?: Record<string, unknown>) =>
       fetch(`${gateway.url}/graphql`, {
         method: 'POST',

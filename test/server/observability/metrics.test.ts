@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountsDocument, EnrichDocument } from '../../__generated__/graphql.js';
 import { execute, signIn, startGateway } from '../../support/gateway.js';
+import { sessionCookieValue } from '../../support/session-cookie.js';
 import { socketClient } from '../../support/sockets.js';
 import { overSocket } from '../../support/transports.js';
 import { deliver, signedHeaders, signedInUser } from '../../support/webhooks.js';
@@ -53,7 +54,7 @@ describe('Prometheus metrics', () => {
       accountId,
       state,
       ...gateway.sandbox.issuedTokens(),
-      browser.cookie(new URL(gateway.url).host, 'gw_session')!,
+      sessionCookieValue(browser, gateway.url)!,
     ])
       expect(text).not.toContain(secret);
   });

@@ -5,6 +5,7 @@ import type { Browser } from '../../support/browser.js';
 import { appUserId, signIn, startGateway, type TestGateway } from '../../support/gateway.js';
 import { track } from '../../support/leftovers.js';
 import { accessTokenClaims, bearerSocket, nowSeconds } from '../../support/native-app.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { socketClient, subscribe, wsUrl } from '../../support/sockets.js';
 
 /**
@@ -88,7 +89,7 @@ describe('access tokens on graphql-ws', () => {
 
   it('refuses a cookie and a token together as ambiguous (4400)', async () => {
     const { gateway, browser } = await connected();
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const token = forgeJwt(claimsFor(gateway));
     expect(await initWith(gateway, JSON.stringify({ authorization: `Bearer ${token}` }), { cookie })).toEqual({
       code: 4400,

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { TransactionsDocument } from '../../__generated__/graphql.js';
 import { execute, startGateway } from '../../support/gateway.js';
 import { track } from '../../support/leftovers.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { wsUrl } from '../../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../../support/webhooks.js';
 
@@ -32,8 +33,7 @@ describe('one event to many identical subscriptions of one user', () => {
     const limits = { WS_MAX_SOCKETS_PER_USER: String(SOCKETS), WS_MAX_SOCKETS_PER_SESSION: String(SOCKETS) };
     const gateway = await startGateway(limits);
     const { browser, state } = await signedInUser(gateway);
-    const host = new URL(gateway.url).host;
-    const cookie = `gw_session=${browser.cookie(host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const rows = (await execute(gateway, browser, TransactionsDocument, { first: 3 })).data!.transactions.edges.map(
       (edge) => edge.node,
     );

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { MeDocument, RefreshDocument } from '../../__generated__/graphql.js';
 import { execute, startGateway, type TestGateway } from '../../support/gateway.js';
 import { track } from '../../support/leftovers.js';
+import { sessionCookie } from '../../support/session-cookie.js';
 import { socketClient, subscribe, wsUrl } from '../../support/sockets.js';
 import { signedInUser } from '../../support/webhooks.js';
 
@@ -192,7 +193,7 @@ describe('graphql-ws protocol rules', () => {
   it('closes with 4408 when no connection_init arrives in time', async () => {
     const gateway = await startGateway({ WS_HANDSHAKE_TIMEOUT_MS: '200' });
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const { closed } = rawSocket(gateway, { origin: gateway.url, cookie });
     expect((await closed).code).toBe(4408);
   });
@@ -208,14 +209,14 @@ describe('graphql-ws protocol rules', () => {
   it('refuses a foreign Origin at the upgrade', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     expect(await rawSocket(gateway, { origin: 'https://evil.example', cookie }).refused).toBe(403);
   });
 
   it('accepts a client that sends no Origin (not a browser: browsers always send one), with its session', async () => {
     const gateway = await startGateway();
     const { browser } = await signedInUser(gateway);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const { socket, opened } = rawSocket(gateway, { cookie });
     await opened;
     socket.send(JSON.stringify({ type: 'connection_init' }));

@@ -1,4 +1,5 @@
 import { useMutation, useQuery } from '@apollo/client/react';
+import { useState } from 'react';
 import { AccountsDocument, RevokeAccountDocument, type AccountsQuery } from '../__generated__/graphql';
 import { ConfirmAction } from './confirm-action';
 import { Logo } from './logo';
@@ -9,28 +10,33 @@ type Account = AccountsQuery['accounts'][number];
 /**
  * Every account shared with the app, whatever its status, each with its own "Stop sharing"
  * (`revokeAccount`: the platform's DELETE /v1/accounts/{id}), confirmed first. A stopped account
- * leaves the list at once: it is removed from Apollo's cache.
+ * leaves the list at once (it is removed from Apollo's cache), and a line above the list says so.
  */
 export function ConnectedAccounts() {
   const { data, loading, error, refetch } = useQuery(AccountsDocument);
+  const [stopped, setStopped] = useState<string>();
   if (loading && !data) return <Loading what="your connected accounts" />;
   if (error && !data) return <ErrorMessage error={error} retry={() => void refetch()} />;
   const accounts = data?.accounts ?? [];
   return (
     <>
+      <p role="status" className="done">
+        {stopped && `You stopped sharing ${stopped}. Kete no longer sees it or pays from it.`}
+      </p>
       {accounts.length === 0 && <p>No accounts are shared with this app.</p>}
       <ul className="list" aria-label="Connected accounts">
         {accounts.map((account) => (
-          <ConnectedAccount key={account.id} account={account} />
+          <ConnectedAccount key={account.id} account={account} onStopped={setStopped} />
         ))}
       </ul>
     </>
   );
 }
 
-function ConnectedAccount({ account }: { account: Account }) {
+function ConnectedAccount({ account, onStopped }: { account: Account; onStopped: (name: string) => void }) {
   const [revoke, revoking] = useMutation(RevokeAccountDocument, {
     variables: { id: account.id },
+    onCompleted: () => onStopped(account.name),
     update(cache) {
       cache.evict({ id: cache.identify({ __typename: 'Account', id: account.id }) });
       cache.gc();
@@ -47,7 +53,7 @@ function ConnectedAccount({ account }: { account: Account }) {
         </div>
         <ConfirmAction
           label={`Stop sharing ${account.name}`}
-          warning={`The app will no longer see ${account.name} or pay from it. Your other accounts stay shared.`}
+          warning={`Kete will no longer see ${account.name} or pay from it. Your other accounts stay shared.`}
           confirmLabel="Yes, stop sharing"
           busy={revoking.loading}
           onConfirm={() => void revoke().catch(() => undefined)}
