@@ -7,7 +7,7 @@ export interface MemorySessionStoreOptions {
   idleTimeoutMs: number;
   sweepIntervalMs?: number;
   /** Told of each session that lapsed (absolute or idle), once, when the store notices. */
-  onExpired?: (sessionId: string, record: SessionRecord) => void;
+  onExpired?: (sessionKey: string, record: SessionRecord) => void;
 }
 
 export function createMemorySessionStore(options: MemorySessionStoreOptions): SessionStore {
@@ -33,31 +33,31 @@ class MemorySessionStore implements SessionStore {
     this.sweepNow();
   }
 
-  async get(sessionId: string): Promise<SessionRecord | undefined> {
-    const record = this.sessions.get(sessionId);
+  async get(sessionKey: string): Promise<SessionRecord | undefined> {
+    const record = this.sessions.get(sessionKey);
     if (record && !this.isLive(record)) {
-      this.expire(sessionId, record);
+      this.expire(sessionKey, record);
       return undefined;
     }
     return record;
   }
 
-  async set(sessionId: string, record: SessionRecord): Promise<void> {
-    if (this.ended.has(sessionId)) return;
-    this.remove(sessionId);
-    this.sessions.set(sessionId, record);
+  async set(sessionKey: string, record: SessionRecord): Promise<void> {
+    if (this.ended.has(sessionKey)) return;
+    this.remove(sessionKey);
+    this.sessions.set(sessionKey, record);
     let ids = this.byUser.get(record.userId);
     if (!ids) this.byUser.set(record.userId, (ids = new Set()));
-    ids.add(sessionId);
+    ids.add(sessionKey);
   }
 
-  async delete(sessionId: string): Promise<void> {
-    this.end(sessionId);
+  async delete(sessionKey: string): Promise<void> {
+    this.end(sessionKey);
   }
 
-  async listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>> {
+  async listByUser(userId: string): Promise<Array<{ sessionKey: string; record: SessionRecord }>> {
     return [...(this.byUser.get(userId) ?? [])]
-      .map((sessionId) => ({ sessionId, record: this.sessions.get(sessionId)! }))
+      .map((sessionKey) => ({ sessionKey, record: this.sessions.get(sessionKey)! }))
       .filter(({ record }) => this.isLive(record));
   }
 
@@ -81,10 +81,10 @@ class MemorySessionStore implements SessionStore {
     for (const [id, until] of this.ended) if (until <= now) this.ended.delete(id);
   }
 
-  private end(sessionId: string): void {
-    const record = this.sessions.get(sessionId);
-    if (record) this.ended.set(sessionId, record.expiresAt);
-    this.remove(sessionId);
+  private end(sessionKey: string): void {
+    const record = this.sessions.get(sessionKey);
+    if (record) this.ended.set(sessionKey, record.expiresAt);
+    this.remove(sessionKey);
   }
 
   private isLive(record: SessionRecord): boolean {
@@ -92,17 +92,17 @@ class MemorySessionStore implements SessionStore {
     return record.expiresAt > now && record.lastSeenAt + this.options.idleTimeoutMs > now;
   }
 
-  private remove(sessionId: string): void {
-    const record = this.sessions.get(sessionId);
+  private remove(sessionKey: string): void {
+    const record = this.sessions.get(sessionKey);
     if (!record) return;
-    this.sessions.delete(sessionId);
+    this.sessions.delete(sessionKey);
     const ids = this.byUser.get(record.userId);
-    ids?.delete(sessionId);
+    ids?.delete(sessionKey);
     if (ids?.size === 0) this.byUser.delete(record.userId);
   }
 
-  private expire(sessionId: string, record: SessionRecord): void {
-    this.remove(sessionId);
-    this.options.onExpired?.(sessionId, record);
+  private expire(sessionKey: string, record: SessionRecord): void {
+    this.remove(sessionKey);
+    this.options.onExpired?.(sessionKey, record);
   }
 }

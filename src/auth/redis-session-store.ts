@@ -1,7 +1,7 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { execAll, storeCall, type RedisClient } from '../redis/redis-client.js';
-import { taggedKeys, tagOfSessionKey, userKeys } from '../redis/redis-keys.js';
+import { sessionRedisKey, userKeys } from '../redis/redis-keys.js';
 import { END_SCRIPT, WRITE_SCRIPT } from './redis-session-scripts.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { sealedTokenFields, sealedTokenOf, type StoredPlatformToken } from './stored-platform-token.js';
@@ -79,13 +79,13 @@ class RedisSessionStore implements SessionStore {
   }
 
   async get(key: string): Promise<SessionRecord | undefined> {
-    const redisKey = this.sessionKey(key);
+    const redisKey = this.redisKeyOf(key);
     if (!redisKey) return undefined;
     return this.live(this.decode(key, await storeCall(() => this.redis.get(redisKey))));
   }
 
   async set(key: string, record: SessionRecord): Promise<void> {
-    const redisKey = this.sessionKey(key);
+    const redisKey = this.redisKeyOf(key);
     if (!redisKey) throw new Error('session keys start with the user tag');
     const stored = JSON.stringify(this.encode(key, record));
     const deadline = this.deadlineOf(record);
@@ -108,22 +108,22 @@ class RedisSessionStore implements SessionStore {
   }
 
   async delete(key: string): Promise<void> {
-    const redisKey = this.sessionKey(key);
+    const redisKey = this.redisKeyOf(key);
     if (!redisKey) return;
     const [raw] = await this.end([redisKey]);
     await storeCall(() => this.redis.zrem(this.deadlinesKey, key));
     if (raw) await storeCall(() => this.redis.srem(this.indexKey((JSON.parse(raw) as StoredSession).userId), key));
   }
 
-  async listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>> {
+  async listByUser(userId: string): Promise<Array<{ sessionKey: string; record: SessionRecord }>> {
     const keys = await storeCall(() => this.redis.smembers(this.indexKey(userId)));
     if (keys.length === 0) return [];
-    const values = await storeCall(() => this.redis.mget(keys.map((key) => this.sessionKey(key)!)));
-    const found: Array<{ sessionId: string; record: SessionRecord }> = [];
+    const values = await storeCall(() => this.redis.mget(keys.map((key) => this.redisKeyOf(key)!)));
+    const found: Array<{ sessionKey: string; record: SessionRecord }> = [];
     const gone: string[] = [];
     keys.forEach((key, index) => {
       const record = this.decode(key, values[index] ?? null);
-      if (this.live(record)) found.push({ sessionId: key, record: record! });
+      if (this.live(record)) found.push({ sessionKey: key, record: record! });
       else if (!record) gone.push(key);
     });
     if (gone.length > 0) await storeCall(() => this.redis.srem(this.indexKey(userId), ...gone));
@@ -132,7 +132,7 @@ class RedisSessionStore implements SessionStore {
 
   async deleteByUser(userId: string): Promise<string[]> {
     const keys = await storeCall(() => this.redis.smembers(this.indexKey(userId)));
-    if (keys.length > 0) await this.end(keys.map((key) => this.sessionKey(key)!));
+    if (keys.length > 0) await this.end(keys.map((key) => this.redisKeyOf(key)!));
     await storeCall(() => this.redis.del(this.indexKey(userId)));
     if (keys.length > 0) await storeCall(() => this.redis.zrem(this.deadlinesKey, ...keys));
     return keys;
@@ -146,7 +146,7 @@ class RedisSessionStore implements SessionStore {
     for (const key of due) {
       // Only the instance whose ZREM removes the entry handles it.
       if ((await storeCall(() => redis.zrem(deadlinesKey, key))) !== 1) continue;
-      const redisKey = this.sessionKey(key);
+      const redisKey = this.redisKeyOf(key);
       const record = redisKey ? this.decode(key, await storeCall(() => redis.get(redisKey))) : undefined;
       if (!record || !redisKey) continue;
       if (this.live(record)) {
@@ -163,9 +163,8 @@ class RedisSessionStore implements SessionStore {
     clearInterval(this.sweeper);
   }
 
-  private sessionKey(key: string): string | undefined {
-    const tag = tagOfSessionKey(key);
-    return tag ? `${taggedKeys(this.options.keyPrefix, tag)}:s:${key.slice(tag.length + 1)}` : undefined;
+  private redisKeyOf(sessionKey: string): string | undefined {
+    return sessionRedisKey(this.options.keyPrefix, sessionKey);
   }
 
   private indexKey(userId: string): string {

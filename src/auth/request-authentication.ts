@@ -2,8 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { parse as parseCookies } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
-import { sha256Hex } from '@open-finance-gateway/common/ids';
-import { userTag } from '../redis/redis-keys.js';
+import { deviceSessionKey } from '../redis/redis-keys.js';
 import type { AccessTokenCheck, AccessTokenClaims, AccessTokenRefusal } from './access-token.js';
 import type { BankConnectionStore } from './bank-connection-store.js';
 import type { SessionEndingsBus } from './session-endings.js';
@@ -89,7 +88,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
     if (notBefore !== undefined && claims.issuedAt < notBefore)
       return refuse(401, 'UNAUTHENTICATED', 'ACCESS_ENDED', 'Access was ended for this user or device: sign in again.');
     // A new key after each ending: an ended device's key is never written again.
-    const key = `${userTag(claims.sub)}.${sha256Hex(`device|${claims.sub}|${device}|${notBefore ?? 0}`)}`;
+    const key = deviceSessionKey(claims.sub, `${device}|${notBefore ?? 0}`);
     let record = await options.sessions.touch(key);
     if (!record || record.expiresAt < claims.expiresAt) {
       const connection = record ? undefined : await options.bankConnections.get(claims.sub);
@@ -110,7 +109,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
         // user's records before this one existed, so this one ends here (and any socket with it).
         const since = await options.endings.accessNotBefore(claims.sub, device);
         if (since !== notBefore && since !== undefined && claims.issuedAt < since) {
-          await options.sessions.endOne(claims.sub, { ...fresh, key });
+          await options.sessions.endOne(claims.sub, { ...fresh, sessionKey: key });
           return refuse(
             401,
             'UNAUTHENTICATED',
@@ -121,7 +120,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
         // A device's first token counts as a sign-in: the bank connection stays needed.
         if (connection) await options.bankConnections.touch(claims.sub);
       }
-      record = { ...fresh, key };
+      record = { ...fresh, sessionKey: key };
     }
     // This token's own facts: its multi-factor and its end, whatever the device's other tokens say.
     const session: Session = { ...record, authTime: claims.authTime ?? 0, amr: claims.amr };

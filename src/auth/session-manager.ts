@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
-import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
-import { userTag } from '../redis/redis-keys.js';
+import { newSessionSecret, sessionKeyOfSecret } from '../redis/redis-keys.js';
 import { gatewayCookieNames } from './cookie-names.js';
 import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
@@ -13,8 +12,8 @@ import { signValue, verifySignedValue } from './signed-cookie.js';
 type WithHeaders = Pick<IncomingMessage, 'headers'>;
 
 export interface Session extends SessionRecord {
-  /** Store key of this session (a digest of the cookie's id, never the id itself). */
-  key: string;
+  /** The session key: its name in the session store (a digest; never the cookie's secret itself). */
+  sessionKey: string;
 }
 
 export interface SessionManagerOptions {
@@ -34,11 +33,11 @@ export interface SessionManagerOptions {
 }
 
 /**
- * A record and its key. The key comes first: in V8, `{ ...record, key }` at a site that has seen
+ * A record and its key. The key comes first: in V8, `{ ...record, sessionKey }` at a site that has seen
  * many shapes gives every object a hidden class of its own (about 300 bytes), and each open socket
  * holds its session.
  */
-const sessionOf = (record: SessionRecord, key: string): Session => ({ key, ...record });
+const sessionOf = (record: SessionRecord, sessionKey: string): Session => ({ sessionKey, ...record });
 
 export type SessionEndedListener = (userId: string, sessionKeys: string[]) => void;
 
@@ -82,11 +81,10 @@ export class SessionManager {
     platformToken: string | undefined,
   ): Promise<void> {
     const { userId } = identity;
-    // The id starts with the user's tag, so its store key leads to the user's keys (one Cluster slot).
-    const tag = userTag(userId);
-    const id = `${tag}.${randomToken()}`;
+    // A fresh secret each sign-in, against fixation; the cookie carries it, the store its key.
+    const secret = newSessionSecret(userId);
     const now = this.options.clock();
-    await this.options.store.set(`${tag}.${sha256Hex(id)}`, {
+    await this.options.store.set(sessionKeyOfSecret(secret)!, {
       userId,
       ...(platformToken === undefined ? {} : { platformToken }),
       authTime: identity.authTime,
@@ -97,7 +95,7 @@ export class SessionManager {
     });
     appendSetCookie(
       res,
-      serializeCookie(this.cookieName, signValue(id, this.options.secret), {
+      serializeCookie(this.cookieName, signValue(secret, this.options.secret), {
         httpOnly: true,
         sameSite: 'lax',
         secure: this.secure,
@@ -207,14 +205,15 @@ export class SessionManager {
 
   /** The user connected (or reconnected) their bank: every live session of theirs now uses this token. */
   async attachToken(userId: string, platformToken: string): Promise<void> {
-    for (const { sessionId, record } of await this.options.store.listByUser(userId))
-      if (record.platformToken !== platformToken) await this.options.store.set(sessionId, { ...record, platformToken });
+    for (const { sessionKey, record } of await this.options.store.listByUser(userId))
+      if (record.platformToken !== platformToken)
+        await this.options.store.set(sessionKey, { ...record, platformToken });
   }
 
   /** Ends the user's sessions that hold `token`; returns how many of the user's sessions remain. */
   async endSessionsWithToken(userId: string, token: string): Promise<number> {
     const sessions = await this.options.store.listByUser(userId);
-    const ending = sessions.filter(({ record }) => record.platformToken === token).map(({ sessionId }) => sessionId);
+    const ending = sessions.filter(({ record }) => record.platformToken === token).map(({ sessionKey }) => sessionKey);
     for (const key of ending) await this.options.store.delete(key);
     if (ending.length > 0) this.emitEnded(userId, ending);
     return sessions.length - ending.length;
@@ -238,9 +237,9 @@ export class SessionManager {
 
   /** Every live session of a user, browsers' and devices' alike, with its store key. */
   async listOfUser(userId: string): Promise<Session[]> {
-    return (await this.options.store.listByUser(userId)).map(({ sessionId, record }) => ({
+    return (await this.options.store.listByUser(userId)).map(({ sessionKey, record }) => ({
       ...record,
-      key: sessionId,
+      sessionKey,
     }));
   }
 
@@ -248,8 +247,8 @@ export class SessionManager {
   async endOne(userId: string, session: Session): Promise<void> {
     if (session.client)
       await this.options.endings?.endAccessBefore(userId, this.options.clock(), session.client.device);
-    await this.options.store.delete(session.key);
-    this.emitEnded(userId, [session.key]);
+    await this.options.store.delete(session.sessionKey);
+    this.emitEnded(userId, [session.sessionKey]);
   }
 
   /** Subscribers (open sockets, per-user caches) learn when sessions end. */
@@ -268,10 +267,9 @@ export class SessionManager {
     if (!signed) return undefined;
     const known = this.verifiedKeys.get(signed);
     if (known !== undefined) return known;
-    const id = verifySignedValue(signed, this.options.secret);
-    const tag = id?.split('.')[0];
-    if (!id || !tag || !/^[0-9a-f]{16}$/.test(tag)) return undefined;
-    const key = `${tag}.${sha256Hex(id)}`;
+    const secret = verifySignedValue(signed, this.options.secret);
+    const key = secret ? sessionKeyOfSecret(secret) : undefined;
+    if (!key) return undefined;
     this.verifiedKeys.set(signed, key);
     return key;
   }

@@ -31,11 +31,11 @@ export interface SessionRecord {
  * (Redis, PostgreSQL) implements the same interface so that several gateway instances agree.
  */
 export interface SessionStore {
-  get(sessionId: string): Promise<SessionRecord | undefined>;
-  set(sessionId: string, record: SessionRecord): Promise<void>;
-  delete(sessionId: string): Promise<void>;
+  get(sessionKey: string): Promise<SessionRecord | undefined>;
+  set(sessionKey: string, record: SessionRecord): Promise<void>;
+  delete(sessionKey: string): Promise<void>;
   /** Every live session of a user (revoking all access must reach each one's token). */
-  listByUser(userId: string): Promise<Array<{ sessionId: string; record: SessionRecord }>>;
+  listByUser(userId: string): Promise<Array<{ sessionKey: string; record: SessionRecord }>>;
   /** Deletes every session of a user and returns their ids (revocation ends them all). */
   deleteByUser(userId: string): Promise<string[]>;
   /**

@@ -89,7 +89,7 @@ export function createLiveOperations(options: LiveOperationsOptions) {
   function refusalFor(session: Session): Ending | undefined {
     if (closing) return GOING_AWAY;
     const { maxSocketsPerSession, maxSocketsPerUser } = options.limits;
-    if ((bySession.get(session.key)?.size ?? 0) >= maxSocketsPerSession)
+    if ((bySession.get(session.sessionKey)?.size ?? 0) >= maxSocketsPerSession)
       return { kind: 'too-many', cap: 'session', limit: maxSocketsPerSession };
     if ((byUser.get(session.userId)?.size ?? 0) >= maxSocketsPerUser)
       return { kind: 'too-many', cap: 'user', limit: maxSocketsPerUser };
@@ -111,10 +111,10 @@ export function createLiveOperations(options: LiveOperationsOptions) {
         options.logger.warn({ userId: session.userId, ending: refusal.kind }, 'live operation refused');
         return refusal;
       }
-      let ofSession = bySession.get(session.key);
+      let ofSession = bySession.get(session.sessionKey);
       if (!ofSession) {
-        bySession.set(session.key, (ofSession = new Set()));
-        watch(session.key, options.sessions.deadlineOf(session));
+        bySession.set(session.sessionKey, (ofSession = new Set()));
+        watch(session.sessionKey, options.sessions.deadlineOf(session));
       }
       ofSession.add(live);
       let ofUser = byUser.get(session.userId);
@@ -134,12 +134,12 @@ export function createLiveOperations(options: LiveOperationsOptions) {
       if (!session) return;
       clearTimeout(expiries.get(live));
       expiries.delete(live);
-      const ofSession = bySession.get(session.key);
+      const ofSession = bySession.get(session.sessionKey);
       ofSession?.delete(live);
       if (ofSession?.size === 0) {
-        bySession.delete(session.key);
-        clearTimeout(timers.get(session.key));
-        timers.delete(session.key);
+        bySession.delete(session.sessionKey);
+        clearTimeout(timers.get(session.sessionKey));
+        timers.delete(session.sessionKey);
       }
       const ofUser = byUser.get(session.userId);
       ofUser?.delete(live);

@@ -123,7 +123,7 @@ export function createOperationCore(options: OperationCoreOptions) {
     transport: LiveTransport,
   ): Promise<{ operation: Operation; session: Session } | RefusedOperation> {
     if (!prepared.type) return refused(400, 'Unable to identify operation', 'BAD_REQUEST');
-    const current = (await options.sessions.touch(session.key)) ?? session;
+    const current = (await options.sessions.touch(session.sessionKey)) ?? session;
     if (prepared.type !== 'subscription') {
       // A query or mutation: a full context of its own (its loaders, user client and budgets).
       const args = executionArgs(schema, prepared, options.createContext(current));

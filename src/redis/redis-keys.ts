@@ -1,4 +1,4 @@
-import { sha256Hex } from '@open-finance-gateway/common/ids';
+import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 
 /**
  * The key scheme every Redis store shares. Every key starts with REDIS_KEY_PREFIX; a user's keys
@@ -15,10 +15,34 @@ export function userTag(userId: string): string {
   return sha256Hex(`user:${userId}`).slice(0, 16);
 }
 
-/** The user tag a session key starts with (`<tag>.<digest>`), if it has one. */
-export function tagOfSessionKey(sessionKey: string): string | undefined {
-  const match = /^([0-9a-f]{16})\.[0-9a-f]{64}$/.exec(sessionKey);
-  return match?.[1];
+/**
+ * A new session's cookie secret: the user's tag, then a random part. Only the browser holds it;
+ * its session key (what the session store keys on) is derived from it (sessionKeyOfSecret), and
+ * starts with the same tag, so the key leads to the user's keys.
+ */
+export function newSessionSecret(userId: string): string {
+  return `${userTag(userId)}.${randomToken()}`;
+}
+
+/** The session key of a cookie secret (`<tag>.<sha256 of the secret>`), or undefined when it is not one. */
+export function sessionKeyOfSecret(secret: string): string | undefined {
+  const tag = secret.split('.')[0];
+  if (!tag || !/^[0-9a-f]{16}$/.test(tag)) return undefined;
+  return `${tag}.${sha256Hex(secret)}`;
+}
+
+/**
+ * A device's session key: the user's tag, then a digest of what names the device's token family
+ * (and the instant its access last ended, so an ended device's key is never written again).
+ */
+export function deviceSessionKey(userId: string, family: string): string {
+  return `${userTag(userId)}.${sha256Hex(`device|${userId}|${family}`)}`;
+}
+
+/** Where a session lives on Redis: under its user's tag (the one its key starts with), or undefined for a key that is not a session's. */
+export function sessionRedisKey(keyPrefix: string, sessionKey: string): string | undefined {
+  const match = /^([0-9a-f]{16})\.([0-9a-f]{64})$/.exec(sessionKey);
+  return match ? `${taggedKeys(keyPrefix, match[1]!)}:s:${match[2]}` : undefined;
 }
 
 /** What every key of the user with this tag starts with: `<prefix>{u:<tag>}`. */

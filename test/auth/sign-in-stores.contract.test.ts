@@ -149,10 +149,10 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       await sessions.set(b, record('user_a'));
       await sessions.set(other, record('user_b'));
       expect(await sessions.get(a)).toEqual(first);
-      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionId).sort()).toEqual([a, b].sort());
+      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionKey).sort()).toEqual([a, b].sort());
       await sessions.delete(a);
       expect(await sessions.get(a)).toBeUndefined();
-      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionId)).toEqual([b]);
+      expect((await sessions.listByUser('user_a')).map((entry) => entry.sessionKey)).toEqual([b]);
       expect(await sessions.deleteByUser('user_a')).toEqual([b]);
       expect(await sessions.get(b)).toBeUndefined();
       expect(await sessions.get(other)).toBeDefined();
@@ -198,7 +198,7 @@ for (const [kind, make] of storeKinds(memoryStores, redisStores)) {
       await sessions.set(live, record('user_g'));
       await Promise.all([sessions.sweep(), otherSessions.sweep(), sessions.sweep()]);
       expect(expired).toEqual([{ key: lapsed, token: old.platformToken }]);
-      expect((await sessions.listByUser('user_g')).map((entry) => entry.sessionId)).toEqual([live]);
+      expect((await sessions.listByUser('user_g')).map((entry) => entry.sessionKey)).toEqual([live]);
       await sessions.sweep();
       expect(expired).toHaveLength(1);
     });

@@ -18,18 +18,18 @@ export function deviceControls(
   return {
     async devices() {
       return (await sessions.listOfUser(session.userId)).map((device) => ({
-        id: deviceIdOf(device.key),
+        id: deviceIdOf(device.sessionKey),
         client: device.client?.id,
         signedInAt: device.createdAt,
         lastUsedAt: device.lastSeenAt,
-        current: device.key === session.key,
+        current: device.sessionKey === session.sessionKey,
       }));
     },
     async endDevice(id) {
-      const found = (await sessions.listOfUser(session.userId)).find((device) => deviceIdOf(device.key) === id);
+      const found = (await sessions.listOfUser(session.userId)).find((device) => deviceIdOf(device.sessionKey) === id);
       if (!found) return false;
       await sessions.endOne(session.userId, found);
-      if (found.key === session.key) state.ended = true;
+      if (found.sessionKey === session.sessionKey) state.ended = true;
       return true;
     },
     async endAll() {

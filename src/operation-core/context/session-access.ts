@@ -32,9 +32,9 @@ export function livenessCheck(
 ): () => Promise<boolean> {
   let knownDeadline = deps.sessions.deadlineOf(session);
   return async () => {
-    if (endedHere() || deps.sessions.wasEnded(session.key)) return false;
+    if (endedHere() || deps.sessions.wasEnded(session.sessionKey)) return false;
     if (deps.clock() < knownDeadline) return true;
-    const current = await deps.sessions.lookup(session.key);
+    const current = await deps.sessions.lookup(session.sessionKey);
     if (!current) return false;
     knownDeadline = deps.sessions.deadlineOf(current);
     return deps.clock() < knownDeadline;

@@ -7,7 +7,7 @@ import {
 
 const now = Date.now();
 const sessionOf = (userId: string): Session => ({
-  key: `key-${userId}`,
+  sessionKey: `key-${userId}`,
   userId,
   platformToken: `token-${userId}`,
   authTime: now,

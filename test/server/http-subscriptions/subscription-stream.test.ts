@@ -19,7 +19,7 @@ function idleResults() {
   return { results, state };
 }
 
-const session = { key: 'k', userId: 'u', expiresAt: Date.now() + 60_000, lastSeenAt: Date.now() } as Session;
+const session = { sessionKey: 'k', userId: 'u', expiresAt: Date.now() + 60_000, lastSeenAt: Date.now() } as Session;
 
 /** A stream of `session`, and a promise of its end. */
 function stream() {
