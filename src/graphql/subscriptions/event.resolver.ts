@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { LoggedEvent } from '../../event-log/event-log.js';
+import type { PlatformTransaction } from '../../upstream/platform-types.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
 import { toPayment, toTransfer } from '../payments/payment.mapper.js';
@@ -112,7 +113,11 @@ export class EventResolver {
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
   ): Promise<TransactionEvent> {
     const newIds = stringList(event, 'new_transaction_ids');
-    const rows = newIds.length > 0 ? await context.userClient.getTransactionsByIds(newIds) : [];
+    // From the ledger, which the webhook's own read filled: no second platform read.
+    const loaded = await context.loaders.transactionById.loadMany(newIds);
+    const failed = loaded.find((row) => row instanceof Error);
+    if (failed) throw failed;
+    const rows = loaded.filter((row): row is PlatformTransaction => row !== undefined);
     const count = event.payload.new_transactions;
     return {
       code: event.code,

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { Browser } from '../support/browser.js';
+import { startGateway, type TestGateway } from '../support/gateway.js';
+import { multipartSubscription, sseSubscription, type StreamReader } from '../support/http-streams.js';
+import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { socketClient, subscribe } from '../support/sockets.js';
+import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
+
+const ACCOUNT_EVENTS = `subscription ($accountId: ID) {
+  accountEvents(accountId: $accountId) { code updatedFields account { id balance { current } } }
+}`;
+
+type AccountEvent = { accountEvents: { code: string; account: { balance: { current: number } } } };
+
+const STORES = [
+  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
+  [
+    'redis',
+    () => ({
+      REDIS_URL,
+      REDIS_KEY_PREFIX: testPrefix(),
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+      USER_DATA_STORE: 'redis',
+    }),
+  ],
+  [
+    'redis, the store off',
+    () => ({ REDIS_URL, REDIS_KEY_PREFIX: testPrefix(), TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() }),
+  ],
+] as const;
+
+const cookieOf = (gateway: TestGateway, browser: Browser) =>
+  `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+
+/** The account's balance on every transport's subscription, each the next result it gives. */
+async function balancesSeen(
+  socket: Awaited<ReturnType<typeof subscribe<AccountEvent>>>,
+  streams: StreamReader[],
+): Promise<number[]> {
+  const overSocket = (await socket.next()).data!.accountEvents.account.balance.current;
+  const overHttp = await Promise.all(
+    streams.map(async (reader) => (await reader.data<AccountEvent>()).accountEvents.account.balance.current),
+  );
+  return [overSocket, ...overHttp];
+}
+
+describe.each(STORES)('a webhook that names a change without its new state (%s)', (_name, env) => {
+  it('publishes each of two balance changes sent as identical ACCOUNT UPDATE bodies, on graphql-ws, multipart and SSE, and a redelivery once', async () => {
+    const gateway = await startGateway(env());
+    const { browser, userId, state } = await signedInUser(gateway);
+    const account = gateway.sandbox.world().accounts.find((row) => row.sandboxUserId === userId && row.sandboxShared)!;
+    const variables = { accountId: account._id };
+    const cookie = cookieOf(gateway, browser);
+    const { client } = socketClient(gateway, browser);
+    const socket = await subscribe<AccountEvent>(gateway, client, ACCOUNT_EVENTS, 'ACCOUNT', variables);
+    const streamsStarted = gateway.subscriptionsStarted(2, 'ACCOUNT');
+    const streams = [
+      multipartSubscription(gateway, { cookie }, ACCOUNT_EVENTS, variables).reader,
+      sseSubscription(gateway, { cookie }, ACCOUNT_EVENTS, variables).reader,
+    ];
+    await streamsStarted;
+    // What the platform sends for every balance change of this account: no new state, no timestamp.
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state,
+      item_id: account._id,
+      updated_fields: ['balance'],
+    });
+
+    account.balance.current = 1_111.11;
+    expect(await deliver(gateway, body, signedHeaders(gateway, body))).toEqual({
+      status: 200,
+      body: { status: 'published' },
+    });
+    expect(await balancesSeen(socket, streams)).toEqual([1_111.11, 1_111.11, 1_111.11]);
+
+    // The platform did not hear the 200 and delivers the same attempt again: nothing new to publish.
+    expect(await deliver(gateway, body, signedHeaders(gateway, body))).toEqual({
+      status: 200,
+      body: { status: 'duplicate' },
+    });
+
+    // A second change a moment later: the same bytes, a new balance.
+    account.balance.current = 2_222.22;
+    expect(await deliver(gateway, body, signedHeaders(gateway, body))).toEqual({
+      status: 200,
+      body: { status: 'published' },
+    });
+    // The next result each transport gives is the second change (the redelivery published nothing).
+    expect(await balancesSeen(socket, streams)).toEqual([2_222.22, 2_222.22, 2_222.22]);
+    expect(gateway.published.filter((event) => event.type === 'ACCOUNT')).toHaveLength(2);
+  });
+});
