@@ -5,7 +5,6 @@ import {
   FIELD,
   isAnswerField,
   LOG_KEPT,
-  RETENTION_MAX_AGES,
   type Kept,
   type UserDataLimits,
   type UserDataStore,
@@ -20,7 +19,7 @@ interface UserRecord {
   bytes: number;
   logHead: number;
   order: string;
-  /** When it was last written: a record unused for RETENTION_MAX_AGES maximum ages is dropped, as Redis expires it. */
+  /** When it was last written: a record unused for the retention is dropped, as Redis expires it. */
   writtenAt: number;
 }
 
@@ -41,11 +40,10 @@ export function createMemoryUserDataStore(
   let total = 0;
   const stampOf = (user: UserRecord, topics: readonly string[]) =>
     [user.epoch, ...topics.map((topic) => `${topic}=${user.generations.get(topic) ?? 0}`)].join('|');
-  const retentionMs = options.maxAgeMs * RETENTION_MAX_AGES;
   /** The user, moved to the most recently used end. */
   const touch = (userId: string, create: boolean): UserRecord | undefined => {
     let user = users.get(userId);
-    if (user && options.clock() - user.writtenAt >= retentionMs) {
+    if (user && options.clock() - user.writtenAt >= options.retentionMs) {
       deleteUser(userId);
       user = undefined;
     }

@@ -9,7 +9,6 @@ import {
   FIELD,
   isAnswerField,
   LOG_KEPT,
-  RETENTION_MAX_AGES,
   type ApplyOutcome,
   type Kept,
   type UserDataLimits,
@@ -58,7 +57,7 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
   redis.defineCommand('ofgUserDataIndex', { numberOfKeys: 3, lua: INDEX_SCRIPT });
   redis.defineCommand('ofgUserDataUnindex', { numberOfKeys: 3, lua: UNINDEX_SCRIPT });
   const commands = redis as unknown as UserDataCommands;
-  const ttlMs = options.maxAgeMs * RETENTION_MAX_AGES;
+  const ttlMs = options.retentionMs;
   const hashOf = (tag: string) => `${taggedKeys(keyPrefix, tag)}:user-data`;
   const keysOf = (userId: string) => [hashOf(userTag(userId)), userEventsKey(keyPrefix, userId)] as const;
   const index = [

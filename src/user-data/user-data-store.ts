@@ -105,14 +105,13 @@ export interface UserDataStoreEvents {
 export interface UserDataLimits {
   /** Past this, an answer is read again (and the ledger reconciled) before it is served. */
   maxAgeMs: number;
+  /** A user's record is deleted this long after its last write (USER_DATA_MAX_AGE_SECONDS twice). */
+  retentionMs: number;
   /** A user's fields together; past it their other fields are dropped, or the ledger trimmed. */
   userMaxBytes: number;
   /** All users' fields together; past it the least recently written users are dropped whole. */
   budgetBytes: number;
 }
-
-/** A user's record outlives its last write by this many maximum ages, so it can be reconciled rather than lost. */
-export const RETENTION_MAX_AGES = 2;
 
 /** Change log batches kept per user: a sync cursor older than this many ledger changes syncs from the start. */
 export const LOG_KEPT = 512;

@@ -16,7 +16,7 @@ import { SHARED_REDIS, testPrefix } from '../support/redis.js';
 import { startStallableRedis } from '../support/stallable-redis.js';
 
 const logger = createLogger({ level: 'silent' });
-const LIMITS = { maxAgeMs: 60_000, userMaxBytes: 1024 * 1024, budgetBytes: 64 * 1024 * 1024 };
+const LIMITS = { maxAgeMs: 60_000, retentionMs: 120_000, userMaxBytes: 1024 * 1024, budgetBytes: 64 * 1024 * 1024 };
 
 async function redisStore(connection: RedisConnectionSettings = SHARED_REDIS, commandTimeoutMs = 1_000) {
   const redis = createRedisClient({ connection, commandTimeoutMs, logger, role: 'test' });

@@ -9,7 +9,6 @@ import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-st
 import {
   FIELD,
   LOG_KEPT,
-  RETENTION_MAX_AGES,
   TOPIC,
   topicOfField,
   type UserDataLimits,
@@ -20,7 +19,13 @@ import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const MAX_AGE_MS = 60_000;
-const LIMITS: UserDataLimits = { maxAgeMs: MAX_AGE_MS, userMaxBytes: 64 * 1024, budgetBytes: 16 * 1024 * 1024 };
+const RETENTION_MS = 2 * MAX_AGE_MS;
+const LIMITS: UserDataLimits = {
+  maxAgeMs: MAX_AGE_MS,
+  retentionMs: RETENTION_MS,
+  userMaxBytes: 64 * 1024,
+  budgetBytes: 16 * 1024 * 1024,
+};
 
 interface Setup {
   store: UserDataStore;
@@ -114,7 +119,7 @@ describe.each([
     for (const field of [FIELD.me, FIELD.account('acc_1'), FIELD.ledgerMeta])
       expect(await valueOf(other, u, field)).toBeUndefined();
     expect(await valueOf(store, user(), FIELD.accounts)).toBeUndefined();
-    advance(MAX_AGE_MS * RETENTION_MAX_AGES - 1);
+    advance(RETENTION_MS - 1);
     expect(await valueOf(other, u, FIELD.accounts)).toBe(value);
   });
 
@@ -274,9 +279,9 @@ describe('how long a user\u2019s record lasts', () => {
     const { store, advance } = memorySetup();
     const u = user();
     await readThrough(store, u, FIELD.me, '{"_id":"user_1"}');
-    advance(MAX_AGE_MS * RETENTION_MAX_AGES - 1);
+    advance(RETENTION_MS - 1);
     await readThrough(store, u, FIELD.accounts, '[]'); // a write: its time starts again
-    advance(MAX_AGE_MS * RETENTION_MAX_AGES - 1);
+    advance(RETENTION_MS - 1);
     expect(await valueOf(store, u, FIELD.me)).toBe('{"_id":"user_1"}');
     advance(1);
     expect(await valueOf(store, u, FIELD.me)).toBeUndefined();
@@ -287,8 +292,8 @@ describe('how long a user\u2019s record lasts', () => {
     const u = user();
     await readThrough(store, u, FIELD.me, '{"_id":"user_1"}');
     const ttl = await redis.pttl(`${taggedKeys(keyPrefix, userTag(u))}:user-data`);
-    expect(ttl).toBeGreaterThan(MAX_AGE_MS * RETENTION_MAX_AGES - 5_000);
-    expect(ttl).toBeLessThanOrEqual(MAX_AGE_MS * RETENTION_MAX_AGES);
+    expect(ttl).toBeGreaterThan(RETENTION_MS - 5_000);
+    expect(ttl).toBeLessThanOrEqual(RETENTION_MS);
   });
 });
 

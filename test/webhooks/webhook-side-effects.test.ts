@@ -51,6 +51,7 @@ async function receiver(
   };
   const memoryUserData = createMemoryUserDataStore({
     maxAgeMs: 60_000,
+    retentionMs: 120_000,
     userMaxBytes: 1 << 20,
     budgetBytes: 1 << 24,
     clock: Date.now,
