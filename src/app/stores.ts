@@ -26,6 +26,7 @@ import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.
 import { createRedisListener, type RedisListener } from '../redis/redis-listener.js';
 import { createReplicaWait } from '../redis/redis-replica-wait.js';
 import { createMemoryUserDataStore } from '../user-data/memory-user-data-store.js';
+import { createShapeCensus } from '../user-data/redis-shape-census.js';
 import { createRedisUserDataStore } from '../user-data/redis-user-data-store.js';
 import type { UserDataStore, UserDataStoreEvents } from '../user-data/user-data-store.js';
 import type { DeadLetterStore } from '../webhooks/dead-letter-store.js';
@@ -145,6 +146,33 @@ function createMemoryStores(
   };
 }
 
+/**
+ * The user-data store on Redis, when it is on: it announces that this instance keeps it current,
+ * and serves kept data only while every instance sharing the Redis does (redis-shape-census.ts).
+ */
+async function redisUserData(
+  redis: RedisClient,
+  listener: RedisListener,
+  { config, clock, logger, userDataEvents }: Pick<StoreDependencies, 'config' | 'clock' | 'logger' | 'userDataEvents'>,
+  cipher: ReturnType<typeof createTokenCipher>,
+  waitForReplicas: ReturnType<typeof createReplicaWait>,
+): Promise<UserDataStore | undefined> {
+  if (config.userData.store !== 'redis' || !config.redis) return undefined;
+  const { keyPrefix } = config.redis;
+  const census = createShapeCensus({ redis, listener, keyPrefix, clock, logger });
+  await census.announce();
+  return createRedisUserDataStore({
+    ...config.userData,
+    ...userDataEvents,
+    redis,
+    keyPrefix,
+    cipher,
+    clock,
+    waitForReplicas,
+    census,
+  });
+}
+
 /** Connects the two Redis clients the stores share; any failure on the way is "could not reach Redis". */
 async function createRedisStores(
   deps: StoreDependencies,
@@ -190,6 +218,13 @@ async function redisStoresOn(
   const cipher = createTokenCipher(tokenKeys);
   const bankConnections = createRedisBankConnectionStore({ ...options, ...bankConnectionOptions, cipher, logger });
   const probe = createRedisHealthProbe({ clients: [redis, listener], clock });
+  const userData = await redisUserData(
+    redis,
+    listener,
+    { config, clock, logger, userDataEvents },
+    cipher,
+    waitForReplicas,
+  );
   const sessions = createRedisSessionStore({
     redis,
     keyPrefix,
@@ -217,18 +252,9 @@ async function redisStoresOn(
       retentionMs: config.eventRetentionMs,
       logger,
       waitForReplicas,
+      markKeptData: userData !== undefined,
     }),
-    userData:
-      config.userData.store === 'redis'
-        ? createRedisUserDataStore({
-            ...config.userData,
-            ...userDataEvents,
-            ...options,
-            cipher,
-            clock,
-            waitForReplicas,
-          })
-        : undefined,
+    userData,
     redis,
     health: probe.check,
     tokensLostOnStop: () => [],

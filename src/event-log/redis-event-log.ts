@@ -33,6 +33,11 @@ export interface RedisEventLogOptions {
   reconcileIntervalMs?: number;
   /** Resolves once enough replicas hold a delivery's append (REDIS_WAIT_REPLICAS). @default no wait */
   waitForReplicas?: ReplicaWait;
+  /**
+   * This instance keeps the user-data store current before it stores an event: its appends say so
+   * (see redis-user-data-scripts.ts). @default false
+   */
+  markKeptData?: boolean;
 }
 
 /**
@@ -54,7 +59,7 @@ class RedisEventLog implements EventLog {
   private readonly open = new Set<{ end(): void }>();
 
   constructor(private readonly options: RedisEventLogOptions) {
-    this.commands = defineEventCommands(options.redis);
+    this.commands = defineEventCommands(options.redis, options.markKeptData ?? false);
     this.reader = new RedisEventReader(options);
   }
 

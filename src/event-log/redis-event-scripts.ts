@@ -2,16 +2,18 @@ import type { RedisClient } from '../redis/redis-client.js';
 import { DONE_MARK, KEPT_DATA_MARK } from '../redis/redis-keys.js';
 
 /**
- * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID), with
- * the mark that says this release kept the user-data store current before storing it, and PUBLISH of "<id>\n<previous id>\n<event>" on the user's channel. The previous id lets a reader
+ * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID) and
+ * PUBLISH of "<id>\n<previous id>\n<event>" on the user's channel. The previous id lets a reader
  * see that it missed an announcement (pub/sub drops messages while a connection is down) and
- * read the gap from the stream. One key per script, so it runs on a Cluster too.
+ * read the gap from the stream. One key per script, so it runs on a Cluster too. With
+ * `markKeptData`, the entry carries the mark that says the user-data store was kept current before
+ * the event was stored (see redis-user-data-scripts.ts): an instance with the store off marks nothing.
  */
-const APPEND = `
+const append = (markKeptData: boolean) => `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local previous = '0-0'
 if last[1] then previous = last[1][1] end
-local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2], '${KEPT_DATA_MARK}', '1')
+local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2]${markKeptData ? `, '${KEPT_DATA_MARK}', '1'` : ''})
 redis.call('PERSIST', KEYS[1])
 redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
 `;
@@ -21,7 +23,7 @@ for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 if #ARGV > 5 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
 `;
 
-const APPEND_SCRIPT = `${APPEND}
+const appendScript = (mark: boolean) => `${append(mark)}
 return id
 `;
 
@@ -34,7 +36,7 @@ return id
  * one whose every mark is what subscribers were last given appends nothing. Else the append, the
  * marks and the done mark, for the deduplication window, are one atomic step.
  */
-const APPEND_DELIVERY_SCRIPT = `
+const appendDeliveryScript = (mark: boolean) => `
 if ARGV[5] == '0' then
   if redis.call('GET', KEYS[2]) == '${DONE_MARK}' then return false end
 elseif ARGV[5] == '1' and #ARGV > 5 then
@@ -47,7 +49,7 @@ elseif ARGV[5] == '1' and #ARGV > 5 then
     return false
   end
 end
-${APPEND}
+${append(mark)}
 ${NOTE_CONTENT}
 redis.call('SET', KEYS[2], '${DONE_MARK}', 'PX', ARGV[4])
 return id
@@ -58,13 +60,13 @@ return id
  * the mark; ARGV: min id, event, channel, window, 1 (or 2: not judged), then the marks. Nothing
  * when every mark is what subscribers were last given.
  */
-const APPEND_CHANGE_SCRIPT = `
+const appendChangeScript = (mark: boolean) => `
 local same = ARGV[5] == '1' and #ARGV > 5
 for i = 6, #ARGV, 2 do
   if redis.call('HGET', KEYS[2], ARGV[i]) ~= ARGV[i + 1] then same = false end
 end
 if same then return false end
-${APPEND}
+${append(mark)}
 ${NOTE_CONTENT.replaceAll('KEYS[3]', 'KEYS[2]')}
 return id
 `;
@@ -113,10 +115,10 @@ export interface EventCommands {
   forget: ForgetCommand;
 }
 
-export function defineEventCommands(redis: RedisClient): EventCommands {
-  redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
-  redis.defineCommand('ofgAppendDelivery', { numberOfKeys: 3, lua: APPEND_DELIVERY_SCRIPT });
-  redis.defineCommand('ofgAppendChange', { numberOfKeys: 2, lua: APPEND_CHANGE_SCRIPT });
+export function defineEventCommands(redis: RedisClient, markKeptData: boolean): EventCommands {
+  redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: appendScript(markKeptData) });
+  redis.defineCommand('ofgAppendDelivery', { numberOfKeys: 3, lua: appendDeliveryScript(markKeptData) });
+  redis.defineCommand('ofgAppendChange', { numberOfKeys: 2, lua: appendChangeScript(markKeptData) });
   redis.defineCommand('ofgForgetEvents', { numberOfKeys: 1, lua: FORGET_SCRIPT });
   const commands = redis as unknown as {
     ofgAppendEvent: AppendCommand;

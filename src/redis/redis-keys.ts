@@ -43,6 +43,12 @@ export function userEventsKey(keyPrefix: string, userId: string): string {
  */
 export const KEPT_DATA_MARK = 'k';
 
+/**
+ * The channel every instance's listener follows, of this release and of every earlier one that
+ * shares the Redis (session endings): its subscriber count is the number of live instances.
+ */
+export const sessionEndedChannel = (keyPrefix: string) => `${keyPrefix}session-ended`;
+
 /** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
 export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
 

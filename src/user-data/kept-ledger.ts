@@ -4,6 +4,7 @@ import { LedgerAccess, type LedgerSnapshot } from './ledger-access.js';
 import { coverageOf, type LedgerMeta } from './ledger-meta.js';
 import { LedgerMovedError, selectPage, type PageAnswer, type PageQuery } from './ledger-pages.js';
 import type { KeptRow, LedgerChange } from './ledger-rows.js';
+import type { KeptDataTrust } from './user-data-store.js';
 
 /**
  * Told of what a reconciliation found and applied, to publish it as changes: the changes, the rows
@@ -44,12 +45,12 @@ export class LedgerBusyError extends Error {
 export class KeptLedger {
   constructor(private readonly options: KeptLedgerOptions) {}
 
-  async page(userId: string, platform: PlatformReads, query: PageQuery): Promise<PageAnswer> {
+  async page(userId: string, platform: PlatformReads, query: PageQuery, trust: KeptDataTrust): Promise<PageAnswer> {
     const { access } = this.options;
     let extensions = 0;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const at = await access.snapshot(userId);
-      if (at.meta && this.isOld(at.meta)) {
+      if (at.meta && this.isOld(at.meta, trust)) {
         await this.reconcile(userId, platform, at);
         continue;
       }
@@ -87,8 +88,14 @@ export class KeptLedger {
     return platform.getTransactionsByIds([...ids]);
   }
 
-  isOld(meta: LedgerMeta): boolean {
-    return this.options.clock() - meta.verifiedAt >= this.options.maxAgeMs;
+  /**
+   * Whether the ledger must be reconciled before it is served: older than the maximum age, or read
+   * before (or while) an instance of an earlier release shared the store.
+   */
+  isOld(meta: LedgerMeta, trust: KeptDataTrust): boolean {
+    return (
+      trust.mixed || meta.verifiedAt < trust.since || this.options.clock() - meta.verifiedAt >= this.options.maxAgeMs
+    );
   }
 
   /** One platform page below the coverage of the page's account (or all), merged into the ledger. */

@@ -8,7 +8,7 @@ import { KeptSync, type SyncAnswer } from './kept-sync.js';
 import { LedgerAccess } from './ledger-access.js';
 import type { PageAnswer, PageQuery } from './ledger-pages.js';
 import type { KeptRow } from './ledger-rows.js';
-import { FIELD, TOPIC, type UserDataStore } from './user-data-store.js';
+import { FIELD, TOPIC, type KeptDataTrust, type UserDataStore } from './user-data-store.js';
 import { WebhookChanges } from './webhook-changes.js';
 
 /** How one read went: answered by the store, read from the platform and kept, or the store skipped. */
@@ -81,16 +81,25 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   const sync = new KeptSync(store, access, ledger);
   const changes = new WebhookChanges(store);
   let skipUntil = 0;
-  const young = (writtenAt: number) => clock() - writtenAt < maxAgeMs;
+  /** Whether kept data written at `writtenAt` may be served as it is under `trust`. */
+  const young = (trust: KeptDataTrust, writtenAt: number) => writtenAt >= trust.since && clock() - writtenAt < maxAgeMs;
 
-  /** Through the store unless it is being skipped; a store failure (or a ledger that will not hold still) falls back. */
-  async function guarded<T>(kept: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
+  /**
+   * Through the store unless it is being skipped, or an instance of an earlier release shares it
+   * (then the platform answers); a store failure (or a ledger that will not hold still) falls back.
+   */
+  async function guarded<T>(kept: (trust: KeptDataTrust) => Promise<T>, fallback: () => Promise<T>): Promise<T> {
     if (clock() < skipUntil) {
       options.onLookup?.('bypass');
       return fallback();
     }
     try {
-      return await kept();
+      const trust = await store.trust();
+      if (trust.mixed) {
+        options.onLookup?.('bypass');
+        return await fallback();
+      }
+      return await kept(trust);
     } catch (error) {
       if (error instanceof LedgerBusyError) return fallback();
       if (!(error instanceof StoreUnavailableError)) throw error;
@@ -102,10 +111,16 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   }
 
   /** One field read through: kept and young, or read from the platform and kept under the stamp taken before. */
-  async function readThrough<T>(userId: string, field: string, topic: string, fetch: () => Promise<T>): Promise<T> {
+  async function readThrough<T>(
+    trust: KeptDataTrust,
+    userId: string,
+    field: string,
+    topic: string,
+    fetch: () => Promise<T>,
+  ): Promise<T> {
     const snap = await store.read(userId, [field], [topic]);
     const kept = snap.values.get(field);
-    if (kept && young(kept.writtenAt)) {
+    if (kept && young(trust, kept.writtenAt)) {
       options.onLookup?.('hit');
       return JSON.parse(kept.value) as T;
     }
@@ -128,10 +143,10 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   }
 
   /** The account list: kept, or read again (and, when one was kept, its differences published). */
-  async function accounts(userId: string, platform: PlatformReads): Promise<KeptAccount[]> {
+  async function accounts(trust: KeptDataTrust, userId: string, platform: PlatformReads): Promise<KeptAccount[]> {
     const snap = await store.read(userId, [FIELD.accounts], [TOPIC.accounts]);
     const kept = snap.values.get(FIELD.accounts);
-    if (kept && young(kept.writtenAt)) {
+    if (kept && young(trust, kept.writtenAt)) {
       options.onLookup?.('hit');
       return JSON.parse(kept.value) as KeptAccount[];
     }
@@ -150,15 +165,16 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
     return fresh;
   }
 
-  async function account(userId: string, platform: PlatformReads, accountId: string) {
+  async function account(trust: KeptDataTrust, userId: string, platform: PlatformReads, accountId: string) {
     const snap = await store.read(userId, [FIELD.accounts, FIELD.account(accountId)], [TOPIC.account(accountId)]);
     const list = snap.values.get(FIELD.accounts);
     if (list) {
-      const all = young(list.writtenAt) ? (JSON.parse(list.value) as KeptAccount[]) : await accounts(userId, platform);
-      if (young(list.writtenAt)) options.onLookup?.('hit');
+      const fresh = young(trust, list.writtenAt);
+      if (fresh) options.onLookup?.('hit');
+      const all = fresh ? (JSON.parse(list.value) as KeptAccount[]) : await accounts(trust, userId, platform);
       return all.find((row) => row._id === accountId);
     }
-    return readThrough(userId, FIELD.account(accountId), TOPIC.account(accountId), () =>
+    return readThrough(trust, userId, FIELD.account(accountId), TOPIC.account(accountId), () =>
       platform.getAccount(accountId),
     );
   }
@@ -168,22 +184,22 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       return {
         me: () =>
           guarded(
-            () => readThrough(userId, FIELD.me, TOPIC.me, () => platform().getMe()),
+            (trust) => readThrough(trust, userId, FIELD.me, TOPIC.me, () => platform().getMe()),
             () => platform().getMe(),
           ),
         accounts: () =>
           guarded(
-            () => accounts(userId, platform()),
+            (trust) => accounts(trust, userId, platform()),
             () => platform().listAccounts(),
           ),
         account: (accountId) =>
           guarded(
-            () => account(userId, platform(), accountId),
+            (trust) => account(trust, userId, platform(), accountId),
             () => platform().getAccount(accountId),
           ),
         transactions: (query) =>
           guarded<PageAnswer | undefined>(
-            () => ledger.page(userId, platform(), query),
+            (trust) => ledger.page(userId, platform(), query, trust),
             async () => undefined,
           ),
         transactionsByIds: (ids) =>
@@ -203,7 +219,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
     },
     async openRefresh(userId) {
       const kept = (await store.read(userId, [FIELD.refresh], [TOPIC.refresh])).values.get(FIELD.refresh);
-      return kept && young(kept.writtenAt) ? (JSON.parse(kept.value) as RefreshNote) : undefined;
+      return kept && clock() - kept.writtenAt < maxAgeMs ? (JSON.parse(kept.value) as RefreshNote) : undefined;
     },
   };
 }

@@ -88,9 +88,12 @@ export class KeptSync {
   ): Promise<SyncAnswer> {
     const position = cursor === undefined ? undefined : decodeSyncCursor(cursor);
     const window = position ? (position.s ?? undefined) : start;
+    let reconciled = false;
     for (let attempt = 0; attempt < 6; attempt += 1) {
       try {
-        const at = await this.ready(userId, platform, window, position === undefined);
+        const at = await this.ready(userId, platform, window, position === undefined, reconciled);
+        reconciled ||= at === 'reconciled';
+        if (at === 'reconciled') continue;
         if (!at) continue;
         const epoch = at.meta!.epoch;
         if (position && position.e !== epoch) throw new SyncCursorError('EXPIRED');
@@ -137,12 +140,15 @@ export class KeptSync {
     platform: PlatformReads,
     window: number | undefined,
     starting: boolean,
-  ): Promise<LedgerSnapshot | undefined> {
+    reconciled: boolean,
+  ): Promise<LedgerSnapshot | 'reconciled' | undefined> {
     const at = await this.access.snapshot(userId, { head: 0 });
     if (!starting && !at.meta) throw new SyncCursorError('EXPIRED');
-    if (at.meta && this.ledger.isOld(at.meta)) {
+    // Old, or an earlier release shares the store (its acknowledgements change no change log): read
+    // again, once per sync.
+    if (!reconciled && at.meta && this.ledger.isOld(at.meta, await this.store.trust())) {
       await this.ledger.reconcile(userId, platform, at);
-      return undefined;
+      return 'reconciled';
     }
     const bound = at.meta && coverageOf(at.meta, undefined);
     const marked = at.meta?.syncFrom !== undefined && coversDownTo(at.meta.syncFrom, window);

@@ -163,6 +163,9 @@ export function createMemoryUserDataStore(
       deleteUser(userId);
     },
 
+    // One instance, one release: what it keeps is always its own.
+    trust: async () => ({ mixed: false, since: 0 }),
+
     async oldestKept(userId) {
       const fresh = [...(users.get(userId)?.fields ?? [])]
         .filter(([field, kept]) => isAnswerField(field) && options.clock() - kept.writtenAt < options.maxAgeMs)

@@ -11,6 +11,7 @@ import {
   LOG_KEPT,
   type ApplyOutcome,
   type Kept,
+  type KeptDataTrust,
   type UserDataLimits,
   type UserDataStore,
   type UserDataStoreEvents,
@@ -29,6 +30,8 @@ export interface RedisUserDataStoreOptions extends UserDataLimits, UserDataStore
   clock: Clock;
   /** A change is acknowledged (its webhook answered 200) only once replicas hold it. */
   waitForReplicas?: ReplicaWait;
+  /** Which instances keep this shape (see redis-shape-census.ts); none: every one is taken to. */
+  census?: { trust(): Promise<KeptDataTrust> };
 }
 
 type Args = Array<string | number>;
@@ -190,6 +193,8 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
       await options.waitForReplicas?.(hash);
       await storeCall(() => commands.ofgUserDataUnindex(...index, userTag(userId)));
     },
+
+    trust: () => options.census?.trust() ?? Promise.resolve({ mixed: false, since: 0 }),
 
     async oldestKept(userId) {
       const [hash] = keysOf(userId);

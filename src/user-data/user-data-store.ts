@@ -82,11 +82,26 @@ export interface UserDataStore {
   /** Everything kept for the user, generations included: a read in flight cannot write back. */
   deleteUser(userId: string): Promise<void>;
   /**
+   * Whether kept data may be served now, and what is kept from before when (see redis-shape-census.ts):
+   * always in memory (one instance, one release).
+   */
+  trust(): Promise<KeptDataTrust>;
+  /**
    * When the oldest answer still kept for the user (younger than the maximum age and readable)
    * was written (ms), or undefined: what the embedded sandbox's console shows. Reads only: it
    * creates no user and changes no one's recency.
    */
   oldestKept(userId: string): Promise<number | undefined>;
+}
+
+/**
+ * Whether every instance sharing the store keeps it current (`mixed`: an instance of an earlier
+ * release is live, so kept data is not served), and the instant before which what is kept must be
+ * reconciled before it is served (the end of the last such period; 0 when there was none).
+ */
+export interface KeptDataTrust {
+  mixed: boolean;
+  since: number;
 }
 
 /** What every implementation is told of, for the metrics. */

@@ -24,14 +24,21 @@ export type PaymentEvent = {
  * One deployment: a shared sandbox and Redis, instances behind a "load balancer" origin. `redis`
  * is the REDIS_* settings (default: the shared Redis, under a prefix of this test's own).
  */
-export async function deployment(count: number, redis: Record<string, string> = { REDIS_URL }) {
+export async function deployment(
+  count: number,
+  redis: Record<string, string> = { REDIS_URL },
+  /** Each instance's build (an earlier release's entry, see previous-release.ts); this checkout's when absent. */
+  entries: ReadonlyArray<string | undefined> = [],
+) {
   const sandbox = await startSharedSandbox();
   const { publicPort, publicUrl, env } = await behindLoadBalancer(sandbox, {
     ...redis,
     REDIS_KEY_PREFIX: testPrefix(),
   });
   const instances = await Promise.all(
-    Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)),
+    Array.from({ length: count }, (_, index) =>
+      startInstance(String.fromCharCode(65 + index), env, undefined, entries[index]),
+    ),
   );
   sandbox.setWebhookUrl(`${instances[0]!.url}/webhooks`);
   let target = instances[0]!;

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createTokenCipher, type TokenKey } from '../../src/auth/token-cipher.js';
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
-import { KEPT_DATA_MARK, taggedKeys, userEventsKey, userTag } from '../../src/redis/redis-keys.js';
+import { KEPT_DATA_MARK, sessionEndedChannel, taggedKeys, userEventsKey, userTag } from '../../src/redis/redis-keys.js';
+import { createRedisListener } from '../../src/redis/redis-listener.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
+import { createShapeCensus } from '../../src/user-data/redis-shape-census.js';
 import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
 import {
   FIELD,
@@ -15,7 +17,7 @@ import {
   type UserDataStore,
 } from '../../src/user-data/user-data-store.js';
 import { track } from '../support/leftovers.js';
-import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { dumpKeys, SHARED_REDIS, testPrefix, testRedis } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const MAX_AGE_MS = 60_000;
@@ -271,6 +273,48 @@ describe.each([
     // An evicted user is read again and kept again, correctly.
     expect(await readThrough(store, users[0]!, FIELD.me, 'n'.repeat(10))).toMatchObject({ outcome: 'kept' });
     expect(await valueOf(store, users[0]!, FIELD.me)).toBe('n'.repeat(10));
+  });
+});
+
+describe('whether every instance keeps the store current', () => {
+  it('in memory: always (one instance, one release)', async () => {
+    expect(await memorySetup().store.trust()).toEqual({ mixed: false, since: 0 });
+  });
+
+  it('on Redis: not while an instance that does not announce the shape listens, and what was kept before is read anew after', async () => {
+    const keyPrefix = testPrefix();
+    let now = 1_000_000;
+    const open = async () => {
+      const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
+      const listener = createRedisListener({
+        connection: SHARED_REDIS,
+        commandTimeoutMs: 1_000,
+        logger,
+        role: 'listener',
+      });
+      await Promise.all([redis.connect(), listener.connect()]);
+      track(() => {
+        redis.disconnect();
+        listener.disconnect();
+      });
+      // This release's instance: its listener is on the channel every instance follows, and it announces the shape.
+      await listener.subscribe(sessionEndedChannel(keyPrefix));
+      const census = createShapeCensus({ redis, listener, keyPrefix, clock: () => now, logger });
+      await census.announce();
+      return census;
+    };
+    const census = await open();
+    expect(await census.trust()).toEqual({ mixed: false, since: 0 });
+    // An instance of an earlier release starts: it follows session endings, and announces nothing.
+    const earlier = testRedis();
+    await earlier.subscribe(sessionEndedChannel(keyPrefix));
+    now += 1_000; // past the census's second
+    expect(await census.trust()).toEqual({ mixed: true, since: now });
+    const mixedAt = now;
+    await earlier.quit();
+    now += 1_000;
+    const after = await (await open()).trust();
+    expect(after).toEqual({ mixed: false, since: mixedAt });
   });
 });
 
