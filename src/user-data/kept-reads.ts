@@ -165,8 +165,10 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
     return fresh;
   }
 
+  /** One account: from the kept list when there is one, else kept on its own; an old copy's differences are published. */
   async function account(trust: KeptDataTrust, userId: string, platform: PlatformReads, accountId: string) {
-    const snap = await store.read(userId, [FIELD.accounts, FIELD.account(accountId)], [TOPIC.account(accountId)]);
+    const field = FIELD.account(accountId);
+    const snap = await store.read(userId, [FIELD.accounts, field], [TOPIC.account(accountId)]);
     const list = snap.values.get(FIELD.accounts);
     if (list) {
       const fresh = young(trust, list.writtenAt);
@@ -174,9 +176,22 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       const all = fresh ? (JSON.parse(list.value) as KeptAccount[]) : await accounts(trust, userId, platform);
       return all.find((row) => row._id === accountId);
     }
-    return readThrough(trust, userId, FIELD.account(accountId), TOPIC.account(accountId), () =>
-      platform.getAccount(accountId),
-    );
+    const kept = snap.values.get(field);
+    if (kept && young(trust, kept.writtenAt)) {
+      options.onLookup?.('hit');
+      return JSON.parse(kept.value) as KeptAccount;
+    }
+    options.onLookup?.('miss');
+    const fresh = await platform.getAccount(accountId);
+    let outcome: string | undefined;
+    await keep(async () => {
+      ({ outcome } = await store.apply(userId, snap, {
+        put: [[field, fresh === undefined ? null : JSON.stringify(fresh)]],
+      }));
+    });
+    const changes = kept ? accountChanges([JSON.parse(kept.value) as KeptAccount], fresh ? [fresh] : []) : [];
+    if (outcome === 'kept' && changes.length > 0) await options.onAccountsReconciled?.(userId, changes);
+    return fresh;
   }
 
   return {

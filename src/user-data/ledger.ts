@@ -150,8 +150,10 @@ export class Ledger {
         this.gone.add(block.id);
       } else if (block.rows.length > BLOCK_MAX_ROWS) {
         const half: Block = { id: this.meta.nextBlock++, rows: block.rows.splice(block.rows.length >> 1) };
+        for (const moved of half.rows) this.byId.set(moved._id, half);
         this.blocks.splice(index + 1, 0, half);
         this.dirty.add(block.id).add(half.id);
+        index -= 1; // both halves are looked at again: one may still be too long
       }
     }
     const live = new Set(this.blocks.map((block) => block.id));

@@ -51,5 +51,6 @@ function linkPackages(installed: string, target: string): void {
     if (name === '@open-finance-gateway') continue;
     symlinkSync(join(installed, name), join(target, name));
   }
-  for (const own of ['common', 'sandbox']) symlinkSync(join('..', '..', own), join(target, '@open-finance-gateway', own));
+  for (const own of ['common', 'sandbox'])
+    symlinkSync(join('..', '..', own), join(target, '@open-finance-gateway', own));
 }

@@ -42,6 +42,7 @@ export class EventResolver {
     const payment = id ? await context.loaders.payment.load(id) : undefined;
     return {
       code: event.code,
+      reconciled: false,
       paymentId: id,
       reportedStatus: stringField(event, 'status'),
       statusCode: stringField(event, 'status_code'),
@@ -67,6 +68,7 @@ export class EventResolver {
     const transfer = id ? await context.loaders.transfer.load(id) : undefined;
     return {
       code: event.code,
+      reconciled: false,
       transferId: id,
       reportedStatus: stringField(event, 'status'),
       statusText: stringField(event, 'status_text'),
@@ -93,6 +95,7 @@ export class EventResolver {
     const updatedFields = stringList(event, 'updated_fields');
     return {
       code: event.code,
+      reconciled: event.reconciled === true,
       accountId: id,
       updatedFields,
       becameInactive: account?.status === 'INACTIVE' && (event.code === 'CREATE' || updatedFields.includes('status')),
@@ -121,6 +124,7 @@ export class EventResolver {
     const count = event.payload.new_transactions;
     return {
       code: event.code,
+      reconciled: event.reconciled === true,
       accountId: stringField(event, 'item_id'),
       newTransactionCount: typeof count === 'number' ? count : newIds.length,
       newTransactionIds: newIds,
@@ -141,6 +145,7 @@ export class EventResolver {
   ): IncomeEvent {
     return {
       code: event.code,
+      reconciled: false,
       incomeId: stringField(event, 'item_id'),
       newTransactionIds: stringList(event, 'new_transaction_ids'),
       removedTransactionIds: stringList(event, 'removed_transaction_ids'),
