@@ -72,6 +72,8 @@ export async function createState(
     userDataEvents: {
       onEviction: (reason, users) => metrics?.userDataEviction(reason, users),
       onUserBytes: (bytes) => metrics?.userDataBytes(bytes),
+      // A user's record started again: an instance of an earlier release acknowledged a webhook for them.
+      onForeignAcknowledgement: () => metrics?.userDataInvalidation('earlier_release'),
     },
   });
   undo.push(() => stores.close());

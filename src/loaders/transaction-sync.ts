@@ -54,9 +54,10 @@ function positionOf(cursor: string) {
   }
 }
 
-/** The change log position a sync cursor has reached (what an event it covers would not add to). */
-export function reachedBy(cursor: string): number {
-  return positionOf(cursor).h;
+/** Where a sync cursor stands: the ledger's epoch, and the change log position it has reached. */
+export function standingOf(cursor: string): { epoch: string; reached: number } {
+  const position = positionOf(cursor);
+  return { epoch: position.e, reached: position.h };
 }
 
 function expired(error: unknown): never {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { userTag } from '../../src/redis/redis-keys.js';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -226,4 +227,31 @@ describe('transaction sync with the user-data store off', () => {
     const answer = await sync(gateway, browser);
     expect(answer.errors?.[0]?.extensions.code).toBe('SYNC_UNAVAILABLE');
   });
+});
+
+describe('a transaction sync subscription whose kept data is dropped (Redis)', () => {
+  it('ends with SYNC_CURSOR_EXPIRED at the first change of the ledger started again', async () => {
+    const prefix = testPrefix();
+    const gateway = await startGateway({
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
+      USER_DATA_STORE: 'redis',
+    });
+    const { browser, userId, state, appUser } = await signedInUser(gateway);
+    const at = platform(gateway, userId, state);
+    const { cursor } = await syncAll(gateway, browser, undefined, 500);
+    const { client } = socketClient(gateway, browser);
+    const live = await subscribe<{ transactionsSync: Delta }>(gateway, client, SYNC_EVENTS, 'TRANSACTION_SYNC', {
+      cursor,
+    });
+    expect((await live.next()).data!.transactionsSync).toMatchObject({ added: [], hasMore: false });
+    // The store drops the user whole (its budget, say); a read keeps their data again, in a new ledger.
+    await testRedis().del(`${prefix}{u:${userTag(appUser)}}:user-data`);
+    await syncAll(gateway, browser, undefined, 500);
+    await at.add(0);
+    const ended = await live.next();
+    expect(ended.errors?.[0]?.extensions).toMatchObject({ code: 'SYNC_CURSOR_EXPIRED', reason: 'EXPIRED' });
+    await expect(live.next()).rejects.toThrow('subscription ended');
+  }, 60_000);
 });

@@ -11,8 +11,11 @@ import { userEvents } from './user-events.js';
 export interface SyncCatchUp {
   cursor: string;
   more: boolean;
-  /** The change log position the catch-up reached: live events up to it are already in it. */
+  /** The ledger's epoch and the change log position the catch-up reached: live events up to it are already in it. */
+  epoch: string | undefined;
   reached: number | undefined;
+  /** A live event of another epoch came: the app's copy is of a ledger since dropped (sync from the start). */
+  expired: boolean;
   ended: boolean;
 }
 
@@ -26,21 +29,33 @@ const ANY_TYPE: ReadonlySet<string> = new Set(WEBHOOK_TYPES);
  * many results as it takes), then every event whose change went to the ledger's change log (a
  * TRANSACTION webhook, an account removed, a reconciliation), each pushing the changes it made.
  * Live delivery starts before the catch-up is read, so nothing falls between the two; an event
- * the catch-up already covered is skipped.
+ * the catch-up already covered is skipped, and one of another ledger epoch ends the subscription
+ * with SYNC_CURSOR_EXPIRED.
  */
 export async function syncEvents(
   context: EventStreamContext,
   cursor: string,
 ): Promise<AsyncIterableIterator<SyncRoot>> {
   const live = await userEvents(context, 'TRANSACTION_SYNC', undefined, (event) => event.sync !== undefined, ANY_TYPE);
-  const catchUp: SyncCatchUp = { cursor, more: true, reached: undefined, ended: false };
+  const catchUp: SyncCatchUp = {
+    cursor,
+    more: true,
+    epoch: undefined,
+    reached: undefined,
+    expired: false,
+    ended: false,
+  };
   const ended = (): Promise<IteratorResult<SyncRoot>> => live.return!().then(() => ({ done: true, value: undefined }));
   const onLive = (
     result: IteratorResult<LoggedEvent>,
   ): IteratorResult<SyncRoot> | Promise<IteratorResult<SyncRoot>> => {
     if (result.done || catchUp.ended) return result.done ? result : ended();
-    const reached = catchUp.reached;
-    return reached !== undefined && result.value.sync!.to <= reached ? iterator.next() : result;
+    const { epoch, to } = result.value.sync!;
+    if (epoch !== catchUp.epoch) {
+      catchUp.expired = true; // its result is the error; the subscription ends after it
+      return { done: false, value: { catchUp } };
+    }
+    return catchUp.reached !== undefined && to <= catchUp.reached ? iterator.next() : result;
   };
   const iterator: AsyncIterableIterator<SyncRoot> = {
     next() {

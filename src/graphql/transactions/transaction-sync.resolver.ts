@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, GraphQLISODateTime, Info, Int, Query, Resolver, Root, Subscription } from 'type-graphql';
 import {
-  reachedBy,
+  standingOf,
   SyncCursorExpiredError,
   SyncUnavailableError,
   type SyncPage,
@@ -88,10 +88,14 @@ export class TransactionSyncResolver {
     if ('catchUp' in root) {
       const state = root.catchUp;
       try {
+        if (state.expired)
+          coded(
+            new SyncCursorExpiredError('The kept transactions were started again: sync from the start.', 'EXPIRED'),
+          );
         const page = await context.loaders.sync.since(state.cursor, 100, undefined).catch(coded);
         state.cursor = page.nextCursor;
         state.more = page.hasMore;
-        state.reached = reachedBy(page.nextCursor);
+        ({ epoch: state.epoch, reached: state.reached } = standingOf(page.nextCursor));
         return await toPage(page, context, info);
       } catch (error) {
         state.ended = true; // its cursor cannot be continued from: the subscription ends after this
