@@ -1,34 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deployment, postWebhook, routingState, signInVia, type Deployment } from '../support/deployment.js';
+import { deployment, postWebhook, readKept, routingState, signInVia } from '../support/deployment.js';
 import type { Instance } from '../support/instances.js';
 import { PREVIOUS_RELEASE, previousRelease } from '../support/previous-release.js';
 import { REDIS_URL } from '../support/redis.js';
-
-const READ = `query Read($accountId: ID!) {
-  accounts { id balance { current } }
-  account(id: $accountId) { id balance { current } }
-  transactions(accountId: $accountId, first: 20) { nodes { id } }
-  all: transactions(first: 50) { nodes { id } }
-}`;
-
-interface Read {
-  accounts: Array<{ id: string; balance: { current: number } }>;
-  account: { id: string; balance: { current: number } };
-  transactions: { nodes: Array<{ id: string }> };
-  all: { nodes: Array<{ id: string }> };
-}
-
-async function read(deployed: Deployment, instance: Instance, accountId: string): Promise<Read> {
-  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: READ, variables: { accountId } }),
-  });
-  const body = JSON.parse(response.text) as { data: Read; errors?: unknown };
-  expect(body.errors, `${instance.name}: ${response.text.slice(0, 300)}`).toBeUndefined();
-  return body.data;
-}
 
 /**
  * The release this one rolls from, and the one before the store (edd116b: it keeps no user data,
@@ -48,7 +23,10 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
       const state = routingState(deployed.sandbox, userId);
       const world = deployed.sandbox.world();
       const account = world.accounts.find((row) => row.sandboxUserId === userId && row.sandboxShared)!;
-      const both = async () => [await read(deployed, old, account._id), await read(deployed, current, account._id)];
+      const both = async () => [
+        await readKept(deployed, old, account._id),
+        await readKept(deployed, current, account._id),
+      ];
       const deliver = async (to: Instance, fields: Record<string, unknown>) => {
         // The platform's own bodies: an ACCOUNT UPDATE repeats its bytes for each balance change.
         const answer = await postWebhook(deployed.sandbox, to, JSON.stringify({ state, ...fields }));
@@ -113,7 +91,7 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
       let served = false;
       for (let attempt = 0; attempt < 200 && !served; attempt += 1) {
         const before = platformReads();
-        const seen = await read(deployed, current, account._id);
+        const seen = await readKept(deployed, current, account._id);
         expect(seen.account.balance.current).toBe(account.balance.current);
         served = platformReads() === before;
       }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { USER_DATA_STORES } from '../support/redis.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
 const PAGES = `query Pages($accountId: ID, $after: String) {
@@ -12,19 +12,6 @@ const PAGES = `query Pages($accountId: ID, $after: String) {
 
 type Row = { id: string; date: string; amount: number };
 type Pages = { all: { nodes: Row[] }; one: { nodes: Row[] } };
-
-const STORES = [
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
-] as const;
 
 async function pages(gateway: TestGateway, browser: Browser, accountId: string): Promise<Pages> {
   const response = await browser.request(`${gateway.url}/graphql`, {
@@ -47,7 +34,7 @@ const coreCalls = (gateway: TestGateway) =>
 const inOrder = (rows: Row[]) =>
   [...rows].sort((a, b) => (a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? 1 : -1));
 
-describe.each(STORES)('the ledger kept by id (%s)', (_name, env) => {
+describe.each(USER_DATA_STORES)('the ledger kept by id (%s)', (_name, env) => {
   it('a DEFAULT_UPDATE naming 3 new ids costs one platform call (by id) and shows the rows in place on every page; a DELETE costs none', async () => {
     const gateway = await startGateway(env());
     const { browser, userId, state } = await signedInUser(gateway);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { USER_DATA_STORES } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { signedInUser } from '../support/webhooks.js';
 
@@ -18,19 +18,6 @@ const ACCOUNT_EVENTS =
 const TRANSACTION_EVENTS =
   'subscription { transactionEvents { code reconciled newTransactionIds removedTransactionIds } }';
 
-const STORES = [
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
-] as const;
-
 async function query<T>(gateway: TestGateway, browser: Browser, text: string, variables: Record<string, unknown>) {
   const response = await browser.request(`${gateway.url}/graphql`, {
     method: 'POST',
@@ -42,7 +29,7 @@ async function query<T>(gateway: TestGateway, browser: Browser, text: string, va
   return body.data;
 }
 
-describe.each(STORES)('reconciliation at the maximum age (%s)', (_name, env) => {
+describe.each(USER_DATA_STORES)('reconciliation at the maximum age (%s)', (_name, env) => {
   it('reads the window again, applies what changed with no webhook, and publishes it as the changes it found', async () => {
     let now = Date.now();
     const gateway = await startGateway({ ...env(), USER_DATA_MAX_AGE_SECONDS: '60' }, { clock: () => now });

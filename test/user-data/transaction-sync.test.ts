@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { userTag } from '../../src/redis/redis-keys.js';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
-import { REDIS_URL, testPrefix, testRedis, tokenKeysSetting } from '../support/redis.js';
+import { redisUserDataEnv, testPrefix, testRedis, USER_DATA_STORES } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -24,19 +24,6 @@ interface Delta {
   nextCursor: string;
   hasMore: boolean;
 }
-
-const STORES = [
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
-] as const;
 
 async function sync(gateway: TestGateway, browser: Browser, cursor?: string, count = 100) {
   const response = await browser.request(`${gateway.url}/graphql`, {
@@ -130,7 +117,7 @@ function platform(gateway: TestGateway, userId: string, state: string) {
   };
 }
 
-describe.each(STORES)('transaction sync (%s)', (_name, env) => {
+describe.each(USER_DATA_STORES)('transaction sync (%s)', (_name, env) => {
   it('the first sync gives every settled row once, page by page; after ten webhooks the delta is exactly what they added, changed and removed', async () => {
     const gateway = await startGateway(env());
     const { browser, userId, state } = await signedInUser(gateway);
@@ -232,12 +219,7 @@ describe('transaction sync with the user-data store off', () => {
 describe('a transaction sync subscription whose kept data is dropped (Redis)', () => {
   it('ends with SYNC_CURSOR_EXPIRED at the first change of the ledger started again', async () => {
     const prefix = testPrefix();
-    const gateway = await startGateway({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    });
+    const gateway = await startGateway(redisUserDataEnv(prefix));
     const { browser, userId, state, appUser } = await signedInUser(gateway);
     const at = platform(gateway, userId, state);
     const { cursor } = await syncAll(gateway, browser, undefined, 500);

@@ -4,7 +4,6 @@ import { createLogger } from '@open-finance-gateway/common/logger';
 import { createTokenCipher, type TokenKey } from '../../src/auth/token-cipher.js';
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
 import { KEPT_DATA_MARK, sessionEndedChannel, taggedKeys, userEventsKey, userTag } from '../../src/redis/redis-keys.js';
-import { createRedisListener } from '../../src/redis/redis-listener.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
 import { createShapeCensus } from '../../src/user-data/redis-shape-census.js';
 import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
@@ -17,7 +16,7 @@ import {
   type UserDataStore,
 } from '../../src/user-data/user-data-store.js';
 import { track } from '../support/leftovers.js';
-import { dumpKeys, SHARED_REDIS, testPrefix, testRedis } from '../support/redis.js';
+import { dumpKeys, instanceRedis, SHARED_REDIS, testPrefix, testRedis } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const MAX_AGE_MS = 60_000;
@@ -285,18 +284,7 @@ describe('whether every instance keeps the store current', () => {
     const keyPrefix = testPrefix();
     let now = 1_000_000;
     const open = async () => {
-      const redis = createRedisClient({ connection: SHARED_REDIS, commandTimeoutMs: 1_000, logger, role: 'test' });
-      const listener = createRedisListener({
-        connection: SHARED_REDIS,
-        commandTimeoutMs: 1_000,
-        logger,
-        role: 'listener',
-      });
-      await Promise.all([redis.connect(), listener.connect()]);
-      track(() => {
-        redis.disconnect();
-        listener.disconnect();
-      });
+      const { redis, listener } = await instanceRedis(SHARED_REDIS);
       // This release's instance: its listener is on the channel every instance follows, and it announces the shape.
       await listener.subscribe(sessionEndedChannel(keyPrefix));
       const census = createShapeCensus({ redis, listener, keyPrefix, clock: () => now, logger });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { multipartSubscription, sseSubscription, type StreamReader } from '../support/http-streams.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { REDIS_URL, testPrefix, tokenKeysSetting, USER_DATA_STORES } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -13,16 +13,7 @@ const ACCOUNT_EVENTS = `subscription ($accountId: ID) {
 type AccountEvent = { accountEvents: { code: string; account: { balance: { current: number } } } };
 
 const STORES = [
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
+  ...USER_DATA_STORES,
   [
     'redis, the store off',
     () => ({ REDIS_URL, REDIS_KEY_PREFIX: testPrefix(), TOKEN_ENCRYPTION_KEYS: tokenKeysSetting() }),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../../support/browser.js';
 import { startGateway, type TestGateway } from '../../support/gateway.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../../support/redis.js';
+import { USER_DATA_STORES } from '../../support/redis.js';
 import { deliver, signedHeaders, signedInUser } from '../../support/webhooks.js';
 
 const PAGE = `query Page($first: Int, $after: String) {
@@ -11,19 +11,7 @@ const PAGE = `query Page($first: Int, $after: String) {
 
 type Page = { transactions: { nodes: Array<{ id: string }>; pageInfo: { hasNextPage: boolean; endCursor: string } } };
 
-const STORES = [
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
-  ['off', () => ({ USER_DATA_STORE: 'off' })],
-] as const;
+const STORES = [...USER_DATA_STORES, ['off', () => ({ USER_DATA_STORE: 'off' })]] as const;
 
 async function page(gateway: TestGateway, browser: Browser, after: string | undefined): Promise<Page['transactions']> {
   const response = await browser.request(`${gateway.url}/graphql`, {
