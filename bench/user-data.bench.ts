@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     startGatewayProcess({ ...base, USER_DATA_STORE: 'redis' }, entry, profile),
     // A deployment of its own (another prefix): an instance without the store beside one with it is
     // an instance that keeps nothing current, and the one with it would read through (see redis-shape-census.ts).
-    startGatewayProcess({ ...base, REDIS_KEY_PREFIX: `${prefix}off:`, USER_DATA_STORE: 'off' }, entry),
+    startGatewayProcess({ ...base, REDIS_KEY_PREFIX: `${prefix.slice(0, -1)}-off:`, USER_DATA_STORE: 'off' }, entry),
   ]);
   const redis = new Redis(REDIS_URL);
   sandbox.setWebhookUrl(`${on.url}/webhooks`);
