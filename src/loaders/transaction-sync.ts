@@ -1,6 +1,7 @@
 import type { PlatformTransaction } from '../upstream/platform-types.js';
 import type { UserKeptData } from '../user-data/kept-reads.js';
-import { decodeSyncCursor, SyncCursorError, type SyncAnswer } from '../user-data/kept-sync.js';
+import type { SyncAnswer } from '../user-data/kept-sync.js';
+import { decodeSyncCursor, SyncCursorError } from '../user-data/sync-cursor.js';
 
 /** The user-data store is off (USER_DATA_STORE=off): there is no ledger to sync from. */
 export class SyncUnavailableError extends Error {

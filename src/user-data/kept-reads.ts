@@ -1,7 +1,8 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { StoreUnavailableError } from '../lib/store-unavailable.js';
-import { accountChanges, type AccountChange } from './kept-accounts.js';
+import type { AccountChange } from './kept-accounts.js';
+import { createKeptAnswers, type LookupResult } from './kept-answers.js';
 import { KeptLedger, LedgerBusyError, type ReconciledTransactions } from './kept-ledger.js';
 import type { KeptAccount, PlatformReads } from './kept-platform.js';
 import { KeptSync, type SyncAnswer } from './kept-sync.js';
@@ -11,8 +12,7 @@ import type { KeptRow } from './ledger-rows.js';
 import { FIELD, TOPIC, type KeptDataTrust, type UserDataStore } from './user-data-store.js';
 import { WebhookChanges } from './webhook-changes.js';
 
-/** How one read went: answered by the store, read from the platform and kept, or the store skipped. */
-export type LookupResult = 'hit' | 'miss' | 'bypass';
+export type { LookupResult } from './kept-answers.js';
 
 export interface RefreshNote {
   /** Milliseconds since the epoch. */
@@ -81,8 +81,17 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   const sync = new KeptSync(store, access, ledger);
   const changes = new WebhookChanges(store);
   let skipUntil = 0;
-  /** Whether kept data written at `writtenAt` may be served as it is under `trust`. */
-  const young = (trust: KeptDataTrust, writtenAt: number) => writtenAt >= trust.since && clock() - writtenAt < maxAgeMs;
+  const { readThrough, accounts, account } = createKeptAnswers({
+    store,
+    clock,
+    maxAgeMs,
+    onLookup: options.onLookup,
+    onAccountsReconciled: options.onAccountsReconciled,
+    onKeepFailure(error) {
+      skipUntil = clock() + bypassMs;
+      options.onStoreFailure?.(error);
+    },
+  });
 
   /**
    * Through the store unless it is being skipped, or an instance of an earlier release shares it
@@ -108,90 +117,6 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
       options.onLookup?.('bypass');
       return fallback();
     }
-  }
-
-  /** One field read through: kept and young, or read from the platform and kept under the stamp taken before. */
-  async function readThrough<T>(
-    trust: KeptDataTrust,
-    userId: string,
-    field: string,
-    topic: string,
-    fetch: () => Promise<T>,
-  ): Promise<T> {
-    const snap = await store.read(userId, [field], [topic]);
-    const kept = snap.values.get(field);
-    if (kept && young(trust, kept.writtenAt)) {
-      options.onLookup?.('hit');
-      return JSON.parse(kept.value) as T;
-    }
-    options.onLookup?.('miss');
-    const value = await fetch();
-    // Not kept: an absent answer (a 404), which the platform is asked again each time.
-    if (value !== undefined) await keep(() => store.apply(userId, snap, { put: [[field, JSON.stringify(value)]] }));
-    return value;
-  }
-
-  /** A write-back whose failure loses nothing: the answer is the platform's and right; only keeping it failed. */
-  async function keep(write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      skipUntil = clock() + bypassMs;
-      options.onStoreFailure?.(error);
-    }
-  }
-
-  /** The account list: kept, or read again (and, when one was kept, its differences published). */
-  async function accounts(trust: KeptDataTrust, userId: string, platform: PlatformReads): Promise<KeptAccount[]> {
-    const snap = await store.read(userId, [FIELD.accounts], [TOPIC.accounts]);
-    const kept = snap.values.get(FIELD.accounts);
-    if (kept && young(trust, kept.writtenAt)) {
-      options.onLookup?.('hit');
-      return JSON.parse(kept.value) as KeptAccount[];
-    }
-    options.onLookup?.('miss');
-    const fresh = await platform.listAccounts();
-    const changes = kept ? accountChanges(JSON.parse(kept.value) as KeptAccount[], fresh) : [];
-    const changedTopics = changes.map((change) => TOPIC.account(change.accountId));
-    let outcome: string | undefined;
-    await keep(async () => {
-      ({ outcome } = await store.apply(userId, snap, {
-        put: [[FIELD.accounts, JSON.stringify(fresh)]],
-        ...(changes.length > 0 ? { drop: changedTopics, bump: [TOPIC.refresh] } : {}),
-      }));
-    });
-    if (outcome === 'kept' && changes.length > 0) await options.onAccountsReconciled?.(userId, changes);
-    return fresh;
-  }
-
-  /** One account: from the kept list when there is one, else kept on its own; an old copy's differences are published. */
-  async function account(trust: KeptDataTrust, userId: string, platform: PlatformReads, accountId: string) {
-    const field = FIELD.account(accountId);
-    const snap = await store.read(userId, [FIELD.accounts, field], [TOPIC.account(accountId)]);
-    const list = snap.values.get(FIELD.accounts);
-    if (list) {
-      const fresh = young(trust, list.writtenAt);
-      if (fresh) options.onLookup?.('hit');
-      const all = fresh ? (JSON.parse(list.value) as KeptAccount[]) : await accounts(trust, userId, platform);
-      return all.find((row) => row._id === accountId);
-    }
-    const kept = snap.values.get(field);
-    if (kept && young(trust, kept.writtenAt)) {
-      options.onLookup?.('hit');
-      return JSON.parse(kept.value) as KeptAccount;
-    }
-    options.onLookup?.('miss');
-    const fresh = await platform.getAccount(accountId);
-    let outcome: string | undefined;
-    await keep(async () => {
-      ({ outcome } = await store.apply(userId, snap, {
-        put: [[field, fresh === undefined ? null : JSON.stringify(fresh)]],
-      }));
-    });
-    const changes = kept ? accountChanges([JSON.parse(kept.value) as KeptAccount], fresh ? [fresh] : []) : [];
-    if (outcome === 'kept' && changes.length > 0) await options.onAccountsReconciled?.(userId, changes);
-    return fresh;
   }
 
   return {
