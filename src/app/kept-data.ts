@@ -11,6 +11,13 @@ import { WebhookChanges } from '../user-data/webhook-changes.js';
 import { createReconciledEvents } from '../webhooks/reconciled-events.js';
 import type { GatewayStores } from './stores.js';
 
+/**
+ * The deadline of a webhook's own platform read: the platform waits 5 s for its answer, and the
+ * signing key's fetch may have taken 1.5 s of them. Past it the change is dropped instead (read by
+ * the next read) and the webhook is still answered in time.
+ */
+const WEBHOOK_READ_MS = 2_500;
+
 export interface KeptData {
   /** Reads of me, accounts and settled transactions through the user-data store; none when it is off. */
   keptReads: KeptReads | undefined;
@@ -65,7 +72,7 @@ export function createKeptData(deps: {
     async platformFor(userId) {
       const token = (await stores.bankConnections.get(userId))?.accessToken;
       if (token === undefined) return undefined;
-      return bindUserClient(deps.core, token, async () => {
+      return bindUserClient(deps.core.withDeadline(WEBHOOK_READ_MS), token, async () => {
         const remaining = await deps.tokenDied(userId, token);
         logger.warn({ userId, remainingSessions: remaining }, 'platform refused the user token (403) during a webhook');
       });

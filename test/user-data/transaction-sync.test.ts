@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { userTag } from '../../src/redis/redis-keys.js';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
+import { multipartSubscription, sseSubscription } from '../support/http-streams.js';
 import { redisUserDataEnv, testPrefix, testRedis, USER_DATA_STORES } from '../support/redis.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
@@ -185,6 +186,27 @@ describe.each(USER_DATA_STORES)('transaction sync (%s)', (_name, env) => {
     // The last pushed cursor is where a query (or a new subscription) continues: nothing new since.
     const after = await sync(gateway, browser, pushed.nextCursor);
     expect(after.data!.transactionsSync).toMatchObject({ added: [], modified: [], removed: [], hasMore: false });
+  }, 60_000);
+
+  it('pushes the same over HTTP subscription streams (multipart and SSE)', async () => {
+    const gateway = await startGateway(env());
+    const { browser, userId, state } = await signedInUser(gateway);
+    const at = platform(gateway, userId, state);
+    const { cursor } = await syncAll(gateway, browser, undefined, 500);
+    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const started = gateway.subscriptionsStarted(2, 'TRANSACTION_SYNC');
+    const streams = [
+      multipartSubscription(gateway, { cookie }, SYNC_EVENTS, { cursor }).reader,
+      sseSubscription(gateway, { cookie }, SYNC_EVENTS, { cursor }).reader,
+    ];
+    await started;
+    for (const reader of streams)
+      expect((await reader.data<{ transactionsSync: Delta }>()).transactionsSync).toMatchObject({ added: [] });
+    const arrived = await at.add(2);
+    for (const reader of streams)
+      expect((await reader.data<{ transactionsSync: Delta }>()).transactionsSync).toMatchObject({
+        added: [{ id: arrived._id, amount: arrived.amount }],
+      });
   }, 60_000);
 
   it('refuses a cursor it did not give, or one whose changes are no longer kept, with SYNC_CURSOR_EXPIRED', async () => {

@@ -83,3 +83,39 @@ describe.each(STORES)('a webhook that names a change without its new state (%s)'
     expect(gateway.published.filter((event) => event.type === 'ACCOUNT')).toHaveLength(2);
   });
 });
+
+describe('a webhook whose read of what it names is slow', () => {
+  it('is answered within the platform\u2019s 5 s: what it names is dropped, published as unknown, and read by the next read', async () => {
+    const gateway = await startGateway({ USER_DATA_STORE: 'memory' });
+    const { browser, userId, state } = await signedInUser(gateway);
+    const account = gateway.sandbox.world().accounts.find((row) => row.sandboxUserId === userId && row.sandboxShared)!;
+    const balance = async () => {
+      const response = await browser.request(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ account(id: "${account._id}") { balance { current } } }` }),
+      });
+      return (JSON.parse(response.text) as { data: { account: { balance: { current: number } } } }).data.account.balance
+        .current;
+    };
+    const body = JSON.stringify({
+      webhook_type: 'ACCOUNT',
+      webhook_code: 'UPDATE',
+      state,
+      item_id: account._id,
+      updated_fields: ['balance'],
+    });
+    await balance(); // kept
+    expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200); // the signing key fetched
+    account.balance.current = 3_333.33;
+    gateway.sandbox.setCoreFault({ delayMs: 30_000, pathPrefix: '/v1/accounts/' });
+    const started = Date.now();
+    expect(await deliver(gateway, body, signedHeaders(gateway, body))).toEqual({
+      status: 200,
+      body: { status: 'published' },
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    gateway.sandbox.setCoreFault({});
+    expect(await balance()).toBe(3_333.33);
+  });
+});
