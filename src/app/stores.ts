@@ -210,14 +210,9 @@ async function redisStoresOn(
 ): Promise<GatewayStores> {
   const options = { redis, keyPrefix };
   const waitForReplicas = createReplicaWait(redis, waitReplicas, commandTimeoutMs);
-  const sessionEndings = await createRedisSessionEndings({ redis, listener, keyPrefix, logger });
-  logger.info(
-    { keyPrefix, redis: connection.where },
-    'state is on Redis: shared by every instance, kept across restarts',
-  );
   const cipher = createTokenCipher(tokenKeys);
-  const bankConnections = createRedisBankConnectionStore({ ...options, ...bankConnectionOptions, cipher, logger });
-  const probe = createRedisHealthProbe({ clients: [redis, listener], clock });
+  // Announced before the session-ended channel every instance follows is joined: an instance is
+  // never counted, even for a moment, as one that does not keep the user-data store current.
   const userData = await redisUserData(
     redis,
     listener,
@@ -225,6 +220,13 @@ async function redisStoresOn(
     cipher,
     waitForReplicas,
   );
+  const sessionEndings = await createRedisSessionEndings({ redis, listener, keyPrefix, logger });
+  logger.info(
+    { keyPrefix, redis: connection.where },
+    'state is on Redis: shared by every instance, kept across restarts',
+  );
+  const bankConnections = createRedisBankConnectionStore({ ...options, ...bankConnectionOptions, cipher, logger });
+  const probe = createRedisHealthProbe({ clients: [redis, listener], clock });
   const sessions = createRedisSessionStore({
     redis,
     keyPrefix,
