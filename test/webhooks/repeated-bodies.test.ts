@@ -20,6 +20,16 @@ const STORES = [
   ],
 ] as const;
 
+/** What the platform sends for every balance change of an account: no new state, no timestamp. */
+const balanceChanged = (state: string, accountId: string) =>
+  JSON.stringify({
+    webhook_type: 'ACCOUNT',
+    webhook_code: 'UPDATE',
+    state,
+    item_id: accountId,
+    updated_fields: ['balance'],
+  });
+
 const cookieOf = (gateway: TestGateway, browser: Browser) =>
   `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
 
@@ -50,14 +60,7 @@ describe.each(STORES)('a webhook that names a change without its new state (%s)'
       sseSubscription(gateway, { cookie }, ACCOUNT_EVENTS, variables).reader,
     ];
     await streamsStarted;
-    // What the platform sends for every balance change of this account: no new state, no timestamp.
-    const body = JSON.stringify({
-      webhook_type: 'ACCOUNT',
-      webhook_code: 'UPDATE',
-      state,
-      item_id: account._id,
-      updated_fields: ['balance'],
-    });
+    const body = balanceChanged(state, account._id);
 
     account.balance.current = 1_111.11;
     expect(await deliver(gateway, body, signedHeaders(gateway, body))).toEqual({
@@ -98,13 +101,7 @@ describe('a webhook whose read of what it names is slow', () => {
       return (JSON.parse(response.text) as { data: { account: { balance: { current: number } } } }).data.account.balance
         .current;
     };
-    const body = JSON.stringify({
-      webhook_type: 'ACCOUNT',
-      webhook_code: 'UPDATE',
-      state,
-      item_id: account._id,
-      updated_fields: ['balance'],
-    });
+    const body = balanceChanged(state, account._id);
     await balance(); // kept
     expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200); // the signing key fetched
     account.balance.current = 3_333.33;
