@@ -4,10 +4,6 @@ import { Redis } from 'ioredis';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
 import { userTag } from '../src/redis/redis-keys.js';
-import { createKeptReads } from '../src/user-data/kept-reads.js';
-import { createMemoryUserDataStore } from '../src/user-data/memory-user-data-store.js';
-import type { UserDataEntry } from '../src/user-data/user-data-store.js';
-import { applyWebhookChange } from '../src/user-data/webhook-changes.js';
 import {
   freePort,
   gatewayEnvFor,
@@ -17,17 +13,20 @@ import {
   startGatewayProcess,
   type Measured,
 } from './support/processes.js';
+import { daysWithStore, simulatedDays, type DayCosts } from './support/simulated-day.js';
 
 /**
  * `npm run bench:user-data`: the user-data store against today's code (USER_DATA_STORE=off), in
  * one run, on the shared Redis (REDIS_URL, default 127.0.0.1:6379, under a prefix of its own):
  * 1. a page of 100 enriched transactions with CORE_LATENCY_MS (default 150) on every core call:
- *    the store off, the store cold (a signed TRANSACTION DEFAULT_UPDATE before each read drops the
- *    page), and warm; p50, p99 and core calls per page;
- * 2. a simulated day: 1,000 users opening the app 10 times each between 07:00 and 23:00, with the
- *    webhooks of two platform refreshes a day (an ACCOUNT UPDATE per account, a TRANSACTION
- *    DEFAULT_UPDATE for half of them) and three card spends; the real store and read path on a
- *    virtual clock; platform calls with the store off and on, at the default maximum age and a day;
+ *    the store off, the store cold (the user's kept data deleted before each read: a first open),
+ *    warm, and warm after a TRANSACTION DEFAULT_UPDATE naming a new row; p50, p99 and core calls
+ *    per page (the webhook's own read by id counted apart);
+ * 2. two simulated days: 1,000 users opening the app 10 times a day between 07:00 and 23:00, with
+ *    the webhooks of two platform refreshes a day (an ACCOUNT UPDATE per account, a TRANSACTION
+ *    DEFAULT_UPDATE for half of them) and three card spends; the real store, read path and
+ *    webhook changes on a virtual clock (bench/support/simulated-day.ts); platform calls per day
+ *    against the fewest possible, at several maximum ages, and with the store off;
  * 3. Redis memory for one user with a 90-day history, every page of it read.
  */
 const CORE_LATENCY_MS = Number(process.env.CORE_LATENCY_MS ?? 150);
@@ -75,81 +74,6 @@ async function pages(target: Target, runs: number, before: () => Promise<void> =
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: calls / runs };
 }
 
-/** A deterministic PRNG (mulberry32), so the simulated day is the same on every run. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type DayEvent =
-  | { at: number; user: number; kind: 'open'; account: number | undefined }
-  | { at: number; user: number; kind: 'webhook'; type: 'ACCOUNT' | 'TRANSACTION'; account: number };
-
-/** The day's opens and webhooks, in time order. */
-function simulatedDay(users: number, accounts: number): DayEvent[] {
-  const random = prng(2026);
-  const hour = 3_600_000;
-  const events: DayEvent[] = [];
-  for (let user = 0; user < users; user += 1) {
-    for (let open = 0; open < 10; open += 1) {
-      // One open in three also looks at one account's transactions.
-      const account = random() < 1 / 3 ? Math.floor(random() * accounts) : undefined;
-      events.push({ at: 7 * hour + random() * 16 * hour, user, kind: 'open', account });
-    }
-    // Two refreshes (the nightly one, one in the day): every balance, new rows on half the accounts.
-    for (const at of [1 * hour + random() * hour, 9 * hour + random() * 10 * hour])
-      for (let account = 0; account < accounts; account += 1) {
-        events.push({ at, user, kind: 'webhook', type: 'ACCOUNT', account });
-        if (account % 2 === 0) events.push({ at, user, kind: 'webhook', type: 'TRANSACTION', account });
-      }
-    // Three card spends announced on their own.
-    for (let spend = 0; spend < 3; spend += 1)
-      events.push({ at: 8 * hour + random() * 14 * hour, user, kind: 'webhook', type: 'TRANSACTION', account: 0 });
-  }
-  return events.sort((a, b) => a.at - b.at);
-}
-
-/** Platform calls for the day with the store (memory: the same read path as Redis) at `maxAgeMs`. */
-async function dayWithStore(events: DayEvent[], maxAgeMs: number | undefined) {
-  let now = 0;
-  let calls = 0;
-  const store = createMemoryUserDataStore({
-    maxAgeMs: maxAgeMs ?? 1,
-    userMaxBytes: 1 << 20,
-    budgetBytes: 1 << 30,
-    clock: () => now,
-  });
-  const kept = createKeptReads({ store, clock: () => now });
-  const read = async (userId: string, entry: UserDataEntry) => {
-    if (maxAgeMs === undefined) return void (calls += 1); // today: every read is a platform call
-    await kept.read(userId, entry, async () => {
-      calls += 1;
-      return { entry };
-    });
-  };
-  let webhooks = 0;
-  for (const event of events) {
-    now = event.at;
-    const userId = `user_${event.user}`;
-    if (event.kind === 'webhook') {
-      webhooks += 1;
-      const code = event.type === 'ACCOUNT' ? 'UPDATE' : 'DEFAULT_UPDATE';
-      await applyWebhookChange(store, userId, event.type, code, { item_id: `acc_${event.account}` });
-      continue;
-    }
-    await read(userId, { kind: 'me' });
-    await read(userId, { kind: 'accounts' });
-    await read(userId, { kind: 'transactions', cursor: null });
-    if (event.account !== undefined)
-      await read(userId, { kind: 'transactions', accountId: `acc_${event.account}`, cursor: null });
-  }
-  return { calls, webhooks };
-}
-
 async function main(): Promise<void> {
   const load = loadavg()
     .map((value) => value.toFixed(2))
@@ -160,8 +84,9 @@ async function main(): Promise<void> {
     webhookTimeScale: 3_600,
   });
   await sandbox.start();
+  // Every read of the kept kinds, the by-id POST included (not the signing key, not webhook registrations).
   sandbox.onRequest((request) => {
-    if (request.service === 'core' && request.method === 'GET' && request.path.startsWith('/v1/')) coreCalls += 1;
+    if (request.service === 'core' && /^\/v1\/(me|accounts|transactions)/.test(request.path)) coreCalls += 1;
   });
   const publicUrl = `http://localhost:${await freePort()}`;
   sandbox.registerRedirectUri(`${publicUrl}/auth/callback`);
@@ -180,7 +105,9 @@ async function main(): Promise<void> {
     : [];
   const [on, off] = await Promise.all([
     startGatewayProcess({ ...base, USER_DATA_STORE: 'redis' }, entry, profile),
-    startGatewayProcess({ ...base, USER_DATA_STORE: 'off' }, entry),
+    // A deployment of its own (another prefix): an instance without the store beside one with it is
+    // an instance that keeps nothing current, and the one with it would read through (see redis-shape-census.ts).
+    startGatewayProcess({ ...base, REDIS_KEY_PREFIX: `${prefix.slice(0, -1)}-off:`, USER_DATA_STORE: 'off' }, entry),
   ]);
   const redis = new Redis(REDIS_URL);
   sandbox.setWebhookUrl(`${on.url}/webhooks`);
@@ -192,29 +119,38 @@ async function main(): Promise<void> {
     const accountIds = world.accounts
       .filter((account) => account.sandboxUserId === signedOn.userId && account.sandboxShared)
       .map((account) => account._id);
-    const history = world.transactions.filter((row) => accountIds.includes(row._account));
     const out: string[] = [`machine load (1, 5, 15 min): ${load}`, ''];
 
     // 1. A page of 100 enriched transactions, CORE_LATENCY_MS per core call.
     sandbox.setCoreFault({ delayMs: CORE_LATENCY_MS });
     await graphql(today, PAGE);
     await graphql(store, PAGE); // the enrichment cache warm for both: the difference is the store
-    const changed = async () => {
+    const appUser = sandbox.identity.users.byEmail('aroha@demo.example')!.sub;
+    const key = `${prefix}{u:${userTag(appUser)}}:user-data`;
+    const forgotten = async () => void (await redis.del(key));
+    // A row settles and is announced: the webhook reads it by id (once), and the page shows it.
+    let webhookCalls = 0;
+    const settled = async () => {
+      const template = world.transactions.find((row) => row._account === accountIds[0])!;
+      const row = { ...template, _id: `trans_${randomBytes(8).toString('hex')}`, date: new Date().toISOString() };
+      world.transactions.unshift(row);
       const hook = signedWebhook(sandbox, {
         webhook_type: 'TRANSACTION',
         webhook_code: 'DEFAULT_UPDATE',
         state: signedOn.state,
         item_id: accountIds[0],
-        new_transactions: 0,
-        new_transaction_ids: [],
-        nonce: randomBytes(4).toString('hex'),
+        new_transactions: 1,
+        new_transaction_ids: [row._id],
       });
+      const callsBefore = coreCalls;
       const answer = await fetch(`${on.url}/webhooks`, { method: 'POST', headers: hook.headers, body: hook.body });
       if (answer.status !== 200) throw new Error(`webhook answered ${answer.status}`);
+      webhookCalls += coreCalls - callsBefore;
     };
     const offPage = await pages(today, RUNS);
-    const coldPage = await pages(store, RUNS, changed);
+    const coldPage = await pages(store, RUNS, forgotten);
     const warmPage = await pages(store, RUNS);
+    const afterWebhook = await pages(store, RUNS, settled);
     sandbox.setCoreFault({});
     const row = (name: string, r: { p50: number; p99: number; calls: number }) =>
       `| ${name} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms | ${r.calls.toFixed(1)} |`;
@@ -223,33 +159,44 @@ async function main(): Promise<void> {
       '',
       '| | p50 | p99 | core calls per page |',
       '|---|---|---|---|',
-      row('store off (today)', offPage),
-      row('store on, cold (after a webhook)', coldPage),
+      row('store off', offPage),
+      row('store on, cold (nothing kept: a first open)', coldPage),
       row('store on, warm', warmPage),
+      row('store on, warm after a DEFAULT_UPDATE naming a new row', afterWebhook),
+      '',
+      `the webhook's own read by id: ${(webhookCalls / RUNS).toFixed(1)} core calls per webhook (POST /v1/transactions/ids, counted apart from the pages)`,
       '',
       `warm p50 / cold p50: 1/${(coldPage.p50 / warmPage.p50).toFixed(0)}; warm p50 / off p50: 1/${(offPage.p50 / warmPage.p50).toFixed(0)}`,
       '',
     );
 
-    // 2. A simulated day.
-    const day = simulatedDay(1_000, 4);
-    const todayDay = await dayWithStore(day, undefined);
-    const hourDay = await dayWithStore(day, 3_600_000);
-    const fullDay = await dayWithStore(day, 86_400_000);
+    // 2. Two simulated days.
+    const days = simulatedDays(1_000, 2);
+    const runs: Array<[string, DayCosts]> = [];
+    for (const [name, maxAge] of [
+      ['store on, USER_DATA_MAX_AGE_SECONDS=86400 (default)', 86_400_000],
+      ['store on, USER_DATA_MAX_AGE_SECONDS=21600 (6 h)', 21_600_000],
+      ['store on, USER_DATA_MAX_AGE_SECONDS=3600 (1 h)', 3_600_000],
+      ['store off', undefined],
+    ] as const)
+      runs.push([name, await daysWithStore(days, maxAge)]);
+    const floor = runs[0]![1].floor;
+    const ratio = (calls: number, day: number) => `${(calls / floor[day]!).toFixed(3)}x`;
     out.push(
-      `2. A simulated day: 1,000 users x 10 opens, ${todayDay.webhooks.toLocaleString('en')} webhooks`,
+      `2. Two simulated days: 1,000 users x 10 opens a day, ${runs[0]![1].webhooks[0]!.toLocaleString('en')} webhooks a day`,
       '',
-      '| | platform calls | against today |',
-      '|---|---|---|',
-      `| store off (today) | ${todayDay.calls.toLocaleString('en')} | 1x |`,
-      `| store on, USER_DATA_MAX_AGE_SECONDS=3600 | ${hourDay.calls.toLocaleString('en')} | ${(todayDay.calls / hourDay.calls).toFixed(1)}x fewer |`,
-      `| store on, USER_DATA_MAX_AGE_SECONDS=86400 | ${fullDay.calls.toLocaleString('en')} | ${(todayDay.calls / fullDay.calls).toFixed(1)}x fewer |`,
+      '| | day 1 calls | day 1 / floor | day 2 calls | day 2 / floor |',
+      '|---|---|---|---|---|',
+      `| the floor: a cold open per user (3 reads), one read per changed account or set of changed ids | ${floor[0]!.toLocaleString('en')} | 1x | ${floor[1]!.toLocaleString('en')} | 1x |`,
+      ...runs.map(
+        ([name, costs]) =>
+          `| ${name} | ${costs.calls[0]!.toLocaleString('en')} | ${ratio(costs.calls[0]!, 0)} | ${costs.calls[1]!.toLocaleString('en')} | ${ratio(costs.calls[1]!, 1)} |`,
+      ),
       '',
     );
 
     // 3. Redis memory for one user: every page of the 90-day history, all accounts and each one.
-    const appUser = sandbox.identity.users.byEmail('aroha@demo.example')!.sub;
-    const key = `${prefix}{u:${userTag(appUser)}}:user-data`;
+    await redis.del(key);
     await graphql(store, '{ me { id } accounts { id } }');
     for (const accountId of [undefined, ...accountIds]) {
       let after: string | undefined;
@@ -260,10 +207,12 @@ async function main(): Promise<void> {
       } while (after);
     }
     const bytes = Number(await redis.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-    const entries = (await redis.hkeys(key)).filter((field) => field.startsWith('e:')).length;
+    const history = world.transactions.filter((row) => accountIds.includes(row._account));
+    const fields = (await redis.hkeys(key)).filter((field) => field.startsWith('e:'));
+    const blocks = fields.filter((field) => /^e:ta\|L\d+$/.test(field)).length;
     const first = new Date(history.at(-1)!.date).toISOString().slice(0, 10);
     out.push(
-      `3. Redis memory for one user: ${history.length} transactions since ${first} on ${accountIds.length} accounts, every page read (${entries} entries: me, the list, the all-accounts pages and each account's)`,
+      `3. Redis memory for one user: ${history.length} transactions since ${first} on ${accountIds.length} accounts, every page read across all accounts and per account (${fields.length} fields: me, the list, the ledger's meta and its ${blocks} blocks, each row kept once)`,
       '',
       `| MEMORY USAGE of the user's hash | ${(bytes / 1024).toFixed(1)} KiB | per 300 transactions: ${((bytes / history.length) * 0.3).toFixed(1)} KiB |`,
       '',

@@ -157,7 +157,7 @@ function dataRetention(config: GatewayConfig): ReadinessCheck {
     `bank connections ${config.bankConnectionIdleMs / 86_400_000} days without a sign-in`,
     config.userData.store === 'off'
       ? 'accounts and transactions not kept (USER_DATA_STORE=off)'
-      : `kept accounts and transactions ${config.userData.maxAgeMs / 60_000} min at most`,
+      : `kept accounts and transactions reconciled after ${config.userData.maxAgeMs / 60_000} min, deleted ${config.userData.retentionMs / 60_000} min after their last change`,
   ];
   const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
   return {

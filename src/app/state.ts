@@ -8,7 +8,8 @@ import type { GatewayConfig } from '../config/config.js';
 import type { GatewayEvents } from '../lib/gateway-events.js';
 import type { GatewayMetrics } from '../server/observability/metrics.js';
 import type { CoreClient } from '../upstream/core-client.js';
-import { createKeptReads, type KeptReads } from '../user-data/kept-reads.js';
+import type { KeptReads } from '../user-data/kept-reads.js';
+import { createKeptData, type KeptData } from './kept-data.js';
 import { createStores, type GatewayStores } from './stores.js';
 
 export interface GatewayState {
@@ -20,6 +21,10 @@ export interface GatewayState {
   eraser: UserDataEraser;
   /** Reads of me, accounts and settled transactions through the user-data store; none when it is off. */
   keptReads: KeptReads | undefined;
+  /** What each webhook changes in the user-data store (and re-reads to judge it by content). */
+  webhookChanges: KeptData['webhookChanges'];
+  /** A user's platform reads for a webhook's re-read; undefined without a bank connection. */
+  platformFor: KeptData['platformFor'];
   /**
    * A user's platform token is dead (a 403, or the platform's TOKEN DELETE webhook): the
    * connection goes if it still holds it, the sessions holding it end, and once none of the user's
@@ -72,6 +77,8 @@ export async function createState(
     userDataEvents: {
       onEviction: (reason, users) => metrics?.userDataEviction(reason, users),
       onUserBytes: (bytes) => metrics?.userDataBytes(bytes),
+      // A user's record started again: an instance of an earlier release acknowledged a webhook for them.
+      onForeignAcknowledgement: () => metrics?.userDataInvalidation('earlier_release'),
     },
   });
   undo.push(() => stores.close());
@@ -100,20 +107,6 @@ export async function createState(
   eraser.register('routing-handles', (userId) => stores.handles.deleteUser(userId));
   const { userData } = stores;
   if (userData) eraser.register('user-data', (userId) => userData.deleteUser(userId));
-  const keptReads =
-    userData &&
-    createKeptReads({
-      store: userData,
-      clock,
-      onLookup: (result) => metrics?.userDataLookup(result),
-      onStoreFailure: (error) => {
-        metrics?.userDataFailure();
-        logger.warn(
-          { err: { message: error instanceof Error ? error.message : String(error) } },
-          'user-data store failed: reads go to the platform for a few seconds',
-        );
-      },
-    });
   async function tokenDied(userId: string, token: string): Promise<number> {
     // The bank connection ended: the user's access tokens until now stop counting too, or a device
     // would sign its session back in with one.
@@ -123,5 +116,6 @@ export async function createState(
     if (remaining === 0) await eraser.forget(userId);
     return remaining;
   }
-  return { stores, sessions, revoker, eraser, keptReads, tokenDied };
+  const kept = createKeptData({ config, stores, core: coreClient, clock, logger, events, metrics, tokenDied });
+  return { stores, sessions, revoker, eraser, ...kept, tokenDied };
 }

@@ -26,6 +26,7 @@ import { createRedisHealthProbe, type StoreHealth } from '../redis/redis-health.
 import { createRedisListener, type RedisListener } from '../redis/redis-listener.js';
 import { createReplicaWait } from '../redis/redis-replica-wait.js';
 import { createMemoryUserDataStore } from '../user-data/memory-user-data-store.js';
+import { createShapeCensus } from '../user-data/redis-shape-census.js';
 import { createRedisUserDataStore } from '../user-data/redis-user-data-store.js';
 import type { UserDataStore, UserDataStoreEvents } from '../user-data/user-data-store.js';
 import type { DeadLetterStore } from '../webhooks/dead-letter-store.js';
@@ -145,6 +146,33 @@ function createMemoryStores(
   };
 }
 
+/**
+ * The user-data store on Redis, when it is on: it announces that this instance keeps it current,
+ * and serves kept data only while every instance sharing the Redis does (redis-shape-census.ts).
+ */
+async function redisUserData(
+  redis: RedisClient,
+  listener: RedisListener,
+  { config, clock, logger, userDataEvents }: Pick<StoreDependencies, 'config' | 'clock' | 'logger' | 'userDataEvents'>,
+  cipher: ReturnType<typeof createTokenCipher>,
+  waitForReplicas: ReturnType<typeof createReplicaWait>,
+): Promise<UserDataStore | undefined> {
+  if (config.userData.store !== 'redis' || !config.redis) return undefined;
+  const { keyPrefix } = config.redis;
+  const census = createShapeCensus({ redis, listener, keyPrefix, clock, logger });
+  await census.announce();
+  return createRedisUserDataStore({
+    ...config.userData,
+    ...userDataEvents,
+    redis,
+    keyPrefix,
+    cipher,
+    clock,
+    waitForReplicas,
+    census,
+  });
+}
+
 /** Connects the two Redis clients the stores share; any failure on the way is "could not reach Redis". */
 async function createRedisStores(
   deps: StoreDependencies,
@@ -182,12 +210,21 @@ async function redisStoresOn(
 ): Promise<GatewayStores> {
   const options = { redis, keyPrefix };
   const waitForReplicas = createReplicaWait(redis, waitReplicas, commandTimeoutMs);
+  const cipher = createTokenCipher(tokenKeys);
+  // Announced before the session-ended channel every instance follows is joined: an instance is
+  // never counted, even for a moment, as one that does not keep the user-data store current.
+  const userData = await redisUserData(
+    redis,
+    listener,
+    { config, clock, logger, userDataEvents },
+    cipher,
+    waitForReplicas,
+  );
   const sessionEndings = await createRedisSessionEndings({ redis, listener, keyPrefix, logger });
   logger.info(
     { keyPrefix, redis: connection.where },
     'state is on Redis: shared by every instance, kept across restarts',
   );
-  const cipher = createTokenCipher(tokenKeys);
   const bankConnections = createRedisBankConnectionStore({ ...options, ...bankConnectionOptions, cipher, logger });
   const probe = createRedisHealthProbe({ clients: [redis, listener], clock });
   const sessions = createRedisSessionStore({
@@ -217,18 +254,9 @@ async function redisStoresOn(
       retentionMs: config.eventRetentionMs,
       logger,
       waitForReplicas,
+      markKeptData: userData !== undefined,
     }),
-    userData:
-      config.userData.store === 'redis'
-        ? createRedisUserDataStore({
-            ...config.userData,
-            ...userDataEvents,
-            ...options,
-            cipher,
-            clock,
-            waitForReplicas,
-          })
-        : undefined,
+    userData,
     redis,
     health: probe.check,
     tokensLostOnStop: () => [],

@@ -60,7 +60,8 @@ export function registerWebhookReceiver(
       clock,
       onPublished: (userId, type, code) => deps.events.emit('webhook-published', { userId, type, code }),
       onTokenRevoked: async (userId, token) => void (await state.tokenDied(userId, token)),
-      userData: state.stores.userData,
+      changes: state.webhookChanges,
+      platformFor: state.platformFor,
       onUserDataChanged: (cause) => metrics.userDataInvalidation(cause),
     }),
   });

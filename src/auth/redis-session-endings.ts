@@ -1,7 +1,7 @@
 import { randomToken } from '@open-finance-gateway/common/ids';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import { userKeys } from '../redis/redis-keys.js';
+import { sessionEndedChannel, userKeys } from '../redis/redis-keys.js';
 import type { RedisListener } from '../redis/redis-listener.js';
 import { ACCESS_ENDING_TTL_MS, type SessionEndingsBus } from './session-endings.js';
 
@@ -27,7 +27,7 @@ export async function createRedisSessionEndings(options: {
   keyPrefix: string;
   logger: Logger;
 }): Promise<SessionEndingsBus> {
-  const channel = `${options.keyPrefix}session-ended`;
+  const channel = sessionEndedChannel(options.keyPrefix);
   const instance = randomToken(12);
   const listeners = new Set<(userId: string, keys: string[]) => void>();
   options.listener.on('message', (from: string, message: string) => {

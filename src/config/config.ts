@@ -94,6 +94,8 @@ function toGatewayConfig(v: SettingValues, sandboxOnly: boolean): GatewayConfig 
     userData: {
       store: 'off', // chosen with the Redis settings (checkUserDataStore)
       maxAgeMs: v.USER_DATA_MAX_AGE_SECONDS * SECOND,
+      // Long enough to reconcile what is kept rather than lose it (and with it the apps' sync cursors).
+      retentionMs: 2 * v.USER_DATA_MAX_AGE_SECONDS * SECOND,
       userMaxBytes: v.USER_DATA_USER_MAX_KB * 1024,
       budgetBytes: v.USER_DATA_BUDGET_MB * 1024 * 1024,
     },

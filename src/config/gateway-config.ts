@@ -59,6 +59,8 @@ export interface GatewayConfig {
   userData: {
     store: 'memory' | 'redis' | 'off';
     maxAgeMs: number;
+    /** A user's kept data is deleted this long after its last change. */
+    retentionMs: number;
     userMaxBytes: number;
     budgetBytes: number;
   };

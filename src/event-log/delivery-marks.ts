@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
+import type { SeenMark } from './event-log.js';
 
 /**
  * Which store a delivery ends in: a user's event log, or the dead letters. A claim and its "done"
@@ -30,10 +31,15 @@ type Mark = { state: 'done' } | { state: 'in-progress'; token: string };
  * storing a delivery and marking it done happen in one synchronous step there too.
  */
 export interface DeliveryMarks {
-  claim(key: string, leaseMs: number): ClaimOutcome;
+  /** With `reclaimDone`, a done body is claimed again (a body judged by its content may repeat for a new change). */
+  claim(key: string, leaseMs: number, reclaimDone?: boolean): ClaimOutcome;
   release(key: string, token: string): void;
   isDone(key: string): boolean;
   markDone(key: string): void;
+  /** Whether every mark equals what the user's subscribers were last given (none: never). */
+  sameContent(userId: string, marks: readonly SeenMark[]): boolean;
+  noteContent(userId: string, marks: readonly SeenMark[]): void;
+  forgetContent(userId: string): void;
 }
 
 export function deliveryMarkKey(scope: DeliveryScope, bodyHash: string): string {
@@ -49,11 +55,19 @@ export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: 
     ttlResolution: 0,
     perf: { now: options.clock },
   });
+  // What each user's subscribers were last given, per object (the same window as the delivery marks).
+  const seen = new LRUCache<string, Map<string, string>>({
+    maxSize: options.maxEntries ?? 200_000,
+    sizeCalculation: (objects) => Math.max(1, objects.size),
+    ttl: DEDUPLICATION_WINDOW_MS,
+    ttlResolution: 0,
+    perf: { now: options.clock },
+  });
   return {
-    claim(key, leaseMs) {
+    claim(key, leaseMs, reclaimDone = false) {
       const mark = marks.get(key);
-      if (mark?.state === 'done') return { state: 'done' };
-      if (mark) return { state: 'in-progress', retryAfterMs: marks.getRemainingTTL(key) };
+      if (mark?.state === 'done' && !reclaimDone) return { state: 'done' };
+      if (mark?.state === 'in-progress') return { state: 'in-progress', retryAfterMs: marks.getRemainingTTL(key) };
       const token = newClaimToken();
       marks.set(key, { state: 'in-progress', token }, { ttl: leaseMs });
       return { state: 'claimed', token };
@@ -64,5 +78,15 @@ export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: 
     },
     isDone: (key) => marks.get(key)?.state === 'done',
     markDone: (key) => void marks.set(key, { state: 'done' }),
+    sameContent(userId, content) {
+      const objects = seen.get(userId);
+      return content.length > 0 && content.every((mark) => objects?.get(mark.key) === mark.digest);
+    },
+    noteContent(userId, content) {
+      const objects = seen.get(userId) ?? new Map<string, string>();
+      for (const mark of content) objects.set(mark.key, mark.digest);
+      seen.set(userId, objects);
+    },
+    forgetContent: (userId) => void seen.delete(userId),
   };
 }

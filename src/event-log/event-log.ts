@@ -13,6 +13,22 @@ export interface UserEvent {
   receivedAt: string;
   /** The W3C trace context of the webhook's receipt, when tracing is on. */
   traceparent?: string;
+  /**
+   * The stretch of the user's ledger change log this event's change went to (`(from, to]` of the
+   * ledger's epoch), which transaction sync subscriptions push; absent when it changed no ledger.
+   */
+  sync?: { epoch: string; from: number; to: number };
+  /** Set on an event the gateway made itself: what a reconciliation with the platform found (a webhook that never arrived). */
+  reconciled?: true;
+}
+
+/**
+ * What subscribers were last given of one object, as digests (see ContentMark in user-data): an
+ * event whose marks all equal the ones last published is not published again.
+ */
+export interface SeenMark {
+  key: string;
+  digest: string;
 }
 
 /** An event as the log holds it: with its position, which clients resume after. */
@@ -58,9 +74,22 @@ export interface EventLog {
    * Publishes a webhook's event once per body: the append and the delivery's "done" mark (see
    * DeliveryLedger) are one atomic step, and an append for a delivery already done stores nothing
    * and resolves undefined. So a write that timed out and ran late, after a retry stored the
-   * event, cannot store it twice.
+   * event, cannot store it twice. With `content`, the webhook is judged by what subscribers would
+   * receive instead (its body may repeat for a new change): it is stored unless every mark equals
+   * the one last published (or always, when it changed a ledger: `event.sync`), and the marks are
+   * kept with it in the same step.
    */
-  publishDelivery(userId: string, event: UserEvent, bodyHash: string): Promise<string | undefined>;
+  publishDelivery(
+    userId: string,
+    event: UserEvent,
+    bodyHash: string,
+    content?: { marks: readonly SeenMark[] },
+  ): Promise<string | undefined>;
+  /**
+   * Publishes an event judged by its content (a reconciliation's finding): not when every mark
+   * equals what subscribers were last given (undefined), else stored with the marks, atomically.
+   */
+  publishChange(userId: string, event: UserEvent, marks: readonly SeenMark[]): Promise<string | undefined>;
   /** Throws CursorExpiredError for a cursor that cannot be resumed from. */
   checkCursor(userId: string, cursor: string): Promise<void>;
   /** The user's events from now (or after `options.after`), until the iterator is returned. */

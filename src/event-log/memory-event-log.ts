@@ -6,6 +6,7 @@ import {
   type EventLog,
   type EventSubscription,
   type LoggedEvent,
+  type SeenMark,
   type SubscribeOptions,
   type UserEvent,
 } from './event-log.js';
@@ -84,12 +85,30 @@ class MemoryEventLog implements EventLog {
     return logged.cursor;
   }
 
-  async publishDelivery(userId: string, event: UserEvent, bodyHash: string): Promise<string | undefined> {
+  async publishDelivery(
+    userId: string,
+    event: UserEvent,
+    bodyHash: string,
+    content?: { marks: readonly SeenMark[] },
+  ): Promise<string | undefined> {
     // Synchronous from the check to the mark: nothing else runs in between.
     const key = deliveryMarkKey({ userId }, bodyHash);
-    if (this.marks.isDone(key)) return undefined;
+    // An event that changed the ledger is published whatever it names: transaction syncs push its change.
+    const unchanged = content ? !event.sync && this.marks.sameContent(userId, content.marks) : this.marks.isDone(key);
+    if (unchanged) {
+      this.marks.markDone(key);
+      return undefined;
+    }
     const cursor = this.publish(userId, event);
+    if (content) this.marks.noteContent(userId, content.marks);
     this.marks.markDone(key);
+    return cursor;
+  }
+
+  async publishChange(userId: string, event: UserEvent, marks: readonly SeenMark[]): Promise<string | undefined> {
+    if (!event.sync && this.marks.sameContent(userId, marks)) return undefined;
+    const cursor = this.publish(userId, event);
+    this.marks.noteContent(userId, marks);
     return cursor;
   }
 
@@ -130,6 +149,7 @@ class MemoryEventLog implements EventLog {
   }
 
   async deleteUser(userId: string): Promise<void> {
+    this.marks.forgetContent(userId);
     const log = this.logs.get(userId);
     if (!log) return;
     log.events = [];

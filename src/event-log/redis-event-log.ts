@@ -1,7 +1,7 @@
 import type { Clock } from '@open-finance-gateway/common/clock';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import { deliveryMarkRedisKey, userKeys } from '../redis/redis-keys.js';
+import { deliveryMarkRedisKey, userEventsKey, userKeys } from '../redis/redis-keys.js';
 import type { RedisListener } from '../redis/redis-listener.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
 import { DEDUPLICATION_WINDOW_MS } from './delivery-marks.js';
@@ -9,6 +9,7 @@ import {
   CursorExpiredError,
   type EventLog,
   type EventSubscription,
+  type SeenMark,
   type SubscribeOptions,
   type UserEvent,
 } from './event-log.js';
@@ -32,6 +33,11 @@ export interface RedisEventLogOptions {
   reconcileIntervalMs?: number;
   /** Resolves once enough replicas hold a delivery's append (REDIS_WAIT_REPLICAS). @default no wait */
   waitForReplicas?: ReplicaWait;
+  /**
+   * This instance keeps the user-data store current before it stores an event: its appends say so
+   * (see redis-user-data-scripts.ts). @default false
+   */
+  markKeptData?: boolean;
 }
 
 /**
@@ -53,7 +59,7 @@ class RedisEventLog implements EventLog {
   private readonly open = new Set<{ end(): void }>();
 
   constructor(private readonly options: RedisEventLogOptions) {
-    this.commands = defineEventCommands(options.redis);
+    this.commands = defineEventCommands(options.redis, options.markKeptData ?? false);
     this.reader = new RedisEventReader(options);
   }
 
@@ -64,21 +70,47 @@ class RedisEventLog implements EventLog {
     );
   }
 
-  async publishDelivery(userId: string, event: UserEvent, bodyHash: string): Promise<string | undefined> {
+  async publishDelivery(
+    userId: string,
+    event: UserEvent,
+    bodyHash: string,
+    content?: { marks: readonly SeenMark[] },
+  ): Promise<string | undefined> {
     const minId = `${this.options.clock() - this.options.retentionMs}`;
     const mark = deliveryMarkRedisKey(this.options.keyPrefix, { userId }, bodyHash);
     const id = await storeCall(() =>
       this.commands.appendDelivery(
         this.streamKey(userId),
         mark,
+        this.seenKey(userId),
         minId,
         JSON.stringify(event),
         this.channelOf(userId),
         DEDUPLICATION_WINDOW_MS,
+        content ? (event.sync ? '2' : '1') : '0',
+        ...(content?.marks ?? []).flatMap((seen) => [seen.key, seen.digest]),
       ),
     );
-    // Only the request that stored it waits: a delivery found done was waited for by its own.
-    if (id) await this.options.waitForReplicas?.(this.streamKey(userId));
+    // A delivery found done was waited for by its own request; one found unchanged is waited for
+    // here too, as its content's event may have been stored an instant ago by another.
+    if (id || content) await this.options.waitForReplicas?.(this.streamKey(userId));
+    return id ?? undefined;
+  }
+
+  async publishChange(userId: string, event: UserEvent, marks: readonly SeenMark[]): Promise<string | undefined> {
+    const minId = `${this.options.clock() - this.options.retentionMs}`;
+    const id = await storeCall(() =>
+      this.commands.appendChange(
+        this.streamKey(userId),
+        this.seenKey(userId),
+        minId,
+        JSON.stringify(event),
+        this.channelOf(userId),
+        DEDUPLICATION_WINDOW_MS,
+        event.sync ? '2' : '1',
+        ...marks.flatMap((seen) => [seen.key, seen.digest]),
+      ),
+    );
     return id ?? undefined;
   }
 
@@ -125,6 +157,7 @@ class RedisEventLog implements EventLog {
 
   async deleteUser(userId: string): Promise<void> {
     await storeCall(() => this.commands.forget(this.streamKey(userId), this.options.retentionMs));
+    await storeCall(() => this.options.redis.del(this.seenKey(userId)));
   }
 
   async close(): Promise<void> {
@@ -134,7 +167,12 @@ class RedisEventLog implements EventLog {
   }
 
   private streamKey(userId: string): string {
-    return `${userKeys(this.options.keyPrefix, userId)}:events`;
+    return userEventsKey(this.options.keyPrefix, userId);
+  }
+
+  /** What the user's subscribers were last given of each object (digests only), beside their stream. */
+  private seenKey(userId: string): string {
+    return `${userKeys(this.options.keyPrefix, userId)}:seen`;
   }
 
   private channelOf(userId: string): string {

@@ -1,33 +1,73 @@
 import type { RedisClient } from '../redis/redis-client.js';
-import { DONE_MARK } from '../redis/redis-keys.js';
+import { DONE_MARK, KEPT_DATA_MARK } from '../redis/redis-keys.js';
 
 /**
  * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID) and
  * PUBLISH of "<id>\n<previous id>\n<event>" on the user's channel. The previous id lets a reader
  * see that it missed an announcement (pub/sub drops messages while a connection is down) and
- * read the gap from the stream. One key per script, so it runs on a Cluster too.
+ * read the gap from the stream. One key per script, so it runs on a Cluster too. With
+ * `markKeptData`, the entry carries the mark that says the user-data store was kept current before
+ * the event was stored (see redis-user-data-scripts.ts): an instance with the store off marks nothing.
  */
-const APPEND = `
+const append = (markKeptData: boolean) => `
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local previous = '0-0'
 if last[1] then previous = last[1][1] end
-local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2])
+local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2]${markKeptData ? `, '${KEPT_DATA_MARK}', '1'` : ''})
 redis.call('PERSIST', KEYS[1])
 redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
 `;
-const APPEND_SCRIPT = `${APPEND}
+/** Keeps what subscribers were given of each object (ARGV from 6: key, digest pairs) for the deduplication window. */
+const NOTE_CONTENT = `
+for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+if #ARGV > 5 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+`;
+
+const appendScript = (mark: boolean) => `${append(mark)}
 return id
 `;
 
 /**
- * The append for a webhook delivery: KEYS[2] is its mark (under the same user tag, so one slot).
- * A delivery already done appends nothing (a late-running write after a retry stored it); else the
- * append and the done mark, for the deduplication window, are one atomic step.
+ * The append for a webhook delivery: KEYS[2] is its mark, KEYS[3] what the user's subscribers were
+ * last given of each object (all under the same user tag, so one slot). ARGV: min id, event,
+ * channel, window, how it is judged (0: by its body, 1: by content, 2: not at all: it changed the
+ * ledger, which syncs must hear of), then the marks. Judged by its body, a delivery
+ * already done appends nothing (a late-running write after a retry stored it); judged by content,
+ * one whose every mark is what subscribers were last given appends nothing. Else the append, the
+ * marks and the done mark, for the deduplication window, are one atomic step.
  */
-const APPEND_DELIVERY_SCRIPT = `
-if redis.call('GET', KEYS[2]) == '${DONE_MARK}' then return false end
-${APPEND}
+const appendDeliveryScript = (mark: boolean) => `
+if ARGV[5] == '0' then
+  if redis.call('GET', KEYS[2]) == '${DONE_MARK}' then return false end
+elseif ARGV[5] == '1' and #ARGV > 5 then
+  local same = true
+  for i = 6, #ARGV, 2 do
+    if redis.call('HGET', KEYS[3], ARGV[i]) ~= ARGV[i + 1] then same = false end
+  end
+  if same then
+    redis.call('SET', KEYS[2], '${DONE_MARK}', 'PX', ARGV[4])
+    return false
+  end
+end
+${append(mark)}
+${NOTE_CONTENT}
 redis.call('SET', KEYS[2], '${DONE_MARK}', 'PX', ARGV[4])
+return id
+`;
+
+/**
+ * An event judged by its content alone (a reconciliation's finding): KEYS as the delivery's but
+ * the mark; ARGV: min id, event, channel, window, 1 (or 2: not judged), then the marks. Nothing
+ * when every mark is what subscribers were last given.
+ */
+const appendChangeScript = (mark: boolean) => `
+local same = ARGV[5] == '1' and #ARGV > 5
+for i = 6, #ARGV, 2 do
+  if redis.call('HGET', KEYS[2], ARGV[i]) ~= ARGV[i + 1] then same = false end
+end
+if same then return false end
+${append(mark)}
+${NOTE_CONTENT.replaceAll('KEYS[3]', 'KEYS[2]')}
 return id
 `;
 
@@ -47,10 +87,23 @@ type AppendCommand = (key: string, minId: string, event: string, channel: string
 type AppendDeliveryCommand = (
   key: string,
   mark: string,
+  seen: string,
   minId: string,
   event: string,
   channel: string,
   windowMs: number,
+  judged: '0' | '1' | '2',
+  ...marks: string[]
+) => Promise<string | null>;
+type AppendChangeCommand = (
+  key: string,
+  seen: string,
+  minId: string,
+  event: string,
+  channel: string,
+  windowMs: number,
+  judged: '1' | '2',
+  ...marks: string[]
 ) => Promise<string | null>;
 type ForgetCommand = (key: string, ttlMs: number) => Promise<number>;
 
@@ -58,21 +111,25 @@ type ForgetCommand = (key: string, ttlMs: number) => Promise<number>;
 export interface EventCommands {
   append: AppendCommand;
   appendDelivery: AppendDeliveryCommand;
+  appendChange: AppendChangeCommand;
   forget: ForgetCommand;
 }
 
-export function defineEventCommands(redis: RedisClient): EventCommands {
-  redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: APPEND_SCRIPT });
-  redis.defineCommand('ofgAppendDelivery', { numberOfKeys: 2, lua: APPEND_DELIVERY_SCRIPT });
+export function defineEventCommands(redis: RedisClient, markKeptData: boolean): EventCommands {
+  redis.defineCommand('ofgAppendEvent', { numberOfKeys: 1, lua: appendScript(markKeptData) });
+  redis.defineCommand('ofgAppendDelivery', { numberOfKeys: 3, lua: appendDeliveryScript(markKeptData) });
+  redis.defineCommand('ofgAppendChange', { numberOfKeys: 2, lua: appendChangeScript(markKeptData) });
   redis.defineCommand('ofgForgetEvents', { numberOfKeys: 1, lua: FORGET_SCRIPT });
   const commands = redis as unknown as {
     ofgAppendEvent: AppendCommand;
     ofgAppendDelivery: AppendDeliveryCommand;
+    ofgAppendChange: AppendChangeCommand;
     ofgForgetEvents: ForgetCommand;
   };
   return {
     append: commands.ofgAppendEvent.bind(redis),
     appendDelivery: commands.ofgAppendDelivery.bind(redis),
+    appendChange: commands.ofgAppendChange.bind(redis),
     forget: commands.ofgForgetEvents.bind(redis),
   };
 }

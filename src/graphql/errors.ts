@@ -22,6 +22,15 @@ export const ErrorCode = {
    * is where to resume: subscribe again with `after` set to it and nothing is lost.
    */
   EVENTS_DROPPED: 'EVENTS_DROPPED',
+  /**
+   * A transaction sync cursor cannot be continued from: malformed (`extensions.reason`
+   * `MALFORMED`), or what changed since it is no longer kept (`EXPIRED`: the kept data was dropped
+   * or reset, or more changes happened than are kept). Sync from the start: `transactionsSync`
+   * without a cursor.
+   */
+  SYNC_CURSOR_EXPIRED: 'SYNC_CURSOR_EXPIRED',
+  /** This gateway keeps no user data (USER_DATA_STORE=off), so it cannot sync: read pages with `transactions`. */
+  SYNC_UNAVAILABLE: 'SYNC_UNAVAILABLE',
   /** An idempotency key was reused for a different payment or transfer; `extensions.idempotencyKey`. */
   IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
   /**

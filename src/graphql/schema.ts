@@ -14,6 +14,7 @@ import {
 } from './enrichment/enrichment.resolver.js';
 import { PaymentResolver } from './payments/payment.resolver.js';
 import { EventResolver } from './subscriptions/event.resolver.js';
+import { TransactionSyncResolver } from './transactions/transaction-sync.resolver.js';
 import { TransactionResolver } from './transactions/transaction.resolver.js';
 import { UserResolver } from './user/user.resolver.js';
 import { NameVerificationResolver } from './verification/name-verification.resolver.js';
@@ -39,6 +40,7 @@ async function buildUngatedSchema(options: SchemaOptions): Promise<GraphQLSchema
       UserResolver,
       AccountResolver,
       TransactionResolver,
+      TransactionSyncResolver,
       NameVerificationResolver,
       AccessResolver,
       BankConnectionResolver,

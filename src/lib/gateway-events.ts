@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 /**
  * Things that happened inside the gateway that an embedding program or a test may wait for, as
  * events rather than log text: the gateway is listening; a subscription's live delivery began, or
- * it ended; a webhook was published; a user's webhooks were registered at the platform; a user's
+ * it ended; a webhook was published (or a change reconciliation found); a user's webhooks were registered at the platform; a user's
  * data was deleted; a Redis client was lost or restored.
  */
 export interface GatewayEventMap {
@@ -13,6 +13,8 @@ export interface GatewayEventMap {
   /** A started subscription let go of its subscription queue (completed, failed, or its client left). */
   'subscription-ended': [{ userId: string; type: string }];
   'webhook-published': [{ userId: string; type: string; code: string }];
+  /** A change the platform made but whose webhook never arrived, found by reconciling a user's kept data and published as that webhook. */
+  'change-reconciled': [{ userId: string; type: string; code: string }];
   /** A signed-in user's webhooks were registered at the platform (or some failed). */
   'webhooks-registered': [{ userId: string; registered: string[]; failed: string[]; alreadyRegistered: string[] }];
   /** Everything the gateway held for a user was deleted (`failures` names stores that failed). */
@@ -29,6 +31,7 @@ export const GATEWAY_EVENT_NAMES = [
   'subscription-started',
   'subscription-ended',
   'webhook-published',
+  'change-reconciled',
   'webhooks-registered',
   'user-data-deleted',
   'redis-client',

@@ -1,19 +1,21 @@
 import DataLoader from 'dataloader';
-import type { TransactionFilter } from '../upstream/core-user-calls.js';
 import type {
   PlatformAccount,
   PlatformPayment,
-  PlatformTransactionPage,
+  PlatformTransaction,
   PlatformTransfer,
   PlatformUser,
 } from '../upstream/platform-types.js';
-import type { KeptReads } from '../user-data/kept-reads.js';
-import type { UserDataEntry } from '../user-data/user-data-store.js';
+import type { KeptReads, UserKeptData } from '../user-data/kept-reads.js';
 import type { EnrichmentBatcher } from './enrichment-batcher.js';
 import type { EnrichmentCache } from './enrichment-cache.js';
 import { createEnrichmentLoader, type EnrichmentLoader } from './enrichment-loader.js';
 import type { JoinableRequests, RequestActivity } from './request-activity.js';
+import { platformPage, type TransactionPageKey, type TransactionRows } from './transaction-pages.js';
+import { syncOf, type TransactionsSync } from './transaction-sync.js';
 import type { UserClient } from './user-client.js';
+
+export type { TransactionPageKey, TransactionRows } from './transaction-pages.js';
 
 /** Long-lived dependencies from which each request's loaders are built. */
 export interface LoaderDependencies {
@@ -30,20 +32,19 @@ export interface LoaderDependencies {
   joinable?: JoinableRequests;
 }
 
-/** One upstream page of settled transactions: the query and the platform's cursor. */
-export interface TransactionPageKey {
-  filter: TransactionFilter;
-  cursor: string | null;
-}
-
 export interface RequestLoaders {
   enrichment: EnrichmentLoader;
   me: DataLoader<'me', PlatformUser>;
   accounts: DataLoader<'all', PlatformAccount[]>;
   /** One account by id; undefined when the platform does not know it (or it was revoked). */
   account: DataLoader<string, PlatformAccount | undefined>;
-  /** One upstream page of settled transactions; the same page twice in a request is read once. */
-  transactionPage: DataLoader<TransactionPageKey, PlatformTransactionPage, string>;
+  /**
+   * A page of settled transactions, from the ledger when the user-data store is on (the platform
+   * is read only where the ledger does not reach yet); the same page twice in a request is read once.
+   */
+  transactionPage: DataLoader<TransactionPageKey, TransactionRows, string>;
+  /** Settled transactions by id: those the ledger holds from it, the rest in one platform call. */
+  transactionById: DataLoader<string, PlatformTransaction | undefined>;
   payment: DataLoader<string, PlatformPayment | undefined>;
   transfer: DataLoader<string, PlatformTransfer | undefined>;
   /**
@@ -55,6 +56,8 @@ export interface RequestLoaders {
   refreshRequested(accountId: string | undefined, requestedAt: Date): Promise<void>;
   /** The refresh noted and not yet answered by the platform's webhooks; undefined when none (or the store is off). */
   openRefresh(): Promise<{ requestedAt: Date; accountId?: string } | undefined>;
+  /** Transaction sync (see transaction-sync.ts); the same sync twice in a request is read once. */
+  readonly sync: TransactionsSync;
 }
 
 /**
@@ -90,11 +93,13 @@ class LazyRequestLoaders implements RequestLoaders {
     private readonly userId: string,
   ) {}
 
-  /** Through the user-data store when there is one: a kept answer makes no platform call. */
-  private kept<T>(entry: UserDataEntry, fetch: () => Promise<T>): Promise<T> {
-    const kept = this.deps.keptReads;
-    return kept ? kept.read(this.userId, entry, fetch) : fetch();
+  /** The user's kept data, read through their platform access; undefined with USER_DATA_STORE=off. */
+  private get kept(): UserKeptData | undefined {
+    const reads = this.deps.keptReads;
+    return reads && (this.keptData ??= reads.forUser(this.userId, () => this.userClient()));
   }
+
+  private keptData: UserKeptData | undefined;
 
   get enrichment(): EnrichmentLoader {
     return (this.built.enrichment ??= createEnrichmentLoader({
@@ -111,46 +116,75 @@ class LazyRequestLoaders implements RequestLoaders {
 
   get me(): RequestLoaders['me'] {
     return (this.built.me ??= new DataLoader(async (keys) => {
-      const me = await this.kept({ kind: 'me' }, () => this.userClient().getMe());
+      const kept = this.kept;
+      const me = (await (kept ? kept.me() : this.userClient().getMe())) as PlatformUser;
       return keys.map(() => me);
     }));
   }
 
   get accounts(): RequestLoaders['accounts'] {
     return (this.built.accounts ??= new DataLoader(async (keys) => {
-      const accounts = await this.kept({ kind: 'accounts' }, () => this.userClient().listAccounts());
+      const kept = this.kept;
+      const accounts = (await (kept ? kept.accounts() : this.userClient().listAccounts())) as PlatformAccount[];
       return keys.map(() => accounts);
     }));
   }
 
   get account(): RequestLoaders['account'] {
-    return (this.built.account ??= oneReadEach((accountId) =>
-      this.kept({ kind: 'account', accountId }, () => this.userClient().getAccount(accountId)),
-    ));
+    return (this.built.account ??= oneReadEach(async (accountId) => {
+      const kept = this.kept;
+      return (await (kept ? kept.account(accountId) : this.userClient().getAccount(accountId))) as
+        PlatformAccount | undefined;
+    }));
   }
 
   get transactionPage(): RequestLoaders['transactionPage'] {
     return (this.built.transactionPage ??= new DataLoader(
-      (keys) =>
-        Promise.all(
-          keys.map(({ filter, cursor }) =>
-            this.kept({ kind: 'transactions', ...filter, cursor }, () =>
-              this.userClient().listTransactions(filter, cursor),
-            ).catch((error: Error) => error),
-          ),
-        ),
-      { cacheKeyFn: ({ filter, cursor }) => JSON.stringify([filter.accountId, filter.start, filter.end, cursor]) },
+      (keys) => Promise.all(keys.map((key) => this.page(key).catch((error: Error) => error))),
+      {
+        cacheKeyFn: ({ filter, after, first }) =>
+          JSON.stringify([filter.accountId, filter.start, filter.end, after?.at, after?.id, first]),
+      },
     ));
   }
 
+  private async page(key: TransactionPageKey): Promise<TransactionRows> {
+    const { filter, after, first } = key;
+    const range = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
+    const kept = await this.kept?.transactions({
+      accountId: filter.accountId,
+      start: range(filter.start),
+      end: range(filter.end),
+      after,
+      first,
+    });
+    if (kept) return { rows: kept.rows as unknown as PlatformTransaction[], hasNextPage: kept.hasNextPage };
+    return platformPage((pageFilter, cursor) => this.userClient().listTransactions(pageFilter, cursor), key);
+  }
+
+  get transactionById(): RequestLoaders['transactionById'] {
+    return (this.built.transactionById ??= new DataLoader(async (ids) => {
+      const kept = this.kept;
+      const rows = (await (kept
+        ? kept.transactionsByIds(ids)
+        : this.userClient().getTransactionsByIds([...ids]))) as PlatformTransaction[];
+      const byId = new Map(rows.map((row) => [row._id, row]));
+      return ids.map((id) => byId.get(id));
+    }));
+  }
+
+  get sync(): TransactionsSync {
+    return (this.syncs ??= syncOf(this.kept));
+  }
+
+  private syncs: TransactionsSync | undefined;
+
   async accountRevoked(accountId: string): Promise<void> {
-    await this.deps.keptReads?.change(this.userId, [
-      { kind: 'account', accountId },
-      { kind: 'transactions', accountId },
-    ]);
+    await this.deps.keptReads?.accountRevoked(this.userId, accountId);
     this.built.accounts?.clearAll();
     this.built.account?.clear(accountId);
     this.built.transactionPage?.clearAll();
+    this.built.transactionById?.clearAll();
   }
 
   async refreshRequested(accountId: string | undefined, requestedAt: Date): Promise<void> {
@@ -213,6 +247,14 @@ class SharedReads implements RequestLoaders {
 
   get transactionPage(): RequestLoaders['transactionPage'] {
     return this.shared.transactionPage;
+  }
+
+  get transactionById(): RequestLoaders['transactionById'] {
+    return this.shared.transactionById;
+  }
+
+  get sync(): TransactionsSync {
+    return this.shared.sync;
   }
 
   get payment(): RequestLoaders['payment'] {

@@ -55,6 +55,24 @@ export function userKeys(keyPrefix: string, userId: string): string {
   return taggedKeys(keyPrefix, userTag(userId));
 }
 
+/** A user's event stream (the event log on Redis); the user-data store reads it too, in the same slot. */
+export function userEventsKey(keyPrefix: string, userId: string): string {
+  return `${userKeys(keyPrefix, userId)}:events`;
+}
+
+/**
+ * The field every event this release appends to a user's stream carries (its value: `1`): an
+ * event without it was appended by an instance of an earlier release, which may not have kept
+ * the user-data store current (see redis-user-data-scripts.ts).
+ */
+export const KEPT_DATA_MARK = 'k';
+
+/**
+ * The channel every instance's listener follows, of this release and of every earlier one that
+ * shares the Redis (session endings): its subscriber count is the number of live instances.
+ */
+export const sessionEndedChannel = (keyPrefix: string) => `${keyPrefix}session-ended`;
+
 /** The dead-letter list's key; its delivery marks share its hash slot (see deliveryMarkRedisKey). */
 export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
 

@@ -18,6 +18,8 @@ export interface CoreClientOptions {
 export interface CoreClient extends TokenFirstCalls {
   /** The same client, its calls tagged with a gateway request's id (sent as `x-request-id`). */
   forRequest(requestId: string): CoreClient;
+  /** The same client, each call given up after `timeoutMs` (retries included) unless it names its own deadline. */
+  withDeadline(timeoutMs: number): CoreClient;
   /** `POST /v1/token`: trades a single-use authorization code for a user access token. */
   exchangeCode(code: string, redirectUri: string): Promise<PlatformTokenGrant>;
 }
@@ -46,6 +48,11 @@ export function createCoreClient(http: UpstreamHttp, options: CoreClientOptions)
   return {
     ...tokenFirst,
     forRequest: (requestId) => createCoreClient(taggedWith(http, requestId), options),
+    withDeadline: (timeoutMs) =>
+      createCoreClient(
+        { name: http.name, send: (request) => http.send({ timeoutMs, ...request }), close: async () => undefined },
+        options,
+      ),
     exchangeCode: (code, redirectUri) => exchangeCode(http, options, code, redirectUri),
   };
 }

@@ -2,21 +2,22 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { storeCall, type RedisClient } from '../redis/redis-client.js';
-import { taggedKeys, userTag } from '../redis/redis-keys.js';
+import { taggedKeys, userEventsKey, userTag } from '../redis/redis-keys.js';
 import type { ReplicaWait } from '../redis/redis-replica-wait.js';
-import { CHANGE_SCRIPT, INDEX_SCRIPT, READ_SCRIPT, UNINDEX_SCRIPT, WRITE_SCRIPT } from './redis-user-data-scripts.js';
+import { APPLY_SCRIPT, DROP_SCRIPT, INDEX_SCRIPT, READ_SCRIPT, UNINDEX_SCRIPT } from './redis-user-data-scripts.js';
 import {
-  fieldOf,
-  REFRESH_FIELD,
-  topicOf,
-  topicsOf,
+  FIELD,
+  isAnswerField,
+  LOG_KEPT,
+  type ApplyOutcome,
+  type Kept,
+  type KeptDataTrust,
   type UserDataLimits,
   type UserDataStore,
   type UserDataStoreEvents,
-  type WriteOutcome,
 } from './user-data-store.js';
 
-/** Encrypts entries at rest (the token cipher: the first key encrypts, every key decrypts). */
+/** Encrypts fields at rest (the token cipher: the first key encrypts, every key decrypts). */
 export interface EntryCipher {
   encrypt(text: string, binding: string): string;
   decrypt(ciphertext: string, binding: string): string;
@@ -29,19 +30,16 @@ export interface RedisUserDataStoreOptions extends UserDataLimits, UserDataStore
   clock: Clock;
   /** A change is acknowledged (its webhook answered 200) only once replicas hold it. */
   waitForReplicas?: ReplicaWait;
+  /** Which instances keep this shape (see redis-shape-census.ts); none: every one is taken to. */
+  census?: { trust(): Promise<KeptDataTrust> };
 }
 
+type Args = Array<string | number>;
 interface UserDataCommands {
-  ofgUserDataRead(
-    key: string,
-    topic: string,
-    field: string,
-    epoch: string,
-    ttlMs: number,
-  ): Promise<[string, string | null]>;
-  ofgUserDataWrite(key: string, ...args: Array<string | number>): Promise<[WriteOutcome, number, number]>;
-  ofgUserDataChange(key: string, ...topics: string[]): Promise<number>;
-  ofgUserDataIndex(lru: string, sizes: string, total: string, ...args: Array<string | number>): Promise<number>;
+  ofgUserDataRead(hash: string, stream: string, ...args: Args): Promise<Array<string | number>>;
+  ofgUserDataApply(hash: string, stream: string, ...args: Args): Promise<[string, number, number, number]>;
+  ofgUserDataDrop(hash: string, ...topics: string[]): Promise<number>;
+  ofgUserDataIndex(lru: string, sizes: string, total: string, ...args: Args): Promise<number>;
   ofgUserDataUnindex(lru: string, sizes: string, total: string, ...tags: string[]): Promise<number>;
 }
 
@@ -50,50 +48,58 @@ const EVICTION_BATCH = 10;
 
 /**
  * On Redis, shared by every instance: one hash per user under the user's tag (see the scripts),
- * each entry deflated, then AES-256-GCM encrypted and bound to its user, field and write time, so a value moved
- * to another user or entry, or given another time, fails to decrypt and counts as a miss. The
- * budget is kept by an index of users by last write, in a slot of its own.
+ * each field deflated, then AES-256-GCM encrypted and bound to its user, field and write time, so a
+ * value moved to another user or field, or given another time, fails to decrypt and counts as
+ * absent. The budget is kept by an index of users by last write, in a slot of its own.
  */
 export function createRedisUserDataStore(options: RedisUserDataStoreOptions): UserDataStore {
   const { redis, keyPrefix, cipher, clock } = options;
-  redis.defineCommand('ofgUserDataRead', { numberOfKeys: 1, lua: READ_SCRIPT });
-  redis.defineCommand('ofgUserDataWrite', { numberOfKeys: 1, lua: WRITE_SCRIPT });
-  redis.defineCommand('ofgUserDataChange', { numberOfKeys: 1, lua: CHANGE_SCRIPT });
+  redis.defineCommand('ofgUserDataRead', { numberOfKeys: 2, lua: READ_SCRIPT });
+  redis.defineCommand('ofgUserDataApply', { numberOfKeys: 2, lua: APPLY_SCRIPT });
+  redis.defineCommand('ofgUserDataDrop', { numberOfKeys: 1, lua: DROP_SCRIPT });
   redis.defineCommand('ofgUserDataIndex', { numberOfKeys: 3, lua: INDEX_SCRIPT });
   redis.defineCommand('ofgUserDataUnindex', { numberOfKeys: 3, lua: UNINDEX_SCRIPT });
   const commands = redis as unknown as UserDataCommands;
-  const keyOfTag = (tag: string) => `${taggedKeys(keyPrefix, tag)}:user-data`;
+  const ttlMs = options.retentionMs;
+  const hashOf = (tag: string) => `${taggedKeys(keyPrefix, tag)}:user-data`;
+  const keysOf = (userId: string) => [hashOf(userTag(userId)), userEventsKey(keyPrefix, userId)] as const;
   const index = [
     `${keyPrefix}{user-data}:lru`,
     `${keyPrefix}{user-data}:sizes`,
     `${keyPrefix}{user-data}:bytes`,
   ] as const;
-  const binding = (userId: string, field: string, writtenAt: string) => `user-data:${userId}:${field}:${writtenAt}`;
+  // A change log batch is bound to the log, not its position: the position is the script's to give.
+  const binding = (userId: string, field: string, writtenAt: string) =>
+    `user-data:${userId}:${field.startsWith(FIELD.log(0).slice(0, -1)) ? 'log' : field}:${writtenAt}`;
 
-  const decode = (userId: string, field: string, stored: string | null): string | undefined => {
-    if (stored === null) return undefined;
-    const dot = stored.indexOf('.');
+  const decode = (userId: string, field: string, stored: string | null | undefined): Kept | undefined => {
+    const dot = stored ? stored.indexOf('.') : -1;
+    if (!stored || dot < 0) return undefined;
     const writtenAt = stored.slice(0, dot);
-    if (clock() - Number(writtenAt) >= options.maxAgeMs || dot < 0) return undefined;
     try {
       const packed = cipher.decrypt(stored.slice(dot + 1), binding(userId, field, writtenAt));
-      return inflateRawSync(Buffer.from(packed, 'base64')).toString('utf8');
+      return { value: inflateRawSync(Buffer.from(packed, 'base64')).toString('utf8'), writtenAt: Number(writtenAt) };
     } catch {
-      return undefined; // a key no longer configured, or a value not written for this entry: a miss
+      return undefined; // a key no longer configured, or a value not written for this field: absent
     }
+  };
+  const encode = (userId: string, field: string, value: string, at: number) => {
+    // Compressed before it is encrypted (JSON shrinks about fivefold; ciphertext would not).
+    const packed = deflateRawSync(Buffer.from(value, 'utf8')).toString('base64');
+    return `${at}.${cipher.encrypt(packed, binding(userId, field, String(at)))}`;
   };
 
   /** Records the user's bytes and, past the budget, drops the least recently written users. */
   const account = async (tag: string, bytes: number) => {
     const now = clock();
-    let total = await storeCall(() => commands.ofgUserDataIndex(...index, tag, bytes, now, now - options.maxAgeMs));
+    let total = await storeCall(() => commands.ofgUserDataIndex(...index, tag, bytes, now, now - ttlMs));
     let evicted = 0;
     while (total > options.budgetBytes) {
       const oldest = (await storeCall(() => redis.zrange(index[0], '0', String(EVICTION_BATCH - 1)))).filter(
         (t) => t !== tag,
       );
       if (oldest.length === 0) break;
-      for (const victim of oldest) await storeCall(() => redis.del(keyOfTag(victim)));
+      for (const victim of oldest) await storeCall(() => redis.del(hashOf(victim)));
       total = await storeCall(() => commands.ofgUserDataUnindex(...index, ...oldest));
       evicted += oldest.length;
     }
@@ -101,64 +107,104 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
   };
 
   return {
-    async read(userId, entry) {
-      const { topic } = topicOf(entry);
-      const field = fieldOf(entry);
+    async read(userId, fields, topics, ledgerHead = 0) {
       const at = clock();
-      const [stamp, stored] = await storeCall(() =>
-        commands.ofgUserDataRead(keyOfTag(userTag(userId)), topic, field, randomToken(8), options.maxAgeMs),
-      );
-      return { value: decode(userId, field, stored), stamp, at };
-    },
-
-    async write(userId, entry, value, { stamp, at }) {
-      const tag = userTag(userId);
-      const field = fieldOf(entry);
-      const writtenAt = String(at);
-      // Compressed before it is encrypted (JSON pages shrink about fivefold; ciphertext would not).
-      const packed = deflateRawSync(Buffer.from(value, 'utf8')).toString('base64');
-      const stored = `${writtenAt}.${cipher.encrypt(packed, binding(userId, field, writtenAt))}`;
-      const [outcome, bytes, dropped] = await storeCall(() =>
-        commands.ofgUserDataWrite(
-          keyOfTag(tag),
-          stamp,
-          topicOf(entry).topic,
-          field,
-          stored,
-          options.userMaxBytes,
-          options.maxAgeMs,
+      const reply = await storeCall(() =>
+        commands.ofgUserDataRead(
+          ...keysOf(userId),
+          randomToken(8),
+          ttlMs,
+          ledgerHead,
+          topics.length,
+          ...topics,
+          ...fields,
         ),
       );
-      if (outcome !== 'kept') return outcome;
-      if (dropped === 1) options.onEviction?.('user-cap', 1);
-      options.onUserBytes?.(bytes);
-      await account(tag, bytes);
-      return outcome;
+      if (reply[1] === 1) options.onForeignAcknowledgement?.();
+      const values = new Map<string, Kept>();
+      for (let index = 2; index < reply.length; index += 2) {
+        const field = String(reply[index]);
+        const kept = decode(userId, field, String(reply[index + 1]));
+        if (kept) values.set(field, kept);
+      }
+      return { values, stamp: String(reply[0]), at };
     },
 
-    async change(userId, changes) {
-      const tag = userTag(userId);
-      const key = keyOfTag(tag);
+    async apply(userId, since, mutation): Promise<ApplyOutcome> {
+      const [hash] = keysOf(userId);
+      const put = (mutation.put ?? []).map(([field, value, writtenAt]) => [
+        field,
+        value === null ? null : encode(userId, field, value, writtenAt ?? since.at),
+      ]);
+      const log = mutation.log === undefined ? null : encode(userId, FIELD.log(0), mutation.log, since.at);
+      const body = JSON.stringify({
+        put,
+        bump: mutation.bump ?? [],
+        drop: mutation.drop ?? [],
+        log,
+        order: mutation.order ?? null,
+        mode: mutation.overCap ?? 'make-room',
+      });
+      const [outcome, bytes, madeRoom, position] = await storeCall(() =>
+        commands.ofgUserDataApply(
+          ...keysOf(userId),
+          since.stamp,
+          body,
+          options.userMaxBytes,
+          ttlMs,
+          LOG_KEPT,
+          randomToken(8),
+        ),
+      );
+      if (outcome !== 'kept') return { outcome: outcome as 'stale' | 'too-large' | 'over-cap' };
+      if (madeRoom === 1) options.onEviction?.('user-cap', 1);
+      options.onUserBytes?.(bytes);
+      if (mutation.durable) await options.waitForReplicas?.(hash);
+      await account(userTag(userId), bytes);
+      return { outcome: 'kept', ...(position > 0 ? { position } : {}) };
+    },
+
+    async drop(userId, topics) {
+      const [hash] = keysOf(userId);
       // The index keeps the bytes before the change until the user's next write: a webhook
       // waits on one round trip, and the budget errs towards evicting early.
-      await storeCall(() => commands.ofgUserDataChange(key, ...changes.flatMap(topicsOf)));
-      await options.waitForReplicas?.(key);
+      await storeCall(() => commands.ofgUserDataDrop(hash, ...topics));
+      await options.waitForReplicas?.(hash);
+    },
+
+    async readLog(userId, after, limit) {
+      const [hash] = keysOf(userId);
+      const positions = Array.from({ length: limit }, (_, index) => after + 1 + index);
+      const [head, ...stored] = await storeCall(() =>
+        redis.hmget(hash, 'cs', ...positions.map((position) => `e:${FIELD.log(position)}`)),
+      );
+      const newest = Number(head ?? '0');
+      const entries: Array<{ position: number; value: string }> = [];
+      positions.forEach((position, index) => {
+        const kept = decode(userId, FIELD.log(position), stored[index]);
+        if (position <= newest && kept) entries.push({ position, value: kept.value });
+      });
+      return { entries, head: newest, oldest: Math.max(1, newest - LOG_KEPT + 1) };
     },
 
     async deleteUser(userId) {
-      const tag = userTag(userId);
-      await storeCall(() => redis.del(keyOfTag(tag)));
-      await options.waitForReplicas?.(keyOfTag(tag));
-      await storeCall(() => commands.ofgUserDataUnindex(...index, tag));
+      const [hash] = keysOf(userId);
+      await storeCall(() => redis.del(hash));
+      await options.waitForReplicas?.(hash);
+      await storeCall(() => commands.ofgUserDataUnindex(...index, userTag(userId)));
     },
 
+    trust: () => options.census?.trust() ?? Promise.resolve({ mixed: false, since: 0 }),
+
     async oldestKept(userId) {
-      const hash = await storeCall(() => redis.hgetall(keyOfTag(userTag(userId))));
-      // Only entries that would be served: fresh, and decrypting under the configured keys.
-      const fresh = Object.entries(hash)
-        .filter(([name]) => name.startsWith('e:') && name !== `e:${REFRESH_FIELD}`)
-        .filter(([name, stored]) => decode(userId, name.slice(2), stored) !== undefined)
-        .map(([, stored]) => Number(stored.slice(0, stored.indexOf('.'))));
+      const [hash] = keysOf(userId);
+      const stored = await storeCall(() => redis.hgetall(hash));
+      // Only answers that would be served as they are: younger than the maximum age, and readable.
+      const fresh = Object.entries(stored)
+        .filter(([name]) => name.startsWith('e:') && isAnswerField(name.slice(2)))
+        .map(([name, value]) => decode(userId, name.slice(2), value))
+        .filter((kept): kept is Kept => kept !== undefined && clock() - kept.writtenAt < options.maxAgeMs)
+        .map((kept) => kept.writtenAt);
       return fresh.length > 0 ? Math.min(...fresh) : undefined;
     },
   };

@@ -1,45 +1,207 @@
-import type { UserDataChange, UserDataStore } from './user-data-store.js';
+import { randomToken } from '@open-finance-gateway/common/ids';
+import { GONE, markOf, unknownMark, type ContentMark } from './content-marks.js';
+import { accountTopics, patchedList, transactionTopics } from './kept-accounts.js';
+import type { PlatformReads } from './kept-platform.js';
+import { LedgerAccess } from './ledger-access.js';
+import { LedgerMovedError } from './ledger-pages.js';
+import type { Ledger } from './ledger.js';
+import { FIELD, TOPIC, type Kept, type Mutation, type UserDataStore } from './user-data-store.js';
 
-/** What a webhook makes stale: named entries, everything kept for the user, or nothing. */
-export type WebhookChange = readonly UserDataChange[] | 'everything' | undefined;
-
-/**
- * The one place that says what each platform webhook changes in the user-data store:
- * - ACCOUNT CREATE, UPDATE (whatever `updated_fields` says: a field the gateway does not show
- *   today may be shown tomorrow) and DELETE: that account and the account list; DELETE also its
- *   transactions;
- * - TRANSACTION INITIAL_UPDATE, DEFAULT_UPDATE and DELETE: that account's pages and every
- *   all-accounts page (dropped and read again, not merged: see UserDataChange);
- * - TOKEN DELETE: everything (the user's other data follows when their last session ends);
- * - WEBHOOK_CANCELLED of ACCOUNT, TRANSACTION or TOKEN: everything, as changes will no longer be
- *   announced (until the webhook is registered again, only the maximum age bounds what is kept).
- * An ACCOUNT or TRANSACTION webhook that names no account drops everything: correctness first.
- * Other types (payments, transfers, income) change nothing kept.
- */
-export function webhookChange(type: string, code: string, payload: Record<string, unknown>): WebhookChange {
-  if (type !== 'ACCOUNT' && type !== 'TRANSACTION' && type !== 'TOKEN') return undefined;
-  if (type === 'TOKEN' || code === 'WEBHOOK_CANCELLED') return 'everything';
-  const accountId = payload.item_id;
-  if (typeof accountId !== 'string' || accountId.length === 0) return 'everything';
-  if (type === 'TRANSACTION') return [{ kind: 'transactions', accountId }];
-  const account: UserDataChange = { kind: 'account', accountId };
-  return code === 'DELETE' ? [account, { kind: 'transactions', accountId }] : [account];
+/** What applying a webhook found, for the dispatcher. */
+export interface WebhookOutcome {
+  /**
+   * What subscribers would receive of each object the webhook names, re-read: the event is
+   * published only if one differs from what they were last given (an object that could not be
+   * read has an unknown content: published). Undefined: not judged by content (the body is:
+   * payments, transfers, income, tokens).
+   */
+  marks?: ContentMark[];
+  /** The change log stretch the ledger's change went to, which sync subscriptions push. */
+  sync?: { epoch: string; from: number; to: number };
+  /** `<type>_<code>` when the webhook changed the store (for the metrics). */
+  cause?: string;
 }
 
 /**
- * Applies a verified webhook's change to the store; resolves once it is stored (the webhook may
- * then be acknowledged). Returns the cause to count (`<type>_<code>`), or undefined for none.
+ * Whether a webhook names a change without carrying its new state, so that a repeat of its bytes
+ * may be a new change: ACCOUNT CREATE, UPDATE and DELETE (only the account id), and TRANSACTION
+ * INITIAL_UPDATE and DEFAULT_UPDATE (the ids of new *or updated* rows: a row updated twice is
+ * announced twice with the same body). TRANSACTION DELETE carries its state (the ids are gone) but
+ * is judged the same way, at no cost. Payment and transfer events carry their status, income
+ * events are passed on as sent, and TOKEN DELETE happens once: their body is their content.
  */
-export async function applyWebhookChange(
-  store: UserDataStore,
-  userId: string,
-  type: string,
-  code: string,
-  payload: Record<string, unknown>,
-): Promise<string | undefined> {
-  const change = webhookChange(type, code, payload);
-  if (change === undefined) return undefined;
-  if (change === 'everything') await store.deleteUser(userId);
-  else await store.change(userId, change);
-  return `${type}_${code}`;
+export function judgedByContent(type: string, code: string, payload: Record<string, unknown>): boolean {
+  if (typeof payload.item_id !== 'string' || payload.item_id === '') return false;
+  if (type === 'ACCOUNT') return code === 'CREATE' || code === 'UPDATE' || code === 'DELETE';
+  if (type !== 'TRANSACTION') return false;
+  const ids = code === 'DELETE' ? payload.removed_transactions : payload.new_transaction_ids;
+  return (code === 'DELETE' || code === 'INITIAL_UPDATE' || code === 'DEFAULT_UPDATE') && stringList(ids).length > 0;
+}
+
+/** Attempts at a change while other changes race it, before it falls back to dropping what it names. */
+const ATTEMPTS = 6;
+
+/**
+ * The one place that says what each platform webhook changes in the user-data store, before it is
+ * acknowledged (so no read after the 200, on any instance, is older than the webhook):
+ * - ACCOUNT CREATE and UPDATE (whatever `updated_fields` says): the account is read again (one
+ *   platform call) and replaced in the kept list and as itself; DELETE takes it out, with its
+ *   transactions (no call);
+ * - TRANSACTION INITIAL_UPDATE and DEFAULT_UPDATE: only the rows named are read (one call, by id)
+ *   and inserted or replaced in the ledger, in order; DELETE removes the rows named (no call);
+ * - TOKEN DELETE, and WEBHOOK_CANCELLED of ACCOUNT, TRANSACTION or TOKEN: everything (changes
+ *   will no longer be announced); an ACCOUNT or TRANSACTION webhook naming no account: everything.
+ * A change that cannot be made in place (the platform read failed, the user has no token, the
+ * ledger kept changing) drops what it names instead, as the release before the ledger did. Other
+ * types (payments, transfers, income) change nothing kept. Each change also moves on the
+ * generations an earlier release's reads check, and drops that release's transaction pages.
+ */
+export class WebhookChanges {
+  private readonly access: LedgerAccess | undefined;
+
+  constructor(private readonly store: UserDataStore | undefined) {
+    this.access = store && new LedgerAccess(store, () => randomToken(8));
+  }
+
+  async apply(
+    userId: string,
+    type: string,
+    code: string,
+    payload: Record<string, unknown>,
+    platform: PlatformReads | undefined,
+  ): Promise<WebhookOutcome> {
+    if (type !== 'ACCOUNT' && type !== 'TRANSACTION' && type !== 'TOKEN') return {};
+    const cause = `${type}_${code}`;
+    const accountId = payload.item_id;
+    if (type === 'TOKEN' || code === 'WEBHOOK_CANCELLED' || typeof accountId !== 'string' || accountId === '') {
+      await this.store?.deleteUser(userId);
+      return this.store ? { cause } : {};
+    }
+    const judged = judgedByContent(type, code, payload);
+    const outcome =
+      type === 'ACCOUNT'
+        ? await this.account(userId, accountId, code, platform)
+        : await this.transactions(userId, accountId, code, payload, platform);
+    return { ...outcome, ...(judged ? {} : { marks: undefined }), ...(this.store ? { cause } : {}) };
+  }
+
+  /** The app no longer reaches the account (deleted at the platform, or revoked in the app): it, and its rows, go. */
+  async accountRemoved(userId: string, accountId: string): Promise<void> {
+    await this.change(userId, [...accountTopics(accountId), TOPIC.accountPages(accountId)], true, (ledger, kept) => {
+      ledger?.removeAccount(accountId);
+      return [...listWithout(kept, accountId), [FIELD.account(accountId), null]];
+    });
+  }
+
+  private async account(
+    userId: string,
+    accountId: string,
+    code: string,
+    platform: PlatformReads | undefined,
+  ): Promise<WebhookOutcome> {
+    if (code === 'DELETE') {
+      await this.accountRemoved(userId, accountId);
+      return { marks: [markOf('account', accountId, GONE)] };
+    }
+    const account = await readOrUndefined(() => platform!.getAccount(accountId), platform);
+    if (account === FAILED) {
+      await this.store?.drop(userId, accountTopics(accountId));
+      return { marks: [unknownMark('account', accountId)] };
+    }
+    await this.change(userId, accountTopics(accountId), false, (_ledger, kept) => [
+      ...(kept.get(FIELD.accounts) ? (patchedList(kept.get(FIELD.accounts)!, accountId, account) ?? []) : []),
+      [FIELD.account(accountId), account === undefined ? null : JSON.stringify(account)],
+    ]);
+    return { marks: [markOf('account', accountId, account ?? GONE)] };
+  }
+
+  private async transactions(
+    userId: string,
+    accountId: string,
+    code: string,
+    payload: Record<string, unknown>,
+    platform: PlatformReads | undefined,
+  ): Promise<WebhookOutcome> {
+    const topics = transactionTopics(accountId);
+    if (code === 'DELETE') {
+      const ids = stringList(payload.removed_transactions);
+      const sync = await this.change(userId, topics, true, (ledger) => {
+        ledger?.remove(ids);
+      });
+      return { marks: ids.map((id) => markOf('transaction', id, GONE)), sync };
+    }
+    const ids = stringList(payload.new_transaction_ids);
+    const rows = ids.length === 0 ? [] : await readOrUndefined(() => platform!.getTransactionsByIds(ids), platform);
+    if (rows === FAILED) {
+      await this.store?.drop(userId, topics);
+      return { marks: ids.map((id) => unknownMark('transaction', id)) };
+    }
+    const sync = await this.change(userId, topics, true, (ledger) => {
+      ledger?.upsert(rows);
+    });
+    return { marks: ids.map((id) => markOf('transaction', id, rows.find((row) => row._id === id) ?? GONE)), sync };
+  }
+
+  /**
+   * Applies a change under compare-and-set (with the ledger in hand when `ledger` is asked for and
+   * there is one), retried while other changes race it, before the webhook is acknowledged.
+   * Returns the change log stretch its ledger changes went to.
+   */
+  private async change(
+    userId: string,
+    topics: string[],
+    ledger: boolean,
+    edit: (ledger: Ledger | undefined, kept: ReadonlyMap<string, Kept>) => Mutation['put'] | void,
+  ): Promise<WebhookOutcome['sync']> {
+    const { store, access } = this;
+    if (!store || !access) return undefined;
+    const accountFields = [FIELD.accounts, ...topics.filter((t) => t.startsWith('a:')).map((t) => `${t}|`)];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      try {
+        const stamped = ledger ? [...new Set([TOPIC.ledger, ...topics])] : topics;
+        const at = await access.snapshot(userId, { topics: stamped, fields: accountFields, head: 0 });
+        const whole = ledger && at.meta ? await access.whole(userId, at) : undefined;
+        const put = edit(whole, at.snap.values) ?? [];
+        if (!whole) {
+          const done = await store.apply(userId, at.snap, { put, bump: topics, durable: true });
+          if (done.outcome === 'kept') return undefined;
+          continue;
+        }
+        const done = await access.save(userId, at, whole, { put, bump: topics, durable: true });
+        if (done.outcome === 'kept')
+          return done.position === undefined
+            ? undefined
+            : { epoch: whole.meta.epoch, from: done.position - 1, to: done.position };
+        if (done.outcome !== 'stale') break;
+      } catch (error) {
+        if (!(error instanceof LedgerMovedError)) throw error;
+      }
+    }
+    await store.drop(userId, [...topics, TOPIC.ledger]);
+    return undefined;
+  }
+}
+
+const FAILED = Symbol('failed');
+
+/** The platform's answer, or FAILED when it could not be had (no token, or the call failed): the change is then dropped, not made. */
+async function readOrUndefined<T>(
+  read: () => Promise<T>,
+  platform: PlatformReads | undefined,
+): Promise<T | typeof FAILED> {
+  if (!platform) return FAILED;
+  try {
+    return await read();
+  } catch {
+    return FAILED;
+  }
+}
+
+function listWithout(kept: ReadonlyMap<string, Kept>, accountId: string): NonNullable<Mutation['put']> {
+  const list = kept.get(FIELD.accounts);
+  return list ? (patchedList(list, accountId, undefined) ?? []) : [];
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

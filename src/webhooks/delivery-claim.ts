@@ -8,8 +8,9 @@ export interface InProgress {
 
 /**
  * Runs `store` under a claim of the body (see DeliveryLedger). A body stored before is a
- * duplicate (its idempotent side effects redone); a failure gives the claim back, so the
- * platform's retry is processed (and were the claim not given back, its lease runs out).
+ * duplicate (its idempotent side effects redone), unless `reclaimDone` (a body judged by its
+ * content: `store` then decides); a failure gives the claim back, so the platform's retry is
+ * processed (and were the claim not given back, its lease runs out).
  */
 export async function runClaimed(
   ledger: DeliveryLedger,
@@ -17,8 +18,9 @@ export async function runClaimed(
   hash: string,
   store: () => Promise<string>,
   redo?: () => Promise<void>,
+  reclaimDone = false,
 ): Promise<string | InProgress> {
-  const claim = await ledger.claim(scope, hash);
+  const claim = await ledger.claim(scope, hash, reclaimDone);
   if (claim.state === 'in-progress') return { retryAfterMs: claim.retryAfterMs };
   if (claim.state === 'done') {
     await redo?.();

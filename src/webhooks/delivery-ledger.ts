@@ -11,7 +11,11 @@ import type { ClaimOutcome, DeliveryScope } from '../event-log/delivery-marks.js
  * platform's next retry process the body.
  */
 export interface DeliveryLedger {
-  claim(scope: DeliveryScope, bodyHash: string): Promise<ClaimOutcome>;
+  /**
+   * With `reclaimDone`, a body done before is claimed again: a webhook judged by its content may
+   * repeat its bytes for a new change, and its event log append decides whether it is new.
+   */
+  claim(scope: DeliveryScope, bodyHash: string, reclaimDone?: boolean): Promise<ClaimOutcome>;
   /** Gives an unfinished claim back (only while it is still this token's and not done). */
   release(scope: DeliveryScope, bodyHash: string, token: string): Promise<void>;
 }

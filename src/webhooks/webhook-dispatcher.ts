@@ -4,8 +4,8 @@ import type { Logger } from '@open-finance-gateway/common/logger';
 import { isKnownWebhook } from '@open-finance-gateway/common/webhook-events';
 import type { EventLog, UserEvent } from '../event-log/event-log.js';
 import { currentTraceparent } from '../lib/tracing.js';
-import type { UserDataStore } from '../user-data/user-data-store.js';
-import { applyWebhookChange } from '../user-data/webhook-changes.js';
+import type { PlatformReads } from '../user-data/kept-platform.js';
+import { judgedByContent, type WebhookChanges, type WebhookOutcome } from '../user-data/webhook-changes.js';
 import type { DeadLetterStore } from './dead-letter-store.js';
 import { deadLetter } from './dead-lettering.js';
 import { runClaimed, type InProgress } from './delivery-claim.js';
@@ -23,8 +23,13 @@ export interface WebhookDispatcherOptions {
   onPublished?: (userId: string, type: string, code: string) => void;
   /** Ends the sessions holding a revoked token (and forgets the user when none is left). */
   onTokenRevoked(userId: string, token: string): Promise<void>;
-  /** The user-data store each webhook changes before it is acknowledged; none when it is off. */
-  userData?: UserDataStore;
+  /**
+   * What each webhook changes in the user-data store (before it is acknowledged), and what it
+   * names re-read, to judge a webhook without its new state by its content.
+   */
+  changes: WebhookChanges;
+  /** The user's platform reads for those re-reads; undefined when the user has no bank connection. */
+  platformFor(userId: string): Promise<PlatformReads | undefined>;
   /** Told after a webhook changed the user-data store (for metrics: `<type>_<code>`). */
   onUserDataChanged?: (cause: string) => void;
 }
@@ -54,10 +59,11 @@ export interface WebhookDispatcher {
    */
   route(body: Record<string, unknown>): Promise<RoutedWebhook | IgnoredWebhook>;
   /**
-   * Publishes a routed webhook (once per body: 'duplicate' when it was stored before) and applies
-   * its side effects (a cancelled type, a revoked token).
+   * Publishes a routed webhook and applies its side effects (a cancelled type, a revoked token):
+   * once per body ('duplicate' when it was stored before), or, `judged` by its content, unless
+   * subscribers were already given what it names as it is now ('duplicate' too).
    */
-  deliver(routed: RoutedWebhook, bodyHash: string): Promise<'published' | 'duplicate'>;
+  deliver(routed: RoutedWebhook, bodyHash: string, judged?: boolean): Promise<'published' | 'duplicate'>;
   /**
    * Applies the side effects of a webhook stored before, again: they are idempotent, and the
    * request that stored it may have failed before finishing them.
@@ -79,10 +85,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
   // Before the event is stored: a failure leaves the body claimable (answered 503, retried), and
   // once the 200 goes out no instance can read what the webhook made stale.
-  async function changeUserData({ userId, event }: RoutedWebhook): Promise<void> {
-    if (!options.userData) return;
-    const cause = await applyWebhookChange(options.userData, userId, event.type, event.code, event.payload);
-    if (cause) options.onUserDataChanged?.(cause);
+  async function changeUserData({ userId, event }: RoutedWebhook, judged: boolean): Promise<WebhookOutcome> {
+    const platform = judged ? await options.platformFor(userId) : undefined;
+    const outcome = await options.changes.apply(userId, event.type, event.code, event.payload, platform);
+    if (outcome.cause) options.onUserDataChanged?.(outcome.cause);
+    return outcome;
   }
   const dispatcher: WebhookDispatcher = {
     async dispatch(raw, log) {
@@ -95,12 +102,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         log.info(routed.fields, routed.ignored);
         return 'ignored';
       }
+      const judged = judgedByContent(routed.event.type, routed.event.code, routed.event.payload);
       return runClaimed(
         options.ledger,
         { userId: routed.userId },
         hash,
-        () => dispatcher.deliver(routed, hash),
+        () => dispatcher.deliver(routed, hash, judged),
         () => dispatcher.redo(routed),
+        judged,
       );
     },
 
@@ -139,12 +148,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // body claimable and the retry redoes everything; the token's sessions end after the event is stored (subscriptions hear
     // accessRevoked before their socket closes), so a failure there is redone by `redo` when the
     // retry finds the body done. Every side effect is idempotent.
-    async deliver(routed, bodyHash) {
-      const { userId, event } = routed;
-      const { type, code } = event;
+    async deliver(routed, bodyHash, judged = false) {
+      const { userId } = routed;
+      const { type, code } = routed.event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(userId, type);
-      await changeUserData(routed);
-      const cursor = await options.eventLog.publishDelivery(userId, event, bodyHash);
+      const change = await changeUserData(routed, judged);
+      const event = change.sync ? { ...routed.event, sync: change.sync } : routed.event;
+      const content = judged && change.marks ? { marks: change.marks } : undefined;
+      const cursor = await options.eventLog.publishDelivery(userId, event, bodyHash, content);
       await revokeToken(routed);
       if (cursor === undefined) return 'duplicate';
       // Debug: the access log already has a line per webhook; a second info line cost ~13% of ingest.
@@ -156,7 +167,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     async redo(routed) {
       const { type, code } = routed.event;
       if (code === 'WEBHOOK_CANCELLED') await options.handles.markCancelled(routed.userId, type);
-      await changeUserData(routed);
+      await changeUserData(routed, false);
       await revokeToken(routed);
     },
   };

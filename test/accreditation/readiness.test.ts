@@ -118,7 +118,9 @@ describe('the accreditation readiness report', () => {
     const detail = (env: Record<string, string>) =>
       readinessReport(loadConfig(env), { now: NOW, leakAuditPresent: true }).find((c) => c.id === 'data-retention')!
         .detail;
-    expect(detail({ USER_DATA_MAX_AGE_SECONDS: '900' })).toContain('kept accounts and transactions 15 min at most');
+    expect(detail({ USER_DATA_MAX_AGE_SECONDS: '900' })).toContain(
+      'kept accounts and transactions reconciled after 15 min, deleted 30 min after their last change',
+    );
     expect(detail({ USER_DATA_STORE: 'off' })).toContain('accounts and transactions not kept');
   });
 

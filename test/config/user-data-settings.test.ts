@@ -20,7 +20,8 @@ describe('the user-data store settings', () => {
   it('follow the other stores unless given: memory on one instance, Redis with REDIS_URL', () => {
     expect(loadConfig({}).userData).toEqual({
       store: 'memory',
-      maxAgeMs: 3_600_000,
+      maxAgeMs: 86_400_000,
+      retentionMs: 2 * 86_400_000,
       userMaxBytes: 1024 * 1024,
       budgetBytes: 256 * 1024 * 1024,
     });

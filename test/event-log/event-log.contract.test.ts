@@ -138,6 +138,31 @@ for (const [kind, pair] of [
       await replay.return!();
     });
 
+    it('judges a delivery by its content when asked: a body done before is stored again for new content, never twice for the same', async () => {
+      const eventLog = await pair();
+      const [publisher, subscriber] = eventLog;
+      const scope = { userId: 'user_c' };
+      const content = (digest: string) => ({ marks: [{ key: 'account-1', digest }] });
+      expect((await eventLog.ledger.claim(scope, 'body-c', true)).state).toBe('claimed');
+      expect(await publisher.publishDelivery('user_c', event(1), 'body-c', content('v1'))).toEqual(expect.any(String));
+      // Done for a claim judged by its body; claimed again for one judged by content.
+      expect(await eventLog.ledger.claim(scope, 'body-c')).toEqual({ state: 'done' });
+      expect((await eventLog.ledger.claim(scope, 'body-c', true)).state).toBe('claimed');
+      // A retry of the same change (the same content): nothing stored, on any instance.
+      expect(await subscriber.publishDelivery('user_c', event(1), 'body-c', content('v1'))).toBeUndefined();
+      // The same bytes for a new change, and a change back: each stored.
+      expect(await publisher.publishDelivery('user_c', event(1), 'body-c', content('v2'))).toEqual(expect.any(String));
+      expect(await subscriber.publishDelivery('user_c', event(1), 'body-c', content('v1'))).toEqual(expect.any(String));
+      // A reconciliation's finding, judged the same way; one that changed a ledger is stored whatever it names.
+      expect(await publisher.publishChange('user_c', event(2), content('v1').marks)).toBeUndefined();
+      expect(await publisher.publishChange('user_c', event(2), content('v3').marks)).toEqual(expect.any(String));
+      const synced = { ...event(3), sync: { epoch: 'e1', from: 0, to: 1 } };
+      expect(await publisher.publishChange('user_c', synced, content('v3').marks)).toEqual(expect.any(String));
+      // Deleting the user's events forgets what they were given.
+      await publisher.deleteUser('user_c');
+      expect(await subscriber.publishChange('user_c', event(4), content('v3').marks)).toEqual(expect.any(String));
+    });
+
     it("delivers a user's events live, in order, across instances, and only that user's", async () => {
       const [publisher, subscriber] = await pair();
       const mine = subscriber.subscribe('user_a');

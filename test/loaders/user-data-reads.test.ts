@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser } from '../support/browser.js';
 import { signIn, startGateway, type TestGateway } from '../support/gateway.js';
-import { REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { USER_DATA_STORES } from '../support/redis.js';
 
 /** What an app's home screen asks: the user, their accounts, one account and a page of enriched transactions. */
 const HOME = `query Home($id: ID!, $first: Int, $after: String) {
@@ -44,18 +44,7 @@ const firstAccount = (gateway: TestGateway) => {
   return gateway.sandbox.world().accounts.find((a) => a.sandboxUserId === aroha._id && a.sandboxShared)!._id;
 };
 
-describe.each([
-  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
-  [
-    'redis',
-    () => ({
-      REDIS_URL,
-      REDIS_KEY_PREFIX: testPrefix(),
-      TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-      USER_DATA_STORE: 'redis',
-    }),
-  ],
-] as const)('reads through the user-data store (%s)', (_name, env) => {
+describe.each(USER_DATA_STORES)('reads through the user-data store (%s)', (_name, env) => {
   it('answers a repeated read with no platform call, and exactly what the platform said', async () => {
     const gateway = await startGateway(env());
     const browser = await signIn(gateway);

@@ -25,14 +25,21 @@ export type PaymentEvent = {
  * One deployment: a shared sandbox and Redis, instances behind a "load balancer" origin. `redis`
  * is the REDIS_* settings (default: the shared Redis, under a prefix of this test's own).
  */
-export async function deployment(count: number, redis: Record<string, string> = { REDIS_URL }) {
+export async function deployment(
+  count: number,
+  redis: Record<string, string> = { REDIS_URL },
+  /** Each instance's build (an earlier release's entry, see previous-release.ts); this checkout's when absent. */
+  entries: ReadonlyArray<string | undefined> = [],
+) {
   const sandbox = await startSharedSandbox();
   const { publicPort, publicUrl, env } = await behindLoadBalancer(sandbox, {
     ...redis,
     REDIS_KEY_PREFIX: testPrefix(),
   });
   const instances = await Promise.all(
-    Array.from({ length: count }, (_, index) => startInstance(String.fromCharCode(65 + index), env)),
+    Array.from({ length: count }, (_, index) =>
+      startInstance(String.fromCharCode(65 + index), env, undefined, entries[index]),
+    ),
   );
   sandbox.setWebhookUrl(`${instances[0]!.url}/webhooks`);
   let target = instances[0]!;
@@ -192,4 +199,31 @@ export function paymentWebhook(state: string, id: string, status = 'SENT'): stri
 
 export function routingState(sandbox: Sandbox, userId: string): string {
   return sandbox.webhookSubscriptions().find((hook) => hook.userId === userId)!.state!;
+}
+
+const KEPT_READ = `query Read($accountId: ID!) {
+  accounts { id balance { current } }
+  account(id: $accountId) { id balance { current } }
+  transactions(accountId: $accountId, first: 20) { nodes { id amount } }
+  all: transactions(first: 50) { nodes { id } }
+}`;
+
+/** What a home screen reads of kept data: the accounts, one account, its first page and the first page of all. */
+export interface KeptRead {
+  accounts: Array<{ id: string; balance: { current: number } }>;
+  account: { id: string; balance: { current: number } };
+  transactions: { nodes: Array<{ id: string; amount: number }> };
+  all: { nodes: Array<{ id: string }> };
+}
+
+/** That read, on one instance, with the browser's cookie; fails the test on any error. */
+export async function readKept(deployed: Deployment, instance: Instance, accountId: string): Promise<KeptRead> {
+  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: KEPT_READ, variables: { accountId } }),
+  });
+  const body = JSON.parse(response.text) as { data: KeptRead; errors?: unknown };
+  expect(body.errors, `${instance.name}: ${response.text.slice(0, 300)}`).toBeUndefined();
+  return body.data;
 }

@@ -128,8 +128,14 @@ export interface Instance {
  * read back from its 'listening' event): a port found free here and handed to the child could be
  * taken by another test in between, which made a start fail with EADDRINUSE.
  */
-export async function startInstance(name: string, env: Record<string, string>, port?: number): Promise<Instance> {
-  const child = spawn(process.execPath, [GATEWAY_ENTRY], {
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+  port?: number,
+  /** Another build's entry (an earlier release, see previous-release.ts); this checkout's build by default. */
+  entry = GATEWAY_ENTRY,
+): Promise<Instance> {
+  const child = spawn(process.execPath, [entry], {
     env: { ...process.env, ...env, PORT: String(port ?? 0), IPC_EVENTS: 'true' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

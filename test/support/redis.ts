@@ -106,3 +106,14 @@ export async function instanceRedis(connection: RedisConnectionSettings) {
   });
   return { redis, listener };
 }
+
+/** A gateway's settings for the user-data store on Redis, under a key prefix of its own (given, or new). */
+export function redisUserDataEnv(prefix = testPrefix()): Record<string, string> {
+  return { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(), USER_DATA_STORE: 'redis' };
+}
+
+/** The two user-data stores a test of kept data runs on, as `describe.each` takes them: memory and Redis. */
+export const USER_DATA_STORES = [
+  ['memory', () => ({ USER_DATA_STORE: 'memory' })],
+  ['redis', () => redisUserDataEnv()],
+] as const;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { userTag } from '../../src/redis/redis-keys.js';
 import type { Browser } from '../support/browser.js';
 import { appUserId, startGateway, type TestGateway } from '../support/gateway.js';
-import { dumpKeys, REDIS_URL, testPrefix, tokenKeysSetting } from '../support/redis.js';
+import { dumpKeys, redisUserDataEnv, testPrefix } from '../support/redis.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
 async function graphql(gateway: TestGateway, browser: Browser, query: string, variables: Record<string, unknown> = {}) {
@@ -21,12 +21,7 @@ const READ = 'query { me { id } accounts { id } transactions(first: 10) { nodes 
 
 async function onRedis() {
   const prefix = testPrefix();
-  const gateway = await startGateway({
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    TOKEN_ENCRYPTION_KEYS: tokenKeysSetting(),
-    USER_DATA_STORE: 'redis',
-  });
+  const gateway = await startGateway(redisUserDataEnv(prefix));
   const user = await signedInUser(gateway);
   const tag = userTag(appUserId(gateway, 0));
   /** What Redis still holds of the user's kept data: their key, or a mention in the store's index. */

@@ -3,21 +3,30 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createTokenCipher, type TokenKey } from '../../src/auth/token-cipher.js';
 import { createRedisClient, type RedisClient } from '../../src/redis/redis-client.js';
-import { taggedKeys, userTag } from '../../src/redis/redis-keys.js';
+import { KEPT_DATA_MARK, sessionEndedChannel, taggedKeys, userEventsKey, userTag } from '../../src/redis/redis-keys.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
+import { createShapeCensus } from '../../src/user-data/redis-shape-census.js';
 import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
 import {
-  fieldOf,
-  type UserDataEntry,
+  FIELD,
+  LOG_KEPT,
+  TOPIC,
+  topicOfField,
   type UserDataLimits,
   type UserDataStore,
 } from '../../src/user-data/user-data-store.js';
 import { track } from '../support/leftovers.js';
-import { dumpKeys, SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { dumpKeys, instanceRedis, SHARED_REDIS, testPrefix, testRedis } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const MAX_AGE_MS = 60_000;
-const LIMITS: UserDataLimits = { maxAgeMs: MAX_AGE_MS, userMaxBytes: 64 * 1024, budgetBytes: 16 * 1024 * 1024 };
+const RETENTION_MS = 2 * MAX_AGE_MS;
+const LIMITS: UserDataLimits = {
+  maxAgeMs: MAX_AGE_MS,
+  retentionMs: RETENTION_MS,
+  userMaxBytes: 64 * 1024,
+  budgetBytes: 16 * 1024 * 1024,
+};
 
 interface Setup {
   store: UserDataStore;
@@ -77,153 +86,173 @@ async function redisSetup(): Promise<Setup & { redis: RedisClient; keyPrefix: st
   };
 }
 
-const ME: UserDataEntry = { kind: 'me' };
-const ACCOUNTS: UserDataEntry = { kind: 'accounts' };
-const account = (accountId: string): UserDataEntry => ({ kind: 'account', accountId });
-const page = (accountId: string | undefined, cursor: string | null = null): UserDataEntry => ({
-  kind: 'transactions',
-  accountId,
-  start: '2026-08-01T00:00:00.000Z',
-  end: undefined,
-  cursor,
-});
+const user = () => `user_${randomBytes(6).toString('hex')}`;
+/** `length` characters that do not compress (Redis deflates fields; the caps count what is stored). */
+const noise = (length: number) => randomBytes(length).toString('base64').slice(0, length);
 
-/** Reads the entry and, on a miss, writes `value` back with the stamp the read gave. */
-async function readThrough(store: UserDataStore, userId: string, entry: UserDataEntry, value: string) {
-  const lookup = await store.read(userId, entry);
-  if (lookup.value !== undefined) return { hit: true, value: lookup.value };
-  return { hit: false, outcome: await store.write(userId, entry, value, lookup) };
+/** Reads one field and, when it is absent, writes `value` under the stamp of its topic. */
+async function readThrough(store: UserDataStore, userId: string, field: string, value: string) {
+  const snap = await store.read(userId, [field], [topicOfField(field)]);
+  const kept = snap.values.get(field);
+  if (kept) return { hit: true, value: kept.value };
+  return { hit: false, outcome: (await store.apply(userId, snap, { put: [[field, value]] })).outcome };
 }
 
-const user = () => `user_${randomBytes(6).toString('hex')}`;
-/** `length` characters that do not compress (Redis deflates entries; the caps count what is stored). */
-const noise = (length: number) => randomBytes(length).toString('base64').slice(0, length);
+const valueOf = async (store: UserDataStore, userId: string, field: string) =>
+  (await store.read(userId, [field], [])).values.get(field)?.value;
+
+const PAGE_OF_AN_EARLIER_RELEASE = `${TOPIC.ledger}|0123456789abcdef`;
 
 describe.each([
   ['memory', async () => memorySetup()],
   ['redis', async () => redisSetup()],
 ] as const)('the user-data store (%s)', (_name, setup) => {
-  it('answers a kept entry exactly as written, on any instance, until its maximum age', async () => {
+  it('answers a kept field exactly as written, with its write time, on any instance; its age is the reader\u2019s to judge', async () => {
     const { store, other, advance } = await setup();
     const u = user();
-    const value = JSON.stringify({ items: [{ _id: 'trans_1', description: 'Café "Ōtautahi"' }], next: 'c2' });
-    expect(await readThrough(store, u, page('acc_1'), value)).toEqual({ hit: false, outcome: 'kept' });
-    expect((await other.read(u, page('acc_1'))).value).toBe(value);
-    // Another query (cursor, account, all accounts) is another entry.
-    for (const entry of [page('acc_1', 'c2'), page('acc_2'), page(undefined), ME])
-      expect((await other.read(u, entry)).value).toBeUndefined();
-    expect((await store.read(user(), page('acc_1'))).value).toBeUndefined();
-    advance(MAX_AGE_MS - 1);
-    expect((await other.read(u, page('acc_1'))).value).toBe(value);
-    advance(1);
-    expect((await other.read(u, page('acc_1'))).value).toBeUndefined();
+    const value = JSON.stringify([{ _id: 'acc_1', name: 'Caf\u00e9 "\u014ctautahi"' }]);
+    const first = await store.read(u, [FIELD.accounts], [TOPIC.accounts]);
+    expect(await store.apply(u, first, { put: [[FIELD.accounts, value]] })).toEqual({ outcome: 'kept' });
+    expect((await other.read(u, [FIELD.accounts], [])).values.get(FIELD.accounts)).toEqual({
+      value,
+      writtenAt: first.at,
+    });
+    for (const field of [FIELD.me, FIELD.account('acc_1'), FIELD.ledgerMeta])
+      expect(await valueOf(other, u, field)).toBeUndefined();
+    expect(await valueOf(store, user(), FIELD.accounts)).toBeUndefined();
+    advance(RETENTION_MS - 1);
+    expect(await valueOf(other, u, FIELD.accounts)).toBe(value);
   });
 
-  it('counts an answer\u2019s age from before its platform read, so a slow read never claims to be fresher', async () => {
-    const { store, advance } = await setup();
-    const u = user();
-    const lookup = await store.read(u, ME);
-    advance(MAX_AGE_MS / 2); // the platform took its time
-    expect(await store.write(u, ME, '{"_id":"user_1"}', lookup)).toBe('kept');
-    advance(MAX_AGE_MS / 2 - 1);
-    expect((await store.read(u, ME)).value).toBe('{"_id":"user_1"}');
-    advance(1);
-    expect((await store.read(u, ME)).value).toBeUndefined();
-  });
-
-  it('tells when the oldest answer still kept was written, without creating or touching the user', async () => {
+  it('tells when the oldest answer younger than the maximum age was written, without creating or touching the user', async () => {
     const { store, other, advance, dump } = await setup();
     const u = user();
     expect(await other.oldestKept(u)).toBeUndefined();
     expect(await dump()).toEqual([]); // asking created nothing
-    const first = await store.read(u, ME);
-    await store.write(u, ME, '{"_id":"user_1"}', first);
+    const first = await store.read(u, [FIELD.me], [TOPIC.me]);
+    await store.apply(u, first, { put: [[FIELD.me, '{"_id":"user_1"}']] });
     advance(1_000);
-    await readThrough(store, u, ACCOUNTS, '[]');
-    await readThrough(store, u, { kind: 'refresh' }, '{"requestedAt":1}'); // a note, not an answer
+    await readThrough(store, u, FIELD.accounts, '[]');
+    await readThrough(store, u, FIELD.refresh, '{"requestedAt":1}'); // a note, not an answer
     expect(await other.oldestKept(u)).toBe(first.at);
-    await other.change(u, [{ kind: 'account', accountId: 'acc_1' }]); // drops the list, keeps `me`
+    await other.drop(u, [TOPIC.account('acc_1'), TOPIC.accounts]); // drops the list, keeps `me`
     expect(await other.oldestKept(u)).toBe(first.at);
     advance(MAX_AGE_MS - 1_000);
     expect(await other.oldestKept(u)).toBeUndefined(); // past its maximum age
-    await readThrough(store, u, ACCOUNTS, '[]');
+    await store.apply(u, await store.read(u, [], []), { put: [[FIELD.accounts, '[]']] });
     expect(await other.oldestKept(u)).toBeDefined();
     await other.deleteUser(u);
     expect(await store.oldestKept(u)).toBeUndefined();
   });
 
-  it('never writes back a read that started before a change (compare-and-set on the generation)', async () => {
+  it('never applies a mutation based on a read older than a change of its topics (compare-and-set on the generations)', async () => {
     const { store, other } = await setup();
     const u = user();
-    const before = await store.read(u, account('acc_1'));
-    await other.change(u, [{ kind: 'account', accountId: 'acc_1' }]);
-    expect(await store.write(u, account('acc_1'), '{"balance":1}', before)).toBe('stale');
-    expect((await store.read(u, account('acc_1'))).value).toBeUndefined();
-    // A read started after the change writes back.
-    const after = await store.read(u, account('acc_1'));
-    expect(await store.write(u, account('acc_1'), '{"balance":2}', after)).toBe('kept');
-    expect((await other.read(u, account('acc_1'))).value).toBe('{"balance":2}');
+    const before = await store.read(u, [FIELD.account('acc_1')], [TOPIC.account('acc_1')]);
+    await other.drop(u, [TOPIC.account('acc_1')]);
+    expect(await store.apply(u, before, { put: [[FIELD.account('acc_1'), '{"balance":1}']] })).toEqual({
+      outcome: 'stale',
+    });
+    expect(await valueOf(store, u, FIELD.account('acc_1'))).toBeUndefined();
+    // A mutation that bumps a topic makes earlier reads of it stale too, as a drop does.
+    const racing = await store.read(u, [FIELD.accounts], [TOPIC.accounts]);
+    const bumping = await other.read(u, [FIELD.accounts], [TOPIC.accounts]);
+    expect(await other.apply(u, bumping, { put: [[FIELD.accounts, '[1]']], bump: [TOPIC.accounts] })).toMatchObject({
+      outcome: 'kept',
+    });
+    expect(await store.apply(u, racing, { put: [[FIELD.accounts, '[0]']] })).toEqual({ outcome: 'stale' });
+    expect(await valueOf(store, u, FIELD.accounts)).toBe('[1]');
+    // A read started after the change writes back; one of another topic was never affected.
+    const after = await store.read(u, [FIELD.account('acc_1')], [TOPIC.account('acc_1')]);
+    expect(await store.apply(u, after, { put: [[FIELD.account('acc_1'), '{"balance":2}']] })).toEqual({
+      outcome: 'kept',
+    });
+    expect(await valueOf(other, u, FIELD.account('acc_1'))).toBe('{"balance":2}');
   });
 
-  it('a change drops exactly what it names: the account and the list, or the account\u2019s pages and all-accounts pages', async () => {
+  it('a bump drops the earlier release\u2019s pages of its topic but keeps the ledger; a drop takes the topic whole', async () => {
     const { store, other } = await setup();
     const u = user();
-    const entries = [ME, ACCOUNTS, account('acc_1'), account('acc_2'), page('acc_1'), page('acc_2'), page(undefined)];
-    const fill = async () => {
-      for (const entry of entries) await readThrough(store, u, entry, JSON.stringify(entry));
-    };
+    const fields = [FIELD.ledgerMeta, FIELD.block(0), FIELD.log(1), PAGE_OF_AN_EARLIER_RELEASE, FIELD.me];
+    const snap = await store.read(u, fields, [TOPIC.ledger]);
+    await store.apply(u, snap, {
+      put: [
+        [FIELD.ledgerMeta, '{"meta":1}'],
+        [FIELD.block(0), '[]'],
+        [PAGE_OF_AN_EARLIER_RELEASE, '{"items":[]}'],
+        [FIELD.me, '{}'],
+      ],
+      log: '{"changes":1}',
+    });
     const kept = async () => {
-      const out: UserDataEntry[] = [];
-      for (const entry of entries) if ((await other.read(u, entry)).value !== undefined) out.push(entry);
-      return out;
+      const read = await other.read(u, fields, []);
+      return fields.filter((field) => read.values.has(field));
     };
-    await fill();
-    expect(await kept()).toEqual(entries);
-    await store.change(u, [{ kind: 'account', accountId: 'acc_1' }]);
-    expect(await kept()).toEqual([ME, account('acc_2'), page('acc_1'), page('acc_2'), page(undefined)]);
-    await fill();
-    await store.change(u, [{ kind: 'transactions', accountId: 'acc_1' }]);
-    expect(await kept()).toEqual([ME, ACCOUNTS, account('acc_1'), account('acc_2'), page('acc_2')]);
-    // A read of another topic that was in flight across the change still writes back.
-    const meanwhile = await store.read(u, page('acc_2', 'c9'));
-    await store.change(u, [{ kind: 'transactions', accountId: 'acc_1' }]);
-    expect(await store.write(u, page('acc_2', 'c9'), '[]', meanwhile)).toBe('kept');
+    expect(await kept()).toEqual(fields);
+    const again = await store.read(u, [], [TOPIC.ledger]);
+    expect(await store.apply(u, again, { bump: [TOPIC.ledger] })).toMatchObject({ outcome: 'kept' });
+    expect(await kept()).toEqual([FIELD.ledgerMeta, FIELD.block(0), FIELD.log(1), FIELD.me]);
+    await other.drop(u, [TOPIC.ledger]);
+    expect(await kept()).toEqual([FIELD.me]);
+  });
+
+  it('appends change log batches at increasing positions, and keeps only the newest', async () => {
+    const { store, other } = await setup();
+    const u = user();
+    const positions: number[] = [];
+    for (let n = 1; n <= LOG_KEPT + 3; n += 1) {
+      const snap = await store.read(u, [], [TOPIC.ledger]);
+      const done = await store.apply(u, snap, { log: `{"n":${n}}` });
+      positions.push(done.outcome === 'kept' ? done.position! : -1);
+    }
+    expect(positions).toEqual(Array.from({ length: LOG_KEPT + 3 }, (_, index) => index + 1));
+    const tail = await other.readLog(u, LOG_KEPT, 10);
+    expect(tail).toEqual({
+      head: LOG_KEPT + 3,
+      oldest: 4,
+      entries: [1, 2, 3].map((n) => ({ position: LOG_KEPT + n, value: `{"n":${LOG_KEPT + n}}` })),
+    });
+    // The oldest batches fell out: a reader behind them finds a gap (its cursor has expired).
+    expect((await other.readLog(u, 0, 3)).entries).toEqual([]);
+    expect(await other.readLog(user(), 0, 5)).toEqual({ head: 0, oldest: 1, entries: [] });
   });
 
   it('deleting a user drops everything and ends their reads in flight', async () => {
     const { store, other, dump } = await setup();
     const u = user();
     const bystander = user();
-    await readThrough(store, bystander, ME, '{"_id":"user_b"}');
-    for (const entry of [ME, ACCOUNTS, page(undefined)]) await readThrough(store, u, entry, '{"secret":"x"}');
-    const inFlight = await store.read(u, ACCOUNTS);
+    await readThrough(store, bystander, FIELD.me, '{"_id":"user_b"}');
+    for (const field of [FIELD.me, FIELD.accounts, FIELD.ledgerMeta])
+      await readThrough(store, u, field, '{"secret":"x"}');
+    const inFlight = await store.read(u, [FIELD.accounts], [TOPIC.accounts]);
     await other.deleteUser(u);
-    expect(await store.write(u, ACCOUNTS, '[]', inFlight)).toBe('stale');
-    expect((await store.read(u, ME)).value).toBeUndefined();
-    expect((await store.read(bystander, ME)).value).toBe('{"_id":"user_b"}');
+    expect(await store.apply(u, inFlight, { put: [[FIELD.accounts, '[]']] })).toEqual({ outcome: 'stale' });
+    expect(await valueOf(store, u, FIELD.me)).toBeUndefined();
+    expect(await valueOf(store, bystander, FIELD.me)).toBe('{"_id":"user_b"}');
     await other.deleteUser(u);
     // Nothing of theirs is left on Redis: no key under their tag, no mention in the index.
     const left = await dump();
     const tag = userTag(u);
-    // The read above made a new, empty epoch; deleting again leaves nothing.
     expect(left.filter(([key, value]) => key.includes(tag) || value.includes(tag))).toEqual([]);
   });
 
-  it('caps each user: an entry over the cap is not kept, and the user\u2019s other entries make room for a new one', async () => {
+  it('caps each user: a field over the cap is not kept; an answer makes room, the ledger is told it is over', async () => {
     const { reopen, evictions } = await setup();
     const store = reopen({ userMaxBytes: 4_000 });
     const u = user();
-    expect(await readThrough(store, u, page('acc_1'), noise(5_000))).toEqual({ hit: false, outcome: 'too-large' });
-    const pages = ['acc_1', 'acc_2', 'acc_3', 'acc_4', 'acc_5'];
-    const last = noise(1_000);
-    for (const id of pages)
-      expect(await readThrough(store, u, page(id), id === 'acc_5' ? last : noise(1_000))).toMatchObject({
-        outcome: 'kept',
-      });
+    expect(await readThrough(store, u, FIELD.accounts, noise(5_000))).toEqual({ hit: false, outcome: 'too-large' });
+    for (const id of ['acc_1', 'acc_2', 'acc_3']) await readThrough(store, u, FIELD.account(id), noise(700));
+    const ledger = await store.read(u, [], [TOPIC.ledger]);
+    expect(await store.apply(u, ledger, { put: [[FIELD.block(0), noise(2_500)]], overCap: 'refuse' })).toEqual({
+      outcome: 'over-cap',
+    });
+    expect(await valueOf(store, u, FIELD.account('acc_1'))).toBeDefined(); // refused: nothing changed
+    const last = noise(2_500);
+    expect(await readThrough(store, u, FIELD.me, last)).toMatchObject({ outcome: 'kept' });
     expect(evictions.filter((e) => e.reason === 'user-cap').length).toBeGreaterThan(0);
-    // The first went to make room; the newest is kept.
-    expect((await store.read(u, page('acc_1'))).value).toBeUndefined();
-    expect((await store.read(u, page('acc_5'))).value).toBe(last);
+    // The others went to make room; the newest is kept.
+    expect(await valueOf(store, u, FIELD.account('acc_1'))).toBeUndefined();
+    expect(await valueOf(store, u, FIELD.me)).toBe(last);
   });
 
   it('keeps the whole store within its budget by dropping the least recently written users whole', async () => {
@@ -232,65 +261,139 @@ describe.each([
     const users = [user(), user(), user(), user()];
     const [me, list] = [noise(1_000), noise(1_000)];
     for (const u of users) {
-      await readThrough(store, u, ME, me);
-      await readThrough(store, u, ACCOUNTS, list);
+      await readThrough(store, u, FIELD.me, me);
+      await readThrough(store, u, FIELD.accounts, list);
     }
     expect(evictions.filter((e) => e.reason === 'budget').length).toBeGreaterThan(0);
     // The first user went first; the last is still whole.
-    expect((await store.read(users[0]!, ME)).value).toBeUndefined();
-    expect((await store.read(users[3]!, ME)).value).toBe(me);
-    expect((await store.read(users[3]!, ACCOUNTS)).value).toBe(list);
+    expect(await valueOf(store, users[0]!, FIELD.me)).toBeUndefined();
+    expect(await valueOf(store, users[3]!, FIELD.me)).toBe(me);
+    expect(await valueOf(store, users[3]!, FIELD.accounts)).toBe(list);
     // An evicted user is read again and kept again, correctly.
-    expect(await readThrough(store, users[0]!, ME, 'n'.repeat(10))).toMatchObject({ outcome: 'kept' });
-    expect((await store.read(users[0]!, ME)).value).toBe('n'.repeat(10));
+    expect(await readThrough(store, users[0]!, FIELD.me, 'n'.repeat(10))).toMatchObject({ outcome: 'kept' });
+    expect(await valueOf(store, users[0]!, FIELD.me)).toBe('n'.repeat(10));
+  });
+});
+
+describe('whether every instance keeps the store current', () => {
+  it('in memory: always (one instance, one release)', async () => {
+    expect(await memorySetup().store.trust()).toEqual({ mixed: false, since: 0 });
+  });
+
+  it('on Redis: not while an instance that does not announce the shape listens, and what was kept before is read anew after', async () => {
+    const keyPrefix = testPrefix();
+    let now = 1_000_000;
+    const open = async () => {
+      const { redis, listener } = await instanceRedis(SHARED_REDIS);
+      // This release's instance: its listener is on the channel every instance follows, and it announces the shape.
+      await listener.subscribe(sessionEndedChannel(keyPrefix));
+      const census = createShapeCensus({ redis, listener, keyPrefix, clock: () => now, logger });
+      await census.announce();
+      return census;
+    };
+    const census = await open();
+    expect(await census.trust()).toEqual({ mixed: false, since: 0 });
+    // An instance of an earlier release starts: it follows session endings, and announces nothing.
+    const earlier = testRedis();
+    await earlier.subscribe(sessionEndedChannel(keyPrefix));
+    now += 1_000; // past the census's second
+    expect(await census.trust()).toEqual({ mixed: true, since: now });
+    const mixedAt = now;
+    await earlier.quit();
+    now += 1_000;
+    const after = await (await open()).trust();
+    expect(after).toEqual({ mixed: false, since: mixedAt });
+  });
+});
+
+describe('how long a user\u2019s record lasts', () => {
+  it('in memory: twice the maximum age after its last write', async () => {
+    const { store, advance } = memorySetup();
+    const u = user();
+    await readThrough(store, u, FIELD.me, '{"_id":"user_1"}');
+    advance(RETENTION_MS - 1);
+    await readThrough(store, u, FIELD.accounts, '[]'); // a write: its time starts again
+    advance(RETENTION_MS - 1);
+    expect(await valueOf(store, u, FIELD.me)).toBe('{"_id":"user_1"}');
+    advance(1);
+    expect(await valueOf(store, u, FIELD.me)).toBeUndefined();
+  });
+
+  it('on Redis: the hash expires twice the maximum age after its last write', async () => {
+    const { store, redis, keyPrefix } = await redisSetup();
+    const u = user();
+    await readThrough(store, u, FIELD.me, '{"_id":"user_1"}');
+    const ttl = await redis.pttl(`${taggedKeys(keyPrefix, userTag(u))}:user-data`);
+    expect(ttl).toBeGreaterThan(RETENTION_MS - 5_000);
+    expect(ttl).toBeLessThanOrEqual(RETENTION_MS);
   });
 });
 
 describe('the user-data store on Redis, at rest', () => {
-  it('holds entries encrypted under TOKEN_ENCRYPTION_KEYS, and reads them across a key rotation', async () => {
+  it('holds fields encrypted under TOKEN_ENCRYPTION_KEYS, and reads them across a key rotation', async () => {
     const { store, dump, reopen } = await redisSetup();
     const u = user();
     const value = JSON.stringify({ _id: 'acc_1', name: 'Everyday', balance: { current: 1234.56 } });
-    await readThrough(store, u, account('acc_1'), value);
+    await readThrough(store, u, FIELD.account('acc_1'), value);
+    const snap = await store.read(u, [], [TOPIC.ledger]);
+    await store.apply(u, snap, {
+      put: [[FIELD.block(0), '[{"_id":"trans_1","date":"2026-11-01T00:00:00.000Z"}]']],
+      log: '["trans_1"]',
+    });
     const held = (await dump()).map(([key, text]) => `${key} ${text}`).join('\n');
-    expect(held).not.toContain('Everyday');
-    expect(held).not.toContain('acc_1'); // account ids are digests in field names
-    expect(held).not.toContain(u);
+    for (const secret of ['Everyday', 'acc_1', 'trans_1', '2026-11', u]) expect(held).not.toContain(secret);
     // Rotation: a new first key encrypts, the old one still decrypts.
     const key2: TokenKey = { id: 'k2', key: randomBytes(32) };
     const rotated = reopen({}, [key2, key1]);
-    expect((await rotated.read(u, account('acc_1'))).value).toBe(value);
-    const lookup = await rotated.read(u, ACCOUNTS);
-    await rotated.write(u, ACCOUNTS, '["new"]', lookup);
+    expect(await valueOf(rotated, u, FIELD.account('acc_1'))).toBe(value);
+    await rotated.apply(u, await rotated.read(u, [], [TOPIC.accounts]), { put: [[FIELD.accounts, '["new"]']] });
     expect((await dump()).some(([, text]) => text.includes('.v1.k2.'))).toBe(true);
-    // Once the old key is removed, what it encrypted is a miss (read again), not an error.
+    // Once the old key is removed, what it encrypted is absent (read again), not an error.
     const onlyNew = reopen({}, [key2]);
-    expect((await onlyNew.read(u, account('acc_1'))).value).toBeUndefined();
-    expect((await onlyNew.read(u, ACCOUNTS)).value).toBe('["new"]');
+    expect(await valueOf(onlyNew, u, FIELD.account('acc_1'))).toBeUndefined();
+    expect(await valueOf(onlyNew, u, FIELD.accounts)).toBe('["new"]');
   });
 
-  it('serves a value moved to another entry or user as a miss, on an instance that has read both entries', async () => {
-    const { store, redis, keyPrefix, advance } = await redisSetup();
+  it('serves a value moved to another field or user as absent, on an instance that has read both fields', async () => {
+    const { store, redis, keyPrefix } = await redisSetup();
     const [u, v] = [user(), user()];
     const hash = (userId: string) => `${taggedKeys(keyPrefix, userTag(userId))}:user-data`;
-    const stored = (userId: string, entry: UserDataEntry) => redis.hget(hash(userId), `e:${fieldOf(entry)}`);
-    for (const [userId, entry, value] of [
-      [u, account('acc_1'), '{"name":"one"}'],
-      [u, account('acc_2'), '{"name":"two"}'],
-      [v, account('acc_1'), '{"name":"other"}'],
+    const stored = (userId: string, field: string) => redis.hget(hash(userId), `e:${field}`);
+    for (const [userId, field, value] of [
+      [u, FIELD.account('acc_1'), '{"name":"one"}'],
+      [u, FIELD.account('acc_2'), '{"name":"two"}'],
+      [v, FIELD.account('acc_1'), '{"name":"other"}'],
     ] as const) {
-      await readThrough(store, userId, entry, value);
-      expect((await store.read(userId, entry)).value).toBe(value);
+      await readThrough(store, userId, field, value);
+      expect(await valueOf(store, userId, field)).toBe(value);
     }
-    // Another entry's value, or another user's, under an entry this instance has read before:
-    // each is bound to its user, entry and write time, so it fails to decrypt.
-    await redis.hset(hash(u), `e:${fieldOf(account('acc_2'))}`, (await stored(u, account('acc_1')))!);
-    expect((await store.read(u, account('acc_2'))).value).toBeUndefined();
-    await redis.hset(hash(v), `e:${fieldOf(account('acc_1'))}`, (await stored(u, account('acc_1')))!);
-    expect((await store.read(v, account('acc_1'))).value).toBeUndefined();
-    // The unmoved value is still served, until its maximum age.
-    expect((await store.read(u, account('acc_1'))).value).toBe('{"name":"one"}');
-    advance(MAX_AGE_MS);
-    expect((await store.read(u, account('acc_1'))).value).toBeUndefined();
+    // Another field's value, or another user's, under a field this instance has read before:
+    // each is bound to its user, field and write time, so it fails to decrypt.
+    await redis.hset(hash(u), `e:${FIELD.account('acc_2')}`, (await stored(u, FIELD.account('acc_1')))!);
+    expect(await valueOf(store, u, FIELD.account('acc_2'))).toBeUndefined();
+    await redis.hset(hash(v), `e:${FIELD.account('acc_1')}`, (await stored(u, FIELD.account('acc_1')))!);
+    expect(await valueOf(store, v, FIELD.account('acc_1'))).toBeUndefined();
+    expect(await valueOf(store, u, FIELD.account('acc_1'))).toBe('{"name":"one"}');
+  });
+
+  it('starts a user\u2019s record again when an event in their stream was stored by an earlier release, which does not keep it current', async () => {
+    const { store, redis, keyPrefix } = await redisSetup();
+    const u = user();
+    const events = userEventsKey(keyPrefix, u);
+    await redis.xadd(events, '*', 'e', '{"type":"PAYMENT"}', KEPT_DATA_MARK, '1'); // this release's, before
+    await readThrough(store, u, FIELD.accounts, '[{"_id":"acc_1","balance":1}]');
+    const inFlight = await store.read(u, [FIELD.accounts], [TOPIC.accounts]);
+    // This release appends with the mark: the record stands.
+    await redis.xadd(events, '*', 'e', '{"type":"ACCOUNT"}', KEPT_DATA_MARK, '1');
+    expect(await valueOf(store, u, FIELD.accounts)).toBe('[{"_id":"acc_1","balance":1}]');
+    // An earlier release acknowledged an ACCOUNT UPDATE without changing this record.
+    await redis.xadd(events, '*', 'e', '{"type":"ACCOUNT","code":"UPDATE"}');
+    expect(await valueOf(store, u, FIELD.accounts)).toBeUndefined();
+    expect(await store.apply(u, inFlight, { put: [[FIELD.accounts, '[]']] })).toEqual({ outcome: 'stale' });
+    // Once seen, it is not seen again: the new record is kept and served.
+    expect(await readThrough(store, u, FIELD.accounts, '[{"_id":"acc_1","balance":2}]')).toMatchObject({
+      outcome: 'kept',
+    });
+    expect(await valueOf(store, u, FIELD.accounts)).toBe('[{"_id":"acc_1","balance":2}]');
   });
 });

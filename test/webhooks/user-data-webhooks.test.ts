@@ -1,33 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deployment, postWebhook, routingState, signInVia, type Deployment } from '../support/deployment.js';
+import { deployment, postWebhook, readKept, routingState, signInVia, type Deployment } from '../support/deployment.js';
 import type { Instance } from '../support/instances.js';
-
-const READ = `query Read($accountId: ID!) {
-  accounts { id balance { current } }
-  account(id: $accountId) { id balance { current } }
-  transactions(accountId: $accountId, first: 20) { nodes { id amount } }
-  all: transactions(first: 20) { nodes { id } }
-}`;
-
-interface Read {
-  accounts: Array<{ id: string; balance: { current: number } }>;
-  account: { id: string; balance: { current: number } };
-  transactions: { nodes: Array<{ id: string; amount: number }> };
-  all: { nodes: Array<{ id: string }> };
-}
-
-async function read(deployed: Deployment, instance: Instance, accountId: string): Promise<Read> {
-  const response = await deployed.via(instance).request(`${deployed.publicUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: READ, variables: { accountId } }),
-  });
-  expect(response.status, response.text).toBe(200);
-  const body = JSON.parse(response.text) as { data: Read; errors?: unknown };
-  expect(body.errors).toBeUndefined();
-  return body.data;
-}
 
 /** GET calls to the core API for the kept kinds so far. */
 const platformReads = (deployed: Deployment) =>
@@ -49,18 +23,18 @@ describe('webhooks keep the user-data store current across instances (Redis)', (
     const account = world.accounts.find((row) => row.sandboxUserId === userId && row.sandboxShared)!;
 
     // Read on A; B answers the same from the shared store, with no platform call.
-    const first = await read(deployed, a, account._id);
+    const first = await readKept(deployed, a, account._id);
     const calls = platformReads(deployed);
-    expect(await read(deployed, b, account._id)).toEqual(first);
+    expect(await readKept(deployed, b, account._id)).toEqual(first);
     expect(platformReads(deployed)).toBe(calls);
 
     // The platform's balance changes; until its webhook arrives, the kept answer stands.
     const balance = account.balance.current + 100;
     account.balance.current = balance;
-    expect((await read(deployed, b, account._id)).account.balance.current).not.toBe(balance);
+    expect((await readKept(deployed, b, account._id)).account.balance.current).not.toBe(balance);
     const update = webhook(state, 'ACCOUNT', 'UPDATE', { item_id: account._id, updated_fields: ['balance'] });
     expect((await postWebhook(deployed.sandbox, a, update)).status).toBe(200);
-    const afterUpdate = await read(deployed, b, account._id);
+    const afterUpdate = await readKept(deployed, b, account._id);
     expect(afterUpdate.account.balance.current).toBe(balance);
     expect(afterUpdate.accounts.find((row) => row.id === account._id)!.balance.current).toBe(balance);
 
@@ -69,14 +43,14 @@ describe('webhooks keep the user-data store current across instances (Redis)', (
     const added = { ...template, _id: `trans_${randomBytes(8).toString('hex')}`, date: new Date().toISOString() };
     added.amount = -42.42;
     world.transactions.unshift(added);
-    expect((await read(deployed, b, account._id)).transactions.nodes.map((row) => row.id)).not.toContain(added._id);
+    expect((await readKept(deployed, b, account._id)).transactions.nodes.map((row) => row.id)).not.toContain(added._id);
     const newRows = webhook(state, 'TRANSACTION', 'DEFAULT_UPDATE', {
       item_id: account._id,
       new_transactions: 1,
       new_transaction_ids: [added._id],
     });
     expect((await postWebhook(deployed.sandbox, a, newRows)).status).toBe(200);
-    const afterNew = await read(deployed, b, account._id);
+    const afterNew = await readKept(deployed, b, account._id);
     expect(afterNew.transactions.nodes[0]).toEqual({ id: added._id, amount: -42.42 });
     expect(afterNew.all.nodes.map((row) => row.id)).toContain(added._id);
 
@@ -87,13 +61,13 @@ describe('webhooks keep the user-data store current across instances (Redis)', (
       removed_transactions: [added._id],
     });
     expect((await postWebhook(deployed.sandbox, a, removed)).status).toBe(200);
-    const afterDelete = await read(deployed, b, account._id);
+    const afterDelete = await readKept(deployed, b, account._id);
     expect(afterDelete.transactions.nodes.map((row) => row.id)).not.toContain(added._id);
     expect(afterDelete.all.nodes.map((row) => row.id)).not.toContain(added._id);
 
     // And every change was kept again at once: the next read on A makes no platform call.
     const settled = platformReads(deployed);
-    expect(await read(deployed, a, account._id)).toEqual(afterDelete);
+    expect(await readKept(deployed, a, account._id)).toEqual(afterDelete);
     expect(platformReads(deployed)).toBe(settled);
   }, 60_000);
 });

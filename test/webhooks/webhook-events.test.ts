@@ -13,6 +13,8 @@ describe('the webhook event registry', () => {
       logger: createLogger({ level: 'silent' }),
       clock: Date.now,
       onTokenRevoked: async () => undefined,
+      changes: undefined as never,
+      platformFor: async () => undefined,
     });
     for (const type of WEBHOOK_TYPES) {
       for (const code of WEBHOOK_EVENTS[type].codes) {

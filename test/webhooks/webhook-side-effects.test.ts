@@ -7,8 +7,10 @@ import { SigningKeys } from '@open-finance-gateway/sandbox';
 import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
 import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
 import { RequestScope, type ScopedRouteRequest } from '../../src/lib/request-scope.js';
+import type { PlatformReads } from '../../src/user-data/kept-platform.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
-import type { UserDataStore } from '../../src/user-data/user-data-store.js';
+import { FIELD, TOPIC, type UserDataStore } from '../../src/user-data/user-data-store.js';
+import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
 import { createMemoryDeadLetterStore } from '../../src/webhooks/memory-dead-letter-store.js';
 import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-ledger.js';
 import { createMemoryRoutingHandleStore } from '../../src/webhooks/memory-routing-handle-store.js';
@@ -49,14 +51,18 @@ async function receiver(
   };
   const memoryUserData = createMemoryUserDataStore({
     maxAgeMs: 60_000,
+    retentionMs: 120_000,
     userMaxBytes: 1 << 20,
     budgetBytes: 1 << 24,
     clock: Date.now,
   });
   const userData: UserDataStore = {
     ...memoryUserData,
-    change: failsOnce(options.failUserDataChange, memoryUserData.change),
+    apply: failsOnce(options.failUserDataChange, memoryUserData.apply),
   };
+  // The platform's account as it is now (what an ACCOUNT UPDATE reads again).
+  const platform = { account: { _id: 'acc_1', balance: 2 } };
+  const reads = { getAccount: async () => platform.account } as unknown as PlatformReads;
   const revocations: string[] = [];
   const published: string[] = [];
   const router = new Router<ScopedRouteRequest>();
@@ -72,7 +78,8 @@ async function receiver(
       logger,
       clock: Date.now,
       onPublished: (_userId, type, code) => published.push(`${type} ${code}`),
-      userData,
+      changes: new WebhookChanges(userData),
+      platformFor: async () => reads,
       onTokenRevoked: failsOnce(options.failTokenRevocation, async (_userId: string, token: string) => {
         revocations.push(token);
       }),
@@ -128,9 +135,10 @@ describe('webhook side effects after a partial failure', () => {
 
   it('an ACCOUNT UPDATE whose user-data change failed is not acknowledged, and the retry makes the change', async () => {
     const hooks = await receiver({ failUserDataChange: true });
-    const entry = { kind: 'account', accountId: 'acc_1' } as const;
-    const kept = async () => (await hooks.userData.read('app_user', entry)).value;
-    await hooks.userData.write('app_user', entry, '{"balance":1}', await hooks.userData.read('app_user', entry));
+    const kept = async () =>
+      (await hooks.userData.read('app_user', [FIELD.accounts], [])).values.get(FIELD.accounts)?.value;
+    const before = await hooks.userData.read('app_user', [FIELD.accounts], [TOPIC.accounts]);
+    await hooks.userData.apply('app_user', before, { put: [[FIELD.accounts, '[{"_id":"acc_1","balance":1}]']] });
     const body = JSON.stringify({
       webhook_type: 'ACCOUNT',
       webhook_code: 'UPDATE',
@@ -140,9 +148,9 @@ describe('webhook side effects after a partial failure', () => {
     });
     expect((await hooks.post(body)).status).toBe(503);
     expect(hooks.published).toEqual([]);
-    expect(await kept()).toBe('{"balance":1}');
+    expect(await kept()).toBe('[{"_id":"acc_1","balance":1}]');
     expect(await hooks.post(body)).toEqual({ status: 200, body: { status: 'published' } });
-    expect(await kept()).toBeUndefined();
+    expect(await kept()).toBe('[{"_id":"acc_1","balance":2}]');
     expect(hooks.published).toEqual(['ACCOUNT UPDATE']);
   });
 

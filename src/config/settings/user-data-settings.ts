@@ -8,19 +8,20 @@ export const USER_DATA_SETTINGS = {
       type: oneOf(['memory', 'redis', 'off']),
       defaultText: '`redis` with `REDIS_URL`, else `memory`; `off` for a personal app',
       bounds: '`memory` (one instance, no `REDIS_URL`), `redis` (needs `REDIS_URL`) or `off`',
-      usedBy: '`me`, `accounts`, `account`, `transactions` ([how old data can be](../guides/kept-user-data.md))',
+      usedBy:
+        '`me`, `accounts`, `account`, `transactions`, `transactionsSync` ([kept user data](../guides/kept-user-data.md))',
       description:
-        'Where each user\u2019s accounts and settled transactions are kept between reads, changed only by the platform\u2019s signed webhooks (and bounded by `USER_DATA_MAX_AGE_SECONDS`). `off`: every read goes to the platform. Memory is refused with `REDIS_URL`: a webhook reaches one instance, and the others\u2019 copies would not hear of it. A personal app (no webhooks) must leave it `off`.',
+        'Where each user\u2019s accounts and settled transactions are kept between reads, changed by the platform\u2019s signed webhooks and reconciled with the platform after `USER_DATA_MAX_AGE_SECONDS`. `off`: every read goes to the platform, and `transactionsSync` is refused. Memory is refused with `REDIS_URL`: a webhook reaches one instance, and the others\u2019 copies would not hear of it. A personal app (no webhooks) must leave it `off`.',
       envNote: 'memory | redis | off; follows REDIS_URL when unset',
     }),
     setting({
       name: 'USER_DATA_MAX_AGE_SECONDS',
       type: int(10, 7 * 86_400),
-      default: 3600,
+      default: 86_400,
       boundsNote: ' (7 days)',
       usedBy: 'the user-data store',
       description:
-        'The oldest a kept answer may be. The platform does not guarantee webhook delivery: this bounds how long a change whose webhook never arrived can go unseen.',
+        'How old kept data may be before a read reconciles it with the platform (reads it again, applies and publishes the differences). The platform does not guarantee webhook delivery: this bounds how long a change whose webhook never arrived can go unseen. Each reconciliation costs about a first open (three calls); a day costs 1.2 times the fewest calls possible, an hour 2.3 times ([performance](../performance.md#kept-user-data-npm-run-benchuser-data)). A user\u2019s kept data is deleted twice this long after its last change.',
     }),
     setting({
       name: 'USER_DATA_USER_MAX_KB',

@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { LoggedEvent } from '../../event-log/event-log.js';
+import type { PlatformTransaction } from '../../upstream/platform-types.js';
 import { toAccount } from '../accounts/account.mapper.js';
 import type { GatewayContext } from '../context.js';
 import { toPayment, toTransfer } from '../payments/payment.mapper.js';
@@ -41,6 +42,7 @@ export class EventResolver {
     const payment = id ? await context.loaders.payment.load(id) : undefined;
     return {
       code: event.code,
+      reconciled: false,
       paymentId: id,
       reportedStatus: stringField(event, 'status'),
       statusCode: stringField(event, 'status_code'),
@@ -66,6 +68,7 @@ export class EventResolver {
     const transfer = id ? await context.loaders.transfer.load(id) : undefined;
     return {
       code: event.code,
+      reconciled: false,
       transferId: id,
       reportedStatus: stringField(event, 'status'),
       statusText: stringField(event, 'status_text'),
@@ -92,6 +95,7 @@ export class EventResolver {
     const updatedFields = stringList(event, 'updated_fields');
     return {
       code: event.code,
+      reconciled: event.reconciled === true,
       accountId: id,
       updatedFields,
       becameInactive: account?.status === 'INACTIVE' && (event.code === 'CREATE' || updatedFields.includes('status')),
@@ -112,10 +116,15 @@ export class EventResolver {
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) _after?: string,
   ): Promise<TransactionEvent> {
     const newIds = stringList(event, 'new_transaction_ids');
-    const rows = newIds.length > 0 ? await context.userClient.getTransactionsByIds(newIds) : [];
+    // From the ledger, which the webhook's own read filled: no second platform read.
+    const loaded = await context.loaders.transactionById.loadMany(newIds);
+    const failed = loaded.find((row) => row instanceof Error);
+    if (failed) throw failed;
+    const rows = loaded.filter((row): row is PlatformTransaction => row !== undefined);
     const count = event.payload.new_transactions;
     return {
       code: event.code,
+      reconciled: event.reconciled === true,
       accountId: stringField(event, 'item_id'),
       newTransactionCount: typeof count === 'number' ? count : newIds.length,
       newTransactionIds: newIds,
@@ -136,6 +145,7 @@ export class EventResolver {
   ): IncomeEvent {
     return {
       code: event.code,
+      reconciled: false,
       incomeId: stringField(event, 'item_id'),
       newTransactionIds: stringList(event, 'new_transaction_ids'),
       removedTransactionIds: stringList(event, 'removed_transaction_ids'),

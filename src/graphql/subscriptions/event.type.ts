@@ -25,6 +25,12 @@ export abstract class LoggedEventFields {
 export abstract class WebhookEventFields extends LoggedEventFields {
   @Field(() => String, { description: 'The webhook code: which change this is (the type lists its codes).' })
   code!: string;
+
+  @Field(() => Boolean, {
+    description:
+      'True when the gateway found this change itself, reconciling what it keeps with the platform: the platform\u2019s webhook for it never arrived.',
+  })
+  reconciled!: boolean;
 }
 
 /** "UPDATE, RECEIVED or WEBHOOK_CANCELLED": a type's codes, from the platform's webhook table. */

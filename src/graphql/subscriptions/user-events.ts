@@ -32,9 +32,11 @@ export function eventsAbout(type: WebhookType, itemArg?: string) {
 
 export async function userEvents(
   context: EventStreamContext,
-  type: WebhookType,
+  type: WebhookType | 'TRANSACTION_SYNC',
   after: string | undefined,
   accept: (event: LoggedEvent) => boolean = () => true,
+  /** The event types it follows: `type` alone unless given (the label stays `type`). */
+  types: ReadonlySet<string> = new Set([type]),
 ): Promise<AsyncIterableIterator<LoggedEvent>> {
   const source = context.eventLog.subscribe(context.user.id, { after: after ?? undefined });
   // Answer the subscribe only once live delivery is in effect: an event published after that is
@@ -60,7 +62,7 @@ export async function userEvents(
       end();
       return result;
     }
-    if (result.value.type !== type || !accept(result.value)) return iterator.next();
+    if (!types.has(result.value.type) || !accept(result.value)) return iterator.next();
     // The event's work uses the session's token: never after the session ended or lapsed.
     if (!(await context.session.isLive())) {
       await source.return?.();

@@ -73,15 +73,16 @@ export function enrichmentOf(row: SettlingRow, context: GatewayContext): Enrichm
 }
 
 /**
- * Whether the `transactions` field's selection reaches `enrichment` (through `nodes` or
- * `edges.node`, fragments included), skipping what `@skip` / `@include` leave out: a page must not
+ * Whether the field's selection reaches `enrichment` through one of `paths` (for `transactions`,
+ * `nodes` or `edges.node`; fragments included), skipping what `@skip` / `@include` leave out: a page must not
  * spend lookups, or the request's limit, on a field nobody reads.
  */
-export function selectsRowEnrichment(info: GraphQLResolveInfo): boolean {
-  return info.fieldNodes.some(
-    (field) =>
-      reaches(info, field.selectionSet, ['nodes', 'enrichment']) ||
-      reaches(info, field.selectionSet, ['edges', 'node', 'enrichment']),
+export function selectsRowEnrichment(
+  info: GraphQLResolveInfo,
+  paths: ReadonlyArray<readonly string[]> = [['nodes'], ['edges', 'node']],
+): boolean {
+  return info.fieldNodes.some((field) =>
+    paths.some((path) => reaches(info, field.selectionSet, [...path, 'enrichment'])),
   );
 }
 

@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import type { TransactionFilter } from '../../upstream/core-client.js';
 
 /**
- * A position in the platform's transaction list: the upstream page's cursor (null for the first
- * page) and how many rows of that page were already returned. Bound to the filter it was made
- * for, so a cursor cannot silently be reused with other dates or another account.
+ * A row's place in a list of settled transactions, newest first (its posting instant, ms, then its
+ * id): the gateway's own cursor. The next page starts right after that row, wherever rows that
+ * arrive or leave meanwhile put it, so no row is shown twice and none is skipped. Bound to the
+ * filter it was made for, so a cursor cannot silently be reused with other dates or another
+ * account.
  */
 export interface TransactionPosition {
-  upstreamCursor: string | null;
-  offset: number;
+  at: number;
+  id: string;
 }
 
 function fingerprint(filter: TransactionFilter): string {
@@ -26,25 +28,15 @@ export function encodeCursor(position: TransactionPosition, filter: TransactionF
 export function cursorEncoder(filter: TransactionFilter): (position: TransactionPosition) => string {
   let print: string | undefined;
   return (position) =>
-    Buffer.from(JSON.stringify([position.upstreamCursor, position.offset, (print ??= fingerprint(filter))])).toString(
-      'base64url',
-    );
+    Buffer.from(JSON.stringify(['k', position.at, position.id, (print ??= fingerprint(filter))])).toString('base64url');
 }
 
-/** The position a cursor names; undefined when it is malformed or was made for another filter. */
+/** The position a cursor names; undefined when it is malformed, from another filter, or from a release before these cursors. */
 export function decodeCursor(cursor: string, filter: TransactionFilter): TransactionPosition | undefined {
   try {
-    const [upstreamCursor, offset, print] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    const validCursor = upstreamCursor === null || typeof upstreamCursor === 'string';
-    if (
-      !validCursor ||
-      typeof offset !== 'number' ||
-      !Number.isInteger(offset) ||
-      offset < 0 ||
-      print !== fingerprint(filter)
-    )
-      return undefined;
-    return { upstreamCursor: upstreamCursor, offset };
+    const [kind, at, id, print] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (kind !== 'k' || typeof at !== 'number' || !Number.isFinite(at) || typeof id !== 'string') return undefined;
+    return print === fingerprint(filter) ? { at, id } : undefined;
   } catch {
     return undefined;
   }

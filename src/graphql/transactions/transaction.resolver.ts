@@ -6,7 +6,7 @@ import { EnrichmentResult } from '../enrichment/enrichment.type.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { enrichmentOf, selectsRowEnrichment, settleEnrichments, type SettlingRow } from './row-enrichment.js';
 import { decodeCursor } from './transaction-cursor.js';
-import { readTransactions } from './transaction-pager.js';
+import { pagedRows } from './transaction-pager.js';
 import { toPendingTransaction, toTransaction } from './transaction.mapper.js';
 import { PendingTransaction, Transaction, TransactionPage } from './transaction.type.js';
 
@@ -64,20 +64,17 @@ export class TransactionResolver {
       start: start?.toISOString(),
       end: end?.toISOString(),
     };
-    const position = after ? decodeCursor(after, filter) : { upstreamCursor: null, offset: 0 };
-    if (!position)
+    const position = after ? decodeCursor(after, filter) : undefined;
+    if (after && !position)
       throw gatewayError(ErrorCode.BAD_USER_INPUT, 'after is not a cursor from this query (same account and dates).', {
         argumentName: 'after',
       });
 
-    const slice = await readTransactions(
-      (pageFilter, cursor) => context.loaders.transactionPage.load({ filter: pageFilter, cursor }),
-      filter,
-      first,
-      position,
-    );
+    const slice = await context.loaders.transactionPage.load({ filter, after: position, first });
     // Cursors stay lazy: one is encoded only if the client asks for that edge's cursor.
-    const edges = slice.rows.map((entry) => new TransactionEdgeValue(toTransaction(entry.row), entry));
+    const edges = pagedRows(slice.rows, filter).map(
+      (entry) => new TransactionEdgeValue(toTransaction(entry.row), entry),
+    );
     const nodes = edges.map((edge) => edge.node);
     if (selectsRowEnrichment(info)) await settleEnrichments(nodes, context);
     return {

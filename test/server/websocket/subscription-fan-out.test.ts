@@ -31,7 +31,8 @@ async function rawSubscriber(
 describe('one event to many identical subscriptions of one user', () => {
   it('executes once: 1,000 sockets cost one platform read and one enrichment batch, and get 1,000 equal frames', async () => {
     const limits = { WS_MAX_SOCKETS_PER_USER: String(SOCKETS), WS_MAX_SOCKETS_PER_SESSION: String(SOCKETS) };
-    const gateway = await startGateway(limits);
+    // The user-data store on: the webhook's read by id fills the ledger the executions read from.
+    const gateway = await startGateway({ ...limits, USER_DATA_STORE: 'memory' });
     const { browser, state } = await signedInUser(gateway);
     const cookie = sessionCookie(browser, gateway.url);
     const rows = (await execute(gateway, browser, TransactionsDocument, { first: 3 })).data!.transactions.edges.map(

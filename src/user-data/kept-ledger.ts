@@ -1,0 +1,146 @@
+import type { Clock } from '@open-finance-gateway/common/clock';
+import { readStretch, readWhole, type PlatformReads } from './kept-platform.js';
+import { LedgerAccess, type LedgerSnapshot } from './ledger-access.js';
+import { coverageOf, type LedgerMeta } from './ledger-meta.js';
+import { LedgerMovedError, selectPage, type PageAnswer, type PageQuery } from './ledger-pages.js';
+import type { KeptRow, LedgerChange } from './ledger-rows.js';
+import type { KeptDataTrust } from './user-data-store.js';
+
+/**
+ * Told of what a reconciliation found and applied, to publish it as changes: the changes, the rows
+ * added or changed as they are now, and the change log stretch they went to.
+ */
+export type ReconciledTransactions = (
+  userId: string,
+  changes: readonly LedgerChange[],
+  rows: ReadonlyMap<string, KeptRow>,
+  sync: { epoch: string; from: number; to: number } | undefined,
+) => Promise<void>;
+
+export interface KeptLedgerOptions {
+  access: LedgerAccess;
+  clock: Clock;
+  maxAgeMs: number;
+  onReconciled?: ReconciledTransactions;
+}
+
+/** Platform pages one GraphQL page may read to extend the ledger (empty pages included). */
+const MAX_EXTENSIONS = 10;
+/** Reads of the ledger one page may make while webhooks keep changing it, before reading the platform alone. */
+const MAX_ATTEMPTS = 8;
+
+/** The ledger kept changing under a read: the caller reads the platform instead. */
+export class LedgerBusyError extends Error {
+  constructor() {
+    super('the ledger kept changing while it was read');
+    this.name = 'LedgerBusyError';
+  }
+}
+
+/**
+ * Settled transactions from the ledger: a page is served from the rows it covers, the ledger
+ * extended from the platform (one page at a time) where a page reaches below them, and reconciled
+ * with the platform once its rows are older than the maximum age.
+ */
+export class KeptLedger {
+  constructor(private readonly options: KeptLedgerOptions) {}
+
+  async page(userId: string, platform: PlatformReads, query: PageQuery, trust: KeptDataTrust): Promise<PageAnswer> {
+    const { access } = this.options;
+    let extensions = 0;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const at = await access.snapshot(userId);
+      if (at.meta && this.isOld(at.meta, trust)) {
+        await this.reconcile(userId, platform, at);
+        continue;
+      }
+      let answer: PageAnswer | undefined;
+      try {
+        answer = at.meta && (await selectPage(at.meta, access.reader(userId, at), query));
+      } catch (error) {
+        if (error instanceof LedgerMovedError) continue;
+        throw error;
+      }
+      if (answer && !answer.extend) return answer;
+      if (extensions >= MAX_EXTENSIONS) return answer ?? { rows: [], hasNextPage: true, extend: false };
+      extensions += 1;
+      await this.extend(userId, platform, at, query);
+    }
+    throw new LedgerBusyError();
+  }
+
+  /** The rows by id: from the ledger where it holds them, the rest from the platform (not kept). */
+  async byIds(userId: string, platform: PlatformReads, ids: readonly string[]): Promise<KeptRow[]> {
+    const { access } = this.options;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const at = await access.snapshot(userId, { head: 0 });
+      if (!at.meta) break;
+      try {
+        const ledger = await access.whole(userId, at);
+        const found = ids.map((id) => ledger.find(id));
+        const missing = ids.filter((_, index) => !found[index]);
+        const read = missing.length > 0 ? await platform.getTransactionsByIds(missing) : [];
+        return ids.flatMap((id, index) => found[index] ?? read.find((row) => row._id === id) ?? []);
+      } catch (error) {
+        if (!(error instanceof LedgerMovedError)) throw error;
+      }
+    }
+    return platform.getTransactionsByIds([...ids]);
+  }
+
+  /**
+   * Whether the ledger must be reconciled before it is served: older than the maximum age, or read
+   * before (or while) an instance of an earlier release shared the store.
+   */
+  isOld(meta: LedgerMeta, trust: KeptDataTrust): boolean {
+    return (
+      trust.mixed || meta.verifiedAt < trust.since || this.options.clock() - meta.verifiedAt >= this.options.maxAgeMs
+    );
+  }
+
+  /** One platform page below the coverage of the page's account (or all), merged into the ledger. */
+  private async extend(userId: string, platform: PlatformReads, at: LedgerSnapshot, query: PageQuery): Promise<void> {
+    const bound = at.meta ? coverageOf(at.meta, query.accountId) : undefined;
+    if (bound === null) return; // covered to the beginning: nothing deeper exists
+    const stretch = await readStretch(platform, query.accountId, query.start, bound);
+    if (stretch.bound === undefined) return;
+    const ledger = await this.options.access.whole(userId, at);
+    ledger.replaceStretch(query.accountId, stretch.rows, stretch.bound, bound);
+    // Stale: a webhook changed the ledger meanwhile; the page reads it again (and extends again if it must).
+    await this.options.access.save(userId, at, ledger);
+  }
+
+  /**
+   * Reads again what the ledger covers, applies the differences and has them published. A ledger
+   * that an app syncs keeps its whole sync window; one only paged through keeps the newest page
+   * (older rows are read again when a page reaches them), so a reconciliation costs one call.
+   */
+  async reconcile(userId: string, platform: PlatformReads, at: LedgerSnapshot): Promise<void> {
+    const meta = at.meta!;
+    const ledger = await this.options.access.whole(userId, at);
+    if (meta.syncFrom !== undefined) {
+      const rows = await readWhole(platform, undefined, meta.syncFrom?.at);
+      ledger.replaceStretch(undefined, rows, meta.syncFrom, undefined);
+      ledger.coverOnly(meta.syncFrom);
+    } else {
+      const stretch = await readStretch(platform, undefined, undefined, undefined);
+      if (stretch.bound === undefined) return; // the platform made no progress: try again on the next read
+      ledger.replaceStretch(undefined, stretch.rows, stretch.bound, undefined);
+      ledger.coverOnly(stretch.bound);
+    }
+    ledger.meta.verifiedAt = at.snap.at;
+    const outcome = await this.options.access.save(userId, at, ledger);
+    if (outcome.outcome !== 'kept' || ledger.changes.length === 0) return;
+    const sync =
+      outcome.position === undefined
+        ? undefined
+        : { epoch: ledger.meta.epoch, from: outcome.position - 1, to: outcome.position };
+    const rows = new Map(
+      ledger.changes.flatMap((change) => {
+        const row = ledger.find(change.id);
+        return row ? [[change.id, row] as const] : [];
+      }),
+    );
+    await this.options.onReconciled?.(userId, ledger.changes, rows, sync);
+  }
+}

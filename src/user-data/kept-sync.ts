@@ -1,0 +1,190 @@
+import { LedgerBusyError, type KeptLedger } from './kept-ledger.js';
+import { readWhole, type PlatformReads } from './kept-platform.js';
+import type { LedgerAccess, LedgerSnapshot, LogBatch } from './ledger-access.js';
+import { coverageOf } from './ledger-meta.js';
+import { LedgerMovedError, selectPage } from './ledger-pages.js';
+import { coversDownTo, deeper, keyOf, windowBound, type KeptRow, type RowKey } from './ledger-rows.js';
+import { netChanges } from './ledger-sync.js';
+import { decodeSyncCursor, encodeSyncCursor, SyncCursorError, type SyncPosition } from './sync-cursor.js';
+import type { UserDataStore } from './user-data-store.js';
+
+/** What a sync answers: the rows to add or replace, the ids to remove, where to continue. */
+export interface SyncAnswer {
+  added: KeptRow[];
+  modified: KeptRow[];
+  removed: Array<{ id: string; accountId: string }>;
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+/**
+ * Plaid-style sync over the ledger. Without a cursor, the ledger is read whole for the window and
+ * its rows walked as `added`, page by page (each cursor a row's key: rows arriving meanwhile move
+ * nothing); the change log's position when the walk began is carried along, and once the walk ends
+ * the changes since then follow. Changes are net per id (see netChanges).
+ */
+export class KeptSync {
+  constructor(
+    private readonly store: UserDataStore,
+    private readonly access: LedgerAccess,
+    private readonly ledger: KeptLedger,
+  ) {}
+
+  async sync(
+    userId: string,
+    platform: PlatformReads,
+    cursor: string | undefined,
+    count: number,
+    start: number | undefined,
+  ): Promise<SyncAnswer> {
+    const position = cursor === undefined ? undefined : decodeSyncCursor(cursor);
+    const window = position ? (position.s ?? undefined) : start;
+    let reconciled = false;
+    for (let attempt = 0; attempt < 6; attempt += 1) {
+      try {
+        const at = await this.ready(userId, platform, window, position === undefined, reconciled);
+        reconciled ||= at === 'reconciled';
+        if (at === 'reconciled') continue;
+        if (!at) continue;
+        const epoch = at.meta!.epoch;
+        if (position && position.e !== epoch) throw new SyncCursorError('EXPIRED');
+        if (!position) {
+          const { head } = await this.store.readLog(userId, 0, 0);
+          return await this.walk(userId, at, { e: epoch, s: window ?? null, h: head }, count);
+        }
+        if (position.k) return await this.walk(userId, at, position, count);
+        return await this.changes(userId, at, position, count);
+      } catch (error) {
+        if (!(error instanceof LedgerMovedError)) throw error;
+      }
+    }
+    throw new LedgerBusyError();
+  }
+
+  /**
+   * The net changes in the log stretch `(from, to]` of `epoch` (what one event pushed): the rows
+   * as the ledger holds them now.
+   */
+  async range(
+    userId: string,
+    stretch: { epoch: string; from: number; to: number },
+    start: number | null,
+  ): Promise<Omit<SyncAnswer, 'hasMore'>> {
+    const { epoch, from, to } = stretch;
+    const at = await this.access.snapshot(userId, { head: 0 });
+    if (at.meta?.epoch !== epoch) throw new SyncCursorError('EXPIRED');
+    const batches = await this.batches(userId, epoch, from, to - from);
+    const net = netChanges(
+      batches.flatMap((batch) => batch.changes),
+      start ?? undefined,
+    );
+    return { ...(await this.rowsOf(userId, at, net)), nextCursor: encodeSyncCursor({ e: epoch, s: start, h: to }) };
+  }
+
+  /**
+   * The ledger ready to sync from: covering every account down to the window, marked as synced
+   * there (reconciliation keeps it so), and reconciled if older than the maximum age. Undefined
+   * when it changed meanwhile (read again).
+   */
+  private async ready(
+    userId: string,
+    platform: PlatformReads,
+    window: number | undefined,
+    starting: boolean,
+    reconciled: boolean,
+  ): Promise<LedgerSnapshot | 'reconciled' | undefined> {
+    const at = await this.access.snapshot(userId, { head: 0 });
+    if (!starting && !at.meta) throw new SyncCursorError('EXPIRED');
+    // Old, or an earlier release shares the store (its acknowledgements change no change log): read
+    // again, once per sync.
+    if (!reconciled && at.meta && this.ledger.isOld(at.meta, await this.store.trust())) {
+      await this.ledger.reconcile(userId, platform, at);
+      return 'reconciled';
+    }
+    const bound = at.meta && coverageOf(at.meta, undefined);
+    const marked = at.meta?.syncFrom !== undefined && coversDownTo(at.meta.syncFrom, window);
+    if (at.meta && bound !== undefined && coversDownTo(bound, window) && marked) return at;
+    if (!starting) throw new SyncCursorError('EXPIRED'); // the window is no longer kept current
+    const ledger = await this.access.whole(userId, at);
+    if (bound === undefined || !coversDownTo(bound, window)) {
+      const rows = await readWhole(platform, undefined, window);
+      ledger.replaceStretch(undefined, rows, windowBound(window), undefined);
+    }
+    ledger.meta.syncFrom = deeper(ledger.meta.syncFrom, windowBound(window));
+    await this.access.save(userId, at, ledger);
+    return undefined;
+  }
+
+  private async walk(userId: string, at: LedgerSnapshot, position: SyncPosition, count: number): Promise<SyncAnswer> {
+    const after: RowKey | undefined = position.k && { at: position.k[0], id: position.k[1] };
+    const page = await selectPage(at.meta!, this.access.reader(userId, at), {
+      start: position.s ?? undefined,
+      after,
+      first: count,
+    });
+    const last = page.rows.at(-1);
+    if (page.hasNextPage && last) {
+      const key = keyOf(last);
+      return {
+        added: page.rows,
+        modified: [],
+        removed: [],
+        nextCursor: encodeSyncCursor({ ...position, k: [key.at, key.id] }),
+        hasMore: true,
+      };
+    }
+    const { head } = await this.store.readLog(userId, 0, 0);
+    const next = { e: position.e, s: position.s, h: position.h };
+    return {
+      added: page.rows,
+      modified: [],
+      removed: [],
+      nextCursor: encodeSyncCursor(next),
+      hasMore: head > position.h,
+    };
+  }
+
+  private async changes(
+    userId: string,
+    at: LedgerSnapshot,
+    position: SyncPosition,
+    count: number,
+  ): Promise<SyncAnswer> {
+    const { head } = await this.store.readLog(userId, 0, 0);
+    if (position.h > head) throw new SyncCursorError('EXPIRED');
+    const batches = await this.batches(userId, position.e, position.h, Math.min(count, head - position.h));
+    const to = position.h + batches.length;
+    const net = netChanges(
+      batches.flatMap((batch) => batch.changes),
+      position.s ?? undefined,
+    );
+    return {
+      ...(await this.rowsOf(userId, at, net)),
+      nextCursor: encodeSyncCursor({ e: position.e, s: position.s, h: to }),
+      hasMore: to < head,
+    };
+  }
+
+  /** The log's batches after `after` (at most `limit`), all of `epoch` with no gap; else the cursor expired. */
+  private async batches(userId: string, epoch: string, after: number, limit: number): Promise<LogBatch[]> {
+    if (limit <= 0) return [];
+    const log = await this.store.readLog(userId, after, limit);
+    if (after + 1 < log.oldest && after < log.head) throw new SyncCursorError('EXPIRED');
+    const batches = log.entries.map((entry) => JSON.parse(entry.value) as LogBatch);
+    const whole = log.entries.every((entry, index) => entry.position === after + 1 + index);
+    if (!whole || log.entries.length < Math.min(limit, log.head - after) || batches.some((b) => b.epoch !== epoch))
+      throw new SyncCursorError('EXPIRED');
+    return batches;
+  }
+
+  private async rowsOf(
+    userId: string,
+    at: LedgerSnapshot,
+    net: ReturnType<typeof netChanges>,
+  ): Promise<Pick<SyncAnswer, 'added' | 'modified' | 'removed'>> {
+    if (net.added.length + net.modified.length === 0) return { added: [], modified: [], removed: net.removed };
+    const ledger = await this.access.whole(userId, at);
+    const rows = (ids: string[]) => ids.flatMap((id) => ledger.find(id) ?? []);
+    return { added: rows(net.added), modified: rows(net.modified), removed: net.removed };
+  }
+}
