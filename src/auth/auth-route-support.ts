@@ -3,7 +3,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { redirect, sendHtml } from '@open-finance-gateway/common/http/respond';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { authErrorPage } from './auth-pages.js';
-import { gatewayCookieNames } from './cookie-names.js';
+import { cookieNamesToSet, cookieValueOf } from './cookie-names.js';
 import { OAUTH_STATE_TTL_MS, type StateCheck } from './oauth-state-store.js';
 import { safeReturnTo } from './return-to.js';
 import { appendSetCookie } from './session-manager.js';
@@ -38,7 +38,8 @@ function sameMachineOtherName(host: string | undefined, publicOrigin: URL): bool
 }
 
 export function createAuthRouteSupport(options: AuthRouteSupport) {
-  const bindingCookie = () => gatewayCookieNames(options.publicUrl()).oauthBinding;
+  const bindingOf = (req: IncomingMessage) =>
+    cookieValueOf(parseCookies(req.headers.cookie ?? ''), options.publicUrl(), 'oauthBinding');
   const origin = () => new URL(options.publicUrl()).origin;
   return {
     origin,
@@ -66,23 +67,24 @@ export function createAuthRouteSupport(options: AuthRouteSupport) {
      * is bound to, so a state lifted from one browser's URL is useless in another.
      */
     bindBrowser(req: IncomingMessage, res: ServerResponse): string {
-      const existing = parseCookies(req.headers.cookie ?? '')[bindingCookie()];
+      const existing = bindingOf(req);
       if (existing && existing.length >= 32) return existing;
       const binding = randomToken();
-      appendSetCookie(
-        res,
-        serializeCookie(bindingCookie(), binding, {
-          httpOnly: true,
-          sameSite: 'lax',
-          secure: options.secureCookies,
-          path: '/',
-          maxAge: OAUTH_STATE_TTL_MS / 1000,
-        }),
-      );
+      for (const name of cookieNamesToSet(options.publicUrl(), 'oauthBinding'))
+        appendSetCookie(
+          res,
+          serializeCookie(name, binding, {
+            httpOnly: true,
+            sameSite: 'lax',
+            secure: options.secureCookies,
+            path: '/',
+            maxAge: OAUTH_STATE_TTL_MS / 1000,
+          }),
+        );
       return binding;
     },
 
-    bindingOf: (req: IncomingMessage) => parseCookies(req.headers.cookie ?? '')[bindingCookie()],
+    bindingOf,
 
     /** The page for a refused `state`, naming the likely cause. */
     refuseState(res: ServerResponse, reason: Extract<StateCheck, { ok: false }>['reason'], startAt: string): void {

@@ -26,3 +26,32 @@ export function gatewayCookieNames(publicUrl: string): GatewayCookieNames {
   last = { publicUrl, names };
   return names;
 }
+
+/**
+ * The names the previous version gave the same cookies, where they differ from this version's (on
+ * plain http with a port): `gw_session` and `gw_oauth`. While versions mix in a rolling deploy,
+ * this version sets each cookie under both names and reads its own name first, then the previous
+ * one, so a browser signed in on either version is signed in on the other. The next version sets
+ * and reads its own names alone (docs/operations/several-instances.md, "How versions roll").
+ */
+export function previousCookieNames(publicUrl: string): GatewayCookieNames | undefined {
+  const current = gatewayCookieNames(publicUrl);
+  return current.session === 'gw_session' || current.session.startsWith('__Host-')
+    ? undefined
+    : { session: 'gw_session', oauthBinding: 'gw_oauth' };
+}
+
+/** A cookie's value under this version's name, else under the previous version's (see previousCookieNames). */
+export function cookieValueOf(
+  cookies: Record<string, string | undefined>,
+  publicUrl: string,
+  which: keyof GatewayCookieNames,
+): string | undefined {
+  return cookies[gatewayCookieNames(publicUrl)[which]] ?? cookies[previousCookieNames(publicUrl)?.[which] ?? ''];
+}
+
+/** Every name a cookie is set and cleared under: this version's, and the previous version's where it differs. */
+export function cookieNamesToSet(publicUrl: string, which: keyof GatewayCookieNames): string[] {
+  const previous = previousCookieNames(publicUrl)?.[which];
+  return previous ? [gatewayCookieNames(publicUrl)[which], previous] : [gatewayCookieNames(publicUrl)[which]];
+}

@@ -136,8 +136,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
       headers: IncomingHttpHeaders,
       authorization: string | undefined = headers.authorization,
     ): Promise<Authentication | undefined> {
-      const hasCookie =
-        headers.cookie !== undefined && parseCookies(headers.cookie)[options.sessions.cookieName] !== undefined;
+      const hasCookie = headers.cookie !== undefined && options.sessions.hasCookie(parseCookies(headers.cookie));
       if (authorization === undefined) {
         if (!hasCookie) return undefined;
         const session = await options.sessions.read({ headers });

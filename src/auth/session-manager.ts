@@ -3,7 +3,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { newSessionSecret, sessionKeyOfSecret } from '../redis/redis-keys.js';
-import { gatewayCookieNames } from './cookie-names.js';
+import { cookieNamesToSet, cookieValueOf, gatewayCookieNames } from './cookie-names.js';
 import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
@@ -62,9 +62,9 @@ export class SessionManager {
     options.endings?.onRemoteEnded((userId, keys) => this.notify(userId, keys));
   }
 
-  /** The session cookie's name at this gateway's public URL (gw_session_4000, __Host-gw_session). */
-  get cookieName(): string {
-    return gatewayCookieNames(this.options.publicUrl()).session;
+  /** Whether the request's cookies hold a session cookie (under either name while versions mix). */
+  hasCookie(cookies: Record<string, string | undefined>): boolean {
+    return cookieValueOf(cookies, this.options.publicUrl(), 'session') !== undefined;
   }
 
   private get secure(): boolean {
@@ -93,16 +93,7 @@ export class SessionManager {
       expiresAt: now + this.options.maxAgeMs,
       lastSeenAt: now,
     });
-    appendSetCookie(
-      res,
-      serializeCookie(this.cookieName, signValue(secret, this.options.secret), {
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: this.secure,
-        path: '/',
-        maxAge: Math.floor(this.options.maxAgeMs / 1000),
-      }),
-    );
+    this.setCookie(res, signValue(secret, this.options.secret), Math.floor(this.options.maxAgeMs / 1000));
   }
 
   /**
@@ -185,16 +176,16 @@ export class SessionManager {
 
   /** Tells the browser to drop its session cookie (the session itself is already gone). */
   clearCookie(res: ServerResponse): void {
-    appendSetCookie(
-      res,
-      serializeCookie(this.cookieName, '', {
-        httpOnly: true,
-        sameSite: 'lax',
-        secure: this.secure,
-        path: '/',
-        maxAge: 0,
-      }),
-    );
+    this.setCookie(res, '', 0);
+  }
+
+  /** The session cookie, under every name it goes by while versions mix (cookie-names.ts). */
+  private setCookie(res: ServerResponse, value: string, maxAge: number): void {
+    for (const name of cookieNamesToSet(this.options.publicUrl(), 'session'))
+      appendSetCookie(
+        res,
+        serializeCookie(name, value, { httpOnly: true, sameSite: 'lax', secure: this.secure, path: '/', maxAge }),
+      );
   }
 
   /** The distinct platform tokens held in a user's live sessions. */
@@ -259,7 +250,7 @@ export class SessionManager {
 
   private signedCookieOf(req: WithHeaders): string | undefined {
     const header = req.headers.cookie;
-    return header ? parseCookies(header)[this.cookieName] : undefined;
+    return header ? cookieValueOf(parseCookies(header), this.options.publicUrl(), 'session') : undefined;
   }
 
   private keyOf(req: WithHeaders): string | undefined {

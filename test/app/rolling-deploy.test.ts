@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deployment, postWebhook, readKept, routingState, signInVia } from '../support/deployment.js';
+import { deployment, graphql, postWebhook, readKept, routingState, signInVia } from '../support/deployment.js';
 import type { Instance } from '../support/instances.js';
 import { PREVIOUS_RELEASE, previousRelease } from '../support/previous-release.js';
 import { REDIS_URL } from '../support/redis.js';
@@ -96,6 +96,36 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
         served = platformReads() === before;
       }
       expect(served).toBe(true);
+    },
+    240_000,
+  );
+});
+
+describe('a rolling deploy keeps everyone signed in and connected', () => {
+  const previous = previousRelease(PREVIOUS_RELEASE);
+  /** Sign-in and consent start on one version and land on another; then each version serves the user. */
+  const PATHS = [
+    { start: 'previous', finish: 'previous' },
+    { start: 'this', finish: 'this' },
+    { start: 'previous', finish: 'this' },
+    { start: 'this', finish: 'previous' },
+  ] as const;
+  it.skipIf('missing' in previous).each(PATHS)(
+    `signed in and connected from the $start version to the $finish (${PREVIOUS_RELEASE} and this one), the user is served by both with no new sign-in or consent`,
+    async ({ start, finish }) => {
+      const earlier = 'entry' in previous ? previous.entry : undefined;
+      const deployed = await deployment(2, { REDIS_URL }, [earlier, undefined]);
+      const [old, current] = deployed.instances as [Instance, Instance];
+      const of = (version: 'previous' | 'this') => (version === 'previous' ? old : current);
+      const me = async (instance: Instance) => {
+        const answer = await graphql(deployed, instance);
+        expect(answer.status, `${instance.name}: ${JSON.stringify(answer.body)}`).toBe(200);
+        return (answer.body as { data: { me: { id: string } } }).data.me.id;
+      };
+      // The session's cookie, the session and the bank connection were each written by one version
+      // (the consent's by the one it finished on): every read below reaches the platform with them.
+      const userId = await signInVia(deployed, of(start), of(finish));
+      expect([await me(old), await me(current), await me(old)]).toEqual([userId, userId, userId]);
     },
     240_000,
   );

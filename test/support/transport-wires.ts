@@ -13,7 +13,7 @@ export const TRANSPORT_NAMES: TransportName[] = ['http', 'graphql-ws', 'multipar
 
 /** How a client says who it is: a session cookie, an access token, both, neither, or headers of its own. */
 export interface Credential {
-  /** `gw_session=…`: sent on every HTTP request and the socket's upgrade. */
+  /** The session cookie (`gw_session_<port>=…`): sent on every HTTP request and the socket's upgrade. */
   cookie?: string;
   /** `Bearer …` (or anything else, for malformed ones): the header, or the socket's `connection_init`. */
   authorization?: string;

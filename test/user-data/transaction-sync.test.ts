@@ -5,6 +5,7 @@ import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { multipartSubscription, sseSubscription } from '../support/http-streams.js';
 import { redisUserDataEnv, testPrefix, testRedis, USER_DATA_STORES } from '../support/redis.js';
+import { sessionCookie } from '../support/session-cookie.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -193,7 +194,7 @@ describe.each(USER_DATA_STORES)('transaction sync (%s)', (_name, env) => {
     const { browser, userId, state } = await signedInUser(gateway);
     const at = platform(gateway, userId, state);
     const { cursor } = await syncAll(gateway, browser, undefined, 500);
-    const cookie = `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+    const cookie = sessionCookie(browser, gateway.url);
     const started = gateway.subscriptionsStarted(2, 'TRANSACTION_SYNC');
     const streams = [
       multipartSubscription(gateway, { cookie }, SYNC_EVENTS, { cursor }).reader,

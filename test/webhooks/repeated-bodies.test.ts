@@ -3,6 +3,7 @@ import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { multipartSubscription, sseSubscription, type StreamReader } from '../support/http-streams.js';
 import { REDIS_URL, testPrefix, tokenKeysSetting, USER_DATA_STORES } from '../support/redis.js';
+import { sessionCookie } from '../support/session-cookie.js';
 import { socketClient, subscribe } from '../support/sockets.js';
 import { deliver, signedHeaders, signedInUser } from '../support/webhooks.js';
 
@@ -30,8 +31,7 @@ const balanceChanged = (state: string, accountId: string) =>
     updated_fields: ['balance'],
   });
 
-const cookieOf = (gateway: TestGateway, browser: Browser) =>
-  `gw_session=${browser.cookie(new URL(gateway.url).host, 'gw_session')}`;
+const cookieOf = (gateway: TestGateway, browser: Browser) => sessionCookie(browser, gateway.url);
 
 /** The account's balance on every transport's subscription, each the next result it gives. */
 async function balancesSeen(
