@@ -47,6 +47,58 @@ interface UserDataCommands {
 const EVICTION_BATCH = 10;
 
 /**
+ * How a field is kept: deflated, then encrypted and bound to its user, field and write time. A
+ * change log batch is bound to the log, not its position: the position is the script's to give.
+ */
+function fieldCodec(cipher: EntryCipher) {
+  const binding = (userId: string, field: string, writtenAt: string) =>
+    `user-data:${userId}:${field.startsWith(FIELD.log(0).slice(0, -1)) ? 'log' : field}:${writtenAt}`;
+  return {
+    decode(userId: string, field: string, stored: string | null | undefined): Kept | undefined {
+      const dot = stored ? stored.indexOf('.') : -1;
+      if (!stored || dot < 0) return undefined;
+      const writtenAt = stored.slice(0, dot);
+      try {
+        const packed = cipher.decrypt(stored.slice(dot + 1), binding(userId, field, writtenAt));
+        return { value: inflateRawSync(Buffer.from(packed, 'base64')).toString('utf8'), writtenAt: Number(writtenAt) };
+      } catch {
+        return undefined; // a key no longer configured, or a value not written for this field: absent
+      }
+    },
+    encode(userId: string, field: string, value: string, at: number): string {
+      // Compressed before it is encrypted (JSON shrinks about fivefold; ciphertext would not).
+      const packed = deflateRawSync(Buffer.from(value, 'utf8')).toString('base64');
+      return `${at}.${cipher.encrypt(packed, binding(userId, field, String(at)))}`;
+    },
+  };
+}
+
+/** Records a user's bytes and, past the budget, drops the least recently written users. */
+function budgetKeeper(
+  options: RedisUserDataStoreOptions,
+  commands: UserDataCommands,
+  index: readonly [string, string, string],
+  hashOf: (tag: string) => string,
+) {
+  const { redis, clock } = options;
+  return async (tag: string, bytes: number): Promise<void> => {
+    const now = clock();
+    let total = await storeCall(() => commands.ofgUserDataIndex(...index, tag, bytes, now, now - options.retentionMs));
+    let evicted = 0;
+    while (total > options.budgetBytes) {
+      const oldest = (await storeCall(() => redis.zrange(index[0], '0', String(EVICTION_BATCH - 1)))).filter(
+        (t) => t !== tag,
+      );
+      if (oldest.length === 0) break;
+      for (const victim of oldest) await storeCall(() => redis.del(hashOf(victim)));
+      total = await storeCall(() => commands.ofgUserDataUnindex(...index, ...oldest));
+      evicted += oldest.length;
+    }
+    if (evicted > 0) options.onEviction?.('budget', evicted);
+  };
+}
+
+/**
  * On Redis, shared by every instance: one hash per user under the user's tag (see the scripts),
  * each field deflated, then AES-256-GCM encrypted and bound to its user, field and write time, so a
  * value moved to another user or field, or given another time, fails to decrypt and counts as
@@ -68,43 +120,9 @@ export function createRedisUserDataStore(options: RedisUserDataStoreOptions): Us
     `${keyPrefix}{user-data}:sizes`,
     `${keyPrefix}{user-data}:bytes`,
   ] as const;
-  // A change log batch is bound to the log, not its position: the position is the script's to give.
-  const binding = (userId: string, field: string, writtenAt: string) =>
-    `user-data:${userId}:${field.startsWith(FIELD.log(0).slice(0, -1)) ? 'log' : field}:${writtenAt}`;
+  const { decode, encode } = fieldCodec(cipher);
 
-  const decode = (userId: string, field: string, stored: string | null | undefined): Kept | undefined => {
-    const dot = stored ? stored.indexOf('.') : -1;
-    if (!stored || dot < 0) return undefined;
-    const writtenAt = stored.slice(0, dot);
-    try {
-      const packed = cipher.decrypt(stored.slice(dot + 1), binding(userId, field, writtenAt));
-      return { value: inflateRawSync(Buffer.from(packed, 'base64')).toString('utf8'), writtenAt: Number(writtenAt) };
-    } catch {
-      return undefined; // a key no longer configured, or a value not written for this field: absent
-    }
-  };
-  const encode = (userId: string, field: string, value: string, at: number) => {
-    // Compressed before it is encrypted (JSON shrinks about fivefold; ciphertext would not).
-    const packed = deflateRawSync(Buffer.from(value, 'utf8')).toString('base64');
-    return `${at}.${cipher.encrypt(packed, binding(userId, field, String(at)))}`;
-  };
-
-  /** Records the user's bytes and, past the budget, drops the least recently written users. */
-  const account = async (tag: string, bytes: number) => {
-    const now = clock();
-    let total = await storeCall(() => commands.ofgUserDataIndex(...index, tag, bytes, now, now - ttlMs));
-    let evicted = 0;
-    while (total > options.budgetBytes) {
-      const oldest = (await storeCall(() => redis.zrange(index[0], '0', String(EVICTION_BATCH - 1)))).filter(
-        (t) => t !== tag,
-      );
-      if (oldest.length === 0) break;
-      for (const victim of oldest) await storeCall(() => redis.del(hashOf(victim)));
-      total = await storeCall(() => commands.ofgUserDataUnindex(...index, ...oldest));
-      evicted += oldest.length;
-    }
-    if (evicted > 0) options.onEviction?.('budget', evicted);
-  };
+  const account = budgetKeeper(options, commands, index, hashOf);
 
   return {
     async read(userId, fields, topics, ledgerHead = 0) {
