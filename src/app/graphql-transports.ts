@@ -10,7 +10,7 @@ import { createCreationOnce } from '../idempotency/creation-once.js';
 import type { ScopedRouteRequest } from '../lib/request-scope.js';
 import { createUserCallLimiter } from '../loaders/user-call-limiter.js';
 import { createRequestContextFactory } from '../operation-core/context/request-context.js';
-import { createEventStreamContextFactory } from '../operation-core/context/session-access.js';
+import { createSubscriptionContextFactory } from '../operation-core/context/session-access.js';
 import { createLiveOperations, type LiveOperations } from '../operation-core/live-operations.js';
 import { createOperationCore, type LiveTransport, type OperationCore } from '../operation-core/operation-core.js';
 import { createApolloAdapter, type ApolloAdapter } from '../server/graphql-http/apollo.js';
@@ -124,7 +124,7 @@ function createRequestContext(
 function subscriptionContextsByTransport(deps: TransportDependencies) {
   const { config, state, metrics, clock, logger } = deps;
   const forTransport = (transport: LiveTransport) =>
-    createEventStreamContextFactory({
+    createSubscriptionContextFactory({
       sessions: state.sessions,
       mfa: config.mfa,
       publicUrl: deps.publicUrl,

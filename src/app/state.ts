@@ -77,8 +77,8 @@ export async function createState(
     userDataEvents: {
       onEviction: (reason, users) => metrics?.userDataEviction(reason, users),
       onUserBytes: (bytes) => metrics?.userDataBytes(bytes),
-      // A user's record started again: an instance of an earlier release acknowledged a webhook for them.
-      onForeignAcknowledgement: () => metrics?.userDataInvalidation('earlier_release'),
+      // A user's record started again: an instance of an earlier version acknowledged a webhook for them.
+      onForeignAcknowledgement: () => metrics?.userDataInvalidation('earlier_version'),
     },
   });
   undo.push(() => stores.close());

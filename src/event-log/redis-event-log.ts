@@ -29,7 +29,7 @@ export interface RedisEventLogOptions {
   logger: Logger;
   /** Per subscription. @default 100 */
   maxQueued?: number;
-  /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
+  /** How often each followed user's log is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
   /** Resolves once enough replicas hold a delivery's append (REDIS_WAIT_REPLICAS). @default no wait */
   waitForReplicas?: ReplicaWait;
@@ -41,12 +41,12 @@ export interface RedisEventLogOptions {
 }
 
 /**
- * The event log on Redis: one Stream per user (under the user's hash tag), trimmed by MINID to the
+ * The event log on Redis: one Redis Stream per user (under the user's hash tag), trimmed by MINID to the
  * retention, and one pub/sub channel per user that announces each appended event with its
  * payload. An instance subscribes to the channels of the users that have subscribers there (one
  * SUBSCRIBE per user, not per socket) and hands each event on with no further read. A gap (an
  * announcement whose previous id is not the last one seen, as after a reconnection) is filled
- * from the stream with XRANGE, so nothing is skipped and the order holds. Every command names one
+ * from the log with XRANGE, so nothing is skipped and the order holds. Every command names one
  * key, so the same code runs on a single server, behind Sentinel, and on a Cluster.
  */
 export function createRedisEventLog(options: RedisEventLogOptions): EventLog {
@@ -66,7 +66,7 @@ class RedisEventLog implements EventLog {
   async publish(userId: string, event: UserEvent): Promise<string> {
     const minId = `${this.options.clock() - this.options.retentionMs}`;
     return storeCall(() =>
-      this.commands.append(this.streamKey(userId), minId, JSON.stringify(event), this.channelOf(userId)),
+      this.commands.append(this.logKey(userId), minId, JSON.stringify(event), this.channelOf(userId)),
     );
   }
 
@@ -80,7 +80,7 @@ class RedisEventLog implements EventLog {
     const mark = deliveryMarkRedisKey(this.options.keyPrefix, { userId }, bodyHash);
     const id = await storeCall(() =>
       this.commands.appendDelivery(
-        this.streamKey(userId),
+        this.logKey(userId),
         mark,
         this.seenKey(userId),
         minId,
@@ -93,7 +93,7 @@ class RedisEventLog implements EventLog {
     );
     // A delivery found done was waited for by its own request; one found unchanged is waited for
     // here too, as its content's event may have been stored an instant ago by another.
-    if (id || content) await this.options.waitForReplicas?.(this.streamKey(userId));
+    if (id || content) await this.options.waitForReplicas?.(this.logKey(userId));
     return id ?? undefined;
   }
 
@@ -101,7 +101,7 @@ class RedisEventLog implements EventLog {
     const minId = `${this.options.clock() - this.options.retentionMs}`;
     const id = await storeCall(() =>
       this.commands.appendChange(
-        this.streamKey(userId),
+        this.logKey(userId),
         this.seenKey(userId),
         minId,
         JSON.stringify(event),
@@ -118,7 +118,7 @@ class RedisEventLog implements EventLog {
     const { redis, clock, retentionMs } = this.options;
     if (!CURSOR_FORM.test(cursor)) throw new CursorExpiredError();
     if (compareCursors(cursor, `${clock() - retentionMs}-0`) < 0) throw new CursorExpiredError();
-    const key = this.streamKey(userId);
+    const key = this.logKey(userId);
     const last = (await storeCall(() => redis.xrevrange(key, '+', '-', 'COUNT', 1)))[0]?.[0];
     if (last !== undefined && compareCursors(cursor, last) > 0) throw new CursorExpiredError();
     if (last === undefined && compareCursors(cursor, `${clock()}-0`) > 0) throw new CursorExpiredError();
@@ -135,7 +135,7 @@ class RedisEventLog implements EventLog {
     const queue = replayingSubscription({
       maxQueued: this.options.maxQueued ?? 100,
       follow: (deliver) => {
-        const { entry, ready } = this.reader.follow(channel, this.streamKey(userId), deliver);
+        const { entry, ready } = this.reader.follow(channel, this.logKey(userId), deliver);
         return {
           ready,
           stop: () => {
@@ -147,16 +147,16 @@ class RedisEventLog implements EventLog {
       after: subscribeOptions.after,
       checkCursor: (cursor) => this.checkCursor(userId, cursor),
       readAfter: async (cursor, limit) =>
-        (
-          await storeCall(() => this.options.redis.xrange(this.streamKey(userId), `(${cursor}`, '+', 'COUNT', limit))
-        ).map(([id, fields]) => decodeEntry(id, fields)),
+        (await storeCall(() => this.options.redis.xrange(this.logKey(userId), `(${cursor}`, '+', 'COUNT', limit))).map(
+          ([id, fields]) => decodeEntry(id, fields),
+        ),
     });
     this.open.add(queue);
     return queue;
   }
 
   async deleteUser(userId: string): Promise<void> {
-    await storeCall(() => this.commands.forget(this.streamKey(userId), this.options.retentionMs));
+    await storeCall(() => this.commands.forget(this.logKey(userId), this.options.retentionMs));
     await storeCall(() => this.options.redis.del(this.seenKey(userId)));
   }
 
@@ -166,11 +166,11 @@ class RedisEventLog implements EventLog {
     await this.reader.close();
   }
 
-  private streamKey(userId: string): string {
+  private logKey(userId: string): string {
     return userEventsKey(this.options.keyPrefix, userId);
   }
 
-  /** What the user's subscribers were last given of each object (digests only), beside their stream. */
+  /** What the user's subscribers were last given of each object (digests only), beside their log. */
   private seenKey(userId: string): string {
     return `${userKeys(this.options.keyPrefix, userId)}:seen`;
   }

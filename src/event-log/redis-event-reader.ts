@@ -11,11 +11,11 @@ export interface RedisEventReaderOptions {
   /** The instance's Redis listener (SUBSCRIBE), shared with the session-endings channel. */
   listener: RedisListener;
   logger: Logger;
-  /** How often each followed stream is checked for events whose announcement was lost. @default 30000 */
+  /** How often each followed user's log is checked for events whose announcement was lost. @default 30000 */
   reconcileIntervalMs?: number;
 }
 
-/** One user followed on this instance: their stream, and who here receives its events. */
+/** One user followed on this instance: their log (a Redis Stream), and who here receives its events. */
 export interface Followed {
   key: string;
   /** The last event handed on; announcements at or before it are skipped. */
@@ -27,7 +27,7 @@ export interface Followed {
   started: Promise<void>;
 }
 
-/** A stream entry (one field, `e`, the event's JSON) as the event it holds. */
+/** A Redis Stream entry (one field, `e`, the event's JSON) as the event it holds. */
 export function decodeEntry(id: string, fields: string[]): LoggedEvent {
   return { ...(JSON.parse(fields[1]!) as UserEvent), cursor: id };
 }
@@ -44,10 +44,10 @@ const RETRY_MAX_MS = 5_000;
 /**
  * The live side of the Redis event log on one instance: one SUBSCRIBE per followed user (not per
  * socket), each announced event handed on with no further read. A gap (an announcement whose
- * previous id is not the last one seen) is filled from the stream with XRANGE, so nothing is
+ * previous id is not the last one seen) is filled from the log with XRANGE, so nothing is
  * skipped and the order holds. The reader owns its subscriptions: whenever the listener
  * is ready again (reconnected, or on a Cluster moved to another node) it subscribes to every
- * followed channel and reads what each stream gained meanwhile.
+ * followed channel and reads what each log gained meanwhile.
  */
 export class RedisEventReader {
   /** By channel: who follows which user here. */
@@ -66,7 +66,7 @@ export class RedisEventReader {
     this.reconciler.unref();
   }
 
-  /** Starts following the stream `key` (announced on `channel`) for `deliver`: the entry joined, and when it started. */
+  /** Starts following the log `key` (announced on `channel`) for `deliver`: the entry joined, and when it started. */
   follow(
     channel: string,
     key: string,
@@ -111,14 +111,14 @@ export class RedisEventReader {
       chain: Promise.resolve(),
       started: Promise.resolve(),
     };
-    // Subscribed before the stream's end is read: an event appended in between is announced,
+    // Subscribed before the log's end is read: an event appended in between is announced,
     // and its announcement waits in the chain until the start position is known.
     created.started = created.chain = (async () => {
       await storeCall(() => listener.subscribe(channel));
       created.lastId = (await storeCall(() => redis.xrevrange(created.key, '+', '-', 'COUNT', 1)))[0]?.[0] ?? '0-0';
     })();
     // A failed start leaves no start position: the entry is dropped at once, with every
-    // subscriber waiting on it, so no later subscriber joins it and reads the stream from 0.
+    // subscriber waiting on it, so no later subscriber joins it and reads the log from 0.
     created.started.catch(() => {
       if (this.followed.get(channel) === created) this.followed.delete(channel);
     });
@@ -126,7 +126,7 @@ export class RedisEventReader {
     return created;
   }
 
-  /** Reads what the stream holds after the last event handed on (up to `until`, if given). */
+  /** Reads what the log holds after the last event handed on (up to `until`, if given). */
   private async catchUp(entry: Followed, until = '+'): Promise<void> {
     const entries = await storeCall(() => this.options.redis.xrange(entry.key, `(${entry.lastId}`, until));
     for (const [id, fields] of entries) handOn(entry, decodeEntry(id, fields));
@@ -149,7 +149,7 @@ export class RedisEventReader {
   private readonly onReady = (): void => this.recover('reconnected');
 
   /**
-   * Subscribes to every followed channel again, then reads what each stream gained after the last
+   * Subscribes to every followed channel again, then reads what each log gained after the last
    * event handed on. Once SUBSCRIBE has answered, every later append is announced here, and what
    * was appended before is in the read; the read joins the user's chain, and an announcement at or
    * before the last id handed on is skipped, so nothing is handed on twice. A failed SUBSCRIBE (a

@@ -2,10 +2,10 @@ import type { RedisClient } from '../redis/redis-client.js';
 import { DONE_MARK, KEPT_DATA_MARK } from '../redis/redis-keys.js';
 
 /**
- * Appends an event and announces it, atomically: XADD to the user's stream (trimmed by MINID) and
+ * Appends an event and announces it, atomically: XADD to the user's log (a Redis Stream, trimmed by MINID) and
  * PUBLISH of "<id>\n<previous id>\n<event>" on the user's channel. The previous id lets a reader
  * see that it missed an announcement (pub/sub drops messages while a connection is down) and
- * read the gap from the stream. One key per script, so it runs on a Cluster too. With
+ * read the gap from the log. One key per script, so it runs on a Cluster too. With
  * `markKeptData`, the entry carries the mark that says the user-data store was kept current before
  * the event was stored (see redis-user-data-scripts.ts): an instance with the store off marks nothing.
  */
@@ -72,8 +72,8 @@ return id
 `;
 
 /**
- * Forgets a user's events but keeps the emptied stream (with the last id it generated) for the
- * retention period: a stream recreated by DEL would restart its ids and could hand out a cursor
+ * Forgets a user's events but keeps the emptied log (with the last id it generated) for the
+ * retention period: a Redis Stream recreated by DEL would restart its ids and could hand out a cursor
  * again, within the same millisecond, so a client resuming from an old cursor would skip the new
  * events. The append script clears the expiry when events arrive again.
  */

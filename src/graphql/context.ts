@@ -100,11 +100,11 @@ export interface GatewayContext {
 }
 
 /**
- * What a subscription holds while its socket is idle: enough to open the user's event stream and
+ * What a subscription holds while its socket is idle: enough to subscribe to the user's event log and
  * to check, before each event, that the session is still live. Each event then executes with a
  * full GatewayContext of its own, so an idle subscription costs as little memory as possible.
  */
-export type EventStreamContext = Pick<GatewayContext, 'user' | 'eventLog' | 'logger' | 'access'> & {
+export type SubscriptionContext = Pick<GatewayContext, 'user' | 'eventLog' | 'logger' | 'access'> & {
   session: Pick<GatewayContext['session'], 'isLive'>;
   /**
    * Told once live delivery is in effect (metrics, and anyone waiting for it). One function for

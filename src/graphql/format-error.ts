@@ -27,7 +27,7 @@ import {
 /** What an error is, for both: the error a resolver threw, under graphql-js's and graphql-ws's wrappers. */
 function originalOf(error: unknown): { original: unknown; unwrapped: unknown } {
   const unwrapped = unwrapResolverError(error);
-  // graphql-ws wraps what a subscription's stream throws in a GraphQLError without a code.
+  // graphql-ws wraps what a subscription's results throw in a GraphQLError without a code.
   const wrapsCoded =
     unwrapped instanceof GraphQLError &&
     unwrapped.extensions?.code === undefined &&

@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import type { Logger } from '@open-finance-gateway/common/logger';
 import type { Session, SessionManager } from '../auth/session-manager.js';
-import type { EventStreamContext, GatewayContext } from '../graphql/context.js';
+import type { GatewayContext, SubscriptionContext } from '../graphql/context.js';
 import { formatError, reportExecutionErrors } from '../graphql/format-error.js';
 import type { OperationRules } from '../graphql/operation-rules.js';
 import type { DocumentRequest, TrustedDocuments } from '../graphql/trusted-documents.js';
@@ -58,7 +58,7 @@ export interface OperationCoreOptions {
   /** A query's, a mutation's or one subscription event's context (its own loaders and budgets). */
   createContext(session: Session, scope?: RequestScope, origin?: string): GatewayContext;
   /** What a subscription keeps for its life, per transport (its metrics carry the label). */
-  createSubscriptionContext(session: Session, transport: LiveTransport): EventStreamContext;
+  createSubscriptionContext(session: Session, transport: LiveTransport): SubscriptionContext;
   /** Told of each operation once answered, and of each refused before it ran (type `unknown`). */
   onOperation?: (transport: Transport, type: string, outcome: string) => void;
   logger: Logger;

@@ -18,7 +18,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * Like graphql-js's `subscribe`, but each event executes with a context of its own, so loaders,
  * caches and per-request budgets (the enrichment lookup limit) are per event, as for an HTTP
  * request, instead of living as long as the socket. The subscription's own context (which holds
- * the user's event stream) is used only to open the source stream. Identical subscriptions share
+ * the user's event log) is used only to open the event source. Identical subscriptions share
  * one execution of each event (see shared-executions).
  */
 export async function subscribePerEvent(

@@ -2,7 +2,7 @@ import { randomToken, sha256Hex } from '@open-finance-gateway/common/ids';
 
 /**
  * The key scheme every Redis store shares. Every key starts with REDIS_KEY_PREFIX; a user's keys
- * (sessions, bank connection, routing handle, event stream, delivery marks) also carry the user's
+ * (sessions, bank connection, routing handle, event log, delivery marks) also carry the user's
  * hash tag, `{u:<tag>}`, so a Redis Cluster keeps them in one slot and one script may touch
  * several. Each store adds its own suffix (`:sessions`, `:connection`, `:events`…) beside its code.
  */
@@ -55,20 +55,20 @@ export function userKeys(keyPrefix: string, userId: string): string {
   return taggedKeys(keyPrefix, userTag(userId));
 }
 
-/** A user's event stream (the event log on Redis); the user-data store reads it too, in the same slot. */
+/** A user's event log on Redis (a Redis Stream); the user-data store reads it too, in the same slot. */
 export function userEventsKey(keyPrefix: string, userId: string): string {
   return `${userKeys(keyPrefix, userId)}:events`;
 }
 
 /**
- * The field every event this release appends to a user's stream carries (its value: `1`): an
- * event without it was appended by an instance of an earlier release, which may not have kept
+ * The field every event this version appends to a user's event log carries (its value: `1`): an
+ * event without it was appended by an instance of an earlier version, which may not have kept
  * the user-data store current (see redis-user-data-scripts.ts).
  */
 export const KEPT_DATA_MARK = 'k';
 
 /**
- * The channel every instance's listener follows, of this release and of every earlier one that
+ * The channel every instance's listener follows, of this version and of every earlier one that
  * shares the Redis (session endings): its subscriber count is the number of live instances.
  */
 export const sessionEndedChannel = (keyPrefix: string) => `${keyPrefix}session-ended`;
@@ -79,7 +79,7 @@ export const deadLettersKey = (keyPrefix: string) => `${keyPrefix}dead-letters`;
 /**
  * Where a delivery's claim and "done" mark live: in the hash slot of what the delivery stores, so
  * one script can store it and mark it done. A user's under the user's tag, next to their event
- * stream. The dead letters' under a tag that is the whole list key (`{<prefix>dead-letters}`),
+ * log. The dead letters' under a tag that is the whole list key (`{<prefix>dead-letters}`),
  * which Redis Cluster hashes exactly like the untagged list key itself.
  */
 export function deliveryMarkRedisKey(

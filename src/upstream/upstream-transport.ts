@@ -38,10 +38,10 @@ export function credentialsIn(request: UpstreamRequest): string[] {
   return values;
 }
 
-export async function readCapped(stream: AsyncIterable<Buffer>, limit: number, upstream: string): Promise<Buffer> {
+export async function readCapped(body: AsyncIterable<Buffer>, limit: number, upstream: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of body) {
     size += chunk.length;
     if (size > limit) {
       throw new UpstreamError(upstream, 'bad_response', `${upstream} response exceeded ${limit} bytes`);

@@ -48,7 +48,7 @@ export function patchedList(kept: Kept, accountId: string, account: KeptAccount 
   return [[FIELD.accounts, JSON.stringify(list), kept.writtenAt]];
 }
 
-/** The topics one account's change makes stale for any release: the account, the list, a running refresh. */
+/** The topics one account's change makes stale for any version: the account, the list, a running refresh. */
 export const accountTopics = (accountId: string) => [TOPIC.account(accountId), TOPIC.accounts, TOPIC.refresh];
 
 /** The topics one account's transactions' change makes stale: its pages, every all-accounts page, a running refresh. */

@@ -90,7 +90,7 @@ export class KeptLedger {
 
   /**
    * Whether the ledger must be reconciled before it is served: older than the maximum age, or read
-   * before (or while) an instance of an earlier release shared the store.
+   * before (or while) an instance of an earlier version shared the store.
    */
   isOld(meta: LedgerMeta, trust: KeptDataTrust): boolean {
     return (

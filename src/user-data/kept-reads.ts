@@ -94,7 +94,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   });
 
   /**
-   * Through the store unless it is being skipped, or an instance of an earlier release shares it
+   * Through the store unless it is being skipped, or an instance of an earlier version shares it
    * (then the platform answers); a store failure (or a ledger that will not hold still) falls back.
    */
   async function guarded<T>(kept: (trust: KeptDataTrust) => Promise<T>, fallback: () => Promise<T>): Promise<T> {

@@ -95,7 +95,7 @@ export class KeptSync {
   ): Promise<LedgerSnapshot | 'reconciled' | undefined> {
     const at = await this.access.snapshot(userId, { head: 0 });
     if (!starting && !at.meta) throw new SyncCursorError('EXPIRED');
-    // Old, or an earlier release shares the store (its acknowledgements change no change log): read
+    // Old, or an earlier version shares the store (its acknowledgements change no change log): read
     // again, once per sync.
     if (!reconciled && at.meta && this.ledger.isOld(at.meta, await this.store.trust())) {
       await this.ledger.reconcile(userId, platform, at);

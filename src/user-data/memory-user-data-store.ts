@@ -163,7 +163,7 @@ export function createMemoryUserDataStore(
       deleteUser(userId);
     },
 
-    // One instance, one release: what it keeps is always its own.
+    // One instance, one version: what it keeps is always its own.
     trust: async () => ({ mixed: false, since: 0 }),
 
     async oldestKept(userId) {

@@ -10,12 +10,12 @@ import type { KeptDataTrust } from './user-data-store.js';
 const CENSUS_MS = 1_000;
 
 /**
- * Which instances sharing the Redis keep the user-data store in this release's shape. Every
- * instance of every release listens on the session-ended channel; this release's also listen on
+ * Which instances sharing the Redis keep the user-data store in this version's shape. Every
+ * instance of every version listens on the session-ended channel; this version's also listen on
  * the shape's own channel, which is how it announces that it keeps the ledger current. Fewer
  * listeners on the second (summed over a Cluster's nodes: a listener is on one of them) means an
- * instance of an earlier release is live, which may acknowledge a webhook without changing what
- * this release keeps (the release before the store answers a repeated body `duplicate` and
+ * instance of an earlier version is live, which may acknowledge a webhook without changing what
+ * this version keeps (the version before the store answers a repeated body `duplicate` and
  * changes nothing at all). While that is so, kept data is not served, and once it ends, nothing
  * kept from before is served without being reconciled first: the last instant the census found a
  * mixed deployment is kept in Redis for every instance to read.

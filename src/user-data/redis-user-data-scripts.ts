@@ -8,14 +8,14 @@ import { KEPT_DATA_MARK } from '../redis/redis-keys.js';
  * `<writtenAt>.<ciphertext>`). The index (the least recently written users, each one's bytes, and
  * the total) lives in a slot of its own, updated by a second command.
  *
- * An earlier release may share the Redis during a rolling deploy, and may acknowledge a webhook
- * without keeping this record current (the release before the store kept nothing; the one before
- * the ledger drops what it knew of, but appends no change log). Every event this release appends
- * to a user's event stream carries the field `k`, so an event without it was stored by such an
+ * An earlier version may share the Redis during a rolling deploy, and may acknowledge a webhook
+ * without keeping this record current (the version before the store kept nothing; the one before
+ * the ledger drops what it knew of, but appends no change log). Every event this version appends
+ * to a user's event log carries the field `k`, so an event without it was stored by such an
  * instance: before any field is read or written, the scripts look at the events appended since
  * `lk` (the last one checked), and at the first that lacks it drop the whole record, epoch and
- * all. An earlier instance's acknowledgement therefore changes this release's record as surely as
- * its own: no read served after it is older. The stream is under the same user tag (one slot).
+ * all. An earlier instance's acknowledgement therefore changes this version's record as surely as
+ * its own: no read served after it is older. The event log is under the same user tag (one slot).
  */
 const STREAM_CHECK = `
 local function id_parts(id)
@@ -28,7 +28,7 @@ local function id_before(a, b)
   if am ~= bm then return am < bm end
   return as < bs
 end
-local function stream_info(name)
+local function log_info(name)
   if redis.call('EXISTS', KEYS[2]) == 0 then return '0-0' end
   local info = redis.call('XINFO', 'STREAM', KEYS[2])
   for i = 1, #info, 2 do
@@ -41,7 +41,7 @@ local function foreign_acks()
   if not lk then return true end
   if redis.call('EXISTS', KEYS[2]) == 0 then return false end
   local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
-  if (not first or id_before(lk, first[1])) and id_before(lk, stream_info('max-deleted-entry-id')) then return true end
+  if (not first or id_before(lk, first[1])) and id_before(lk, log_info('max-deleted-entry-id')) then return true end
   local last = lk
   repeat
     local entries = redis.call('XRANGE', KEYS[2], '(' .. last, '+', 'COUNT', 64)
@@ -55,15 +55,15 @@ local function foreign_acks()
 end
 local function start_record(epoch, ttl)
   redis.call('DEL', KEYS[1])
-  redis.call('HSET', KEYS[1], 'ep', epoch, 'lk', stream_info('last-generated-id'))
+  redis.call('HSET', KEYS[1], 'ep', epoch, 'lk', log_info('last-generated-id'))
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
 `;
 
 /**
  * The fields asked for and the stamp of the topics asked for (`<epoch>|<topic>=<generation>…`);
- * starts a record for a user with none, and starts it again after an earlier release's
- * acknowledgement. KEYS: the user's hash, their event stream. ARGV: a new epoch, the hash's time to
+ * starts a record for a user with none, and starts it again after an earlier version's
+ * acknowledgement. KEYS: the user's hash, their event log. ARGV: a new epoch, the hash's time to
  * live (ms), how many of the ledger's first blocks to add, the number of topics, the topics, the
  * fields. Returns {stamp, 1 if the record was started again, then field and value pairs}.
  */
@@ -100,7 +100,7 @@ return out
 
 /**
  * A mutation (see Mutation in user-data-store.ts), if the stamp still holds. KEYS: the user's hash,
- * their event stream. ARGV: the stamp, the mutation as JSON {put, bump, drop, log, order, mode},
+ * their event log. ARGV: the stamp, the mutation as JSON {put, bump, drop, log, order, mode},
  * the cap (bytes), the time to live (ms), the change log's kept length, a new epoch (for a record
  * started again). Returns {outcome, the user's bytes, 1 if their other fields were dropped, the
  * log position}.
@@ -180,7 +180,7 @@ return {'kept', bytes, made_room, position}
 
 /**
  * Bumps each topic's generation and drops its fields, with no compare-and-set (what an earlier
- * release's change does, and this one's when a change cannot be applied in place). A user with no
+ * version's change does, and this one's when a change cannot be applied in place). A user with no
  * hash has nothing kept and no read in flight that could write back (its epoch is gone). KEYS: the
  * user's hash. ARGV: the topics. Returns the user's bytes after, or -1 when there was no hash.
  */

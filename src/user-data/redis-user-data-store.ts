@@ -36,8 +36,8 @@ export interface RedisUserDataStoreOptions extends UserDataLimits, UserDataStore
 
 type Args = Array<string | number>;
 interface UserDataCommands {
-  ofgUserDataRead(hash: string, stream: string, ...args: Args): Promise<Array<string | number>>;
-  ofgUserDataApply(hash: string, stream: string, ...args: Args): Promise<[string, number, number, number]>;
+  ofgUserDataRead(hash: string, log: string, ...args: Args): Promise<Array<string | number>>;
+  ofgUserDataApply(hash: string, log: string, ...args: Args): Promise<[string, number, number, number]>;
   ofgUserDataDrop(hash: string, ...topics: string[]): Promise<number>;
   ofgUserDataIndex(lru: string, sizes: string, total: string, ...args: Args): Promise<number>;
   ofgUserDataUnindex(lru: string, sizes: string, total: string, ...tags: string[]): Promise<number>;

@@ -34,7 +34,7 @@ export interface Mutation {
   put?: ReadonlyArray<readonly [field: string, value: string | null, writtenAt?: number]>;
   /**
    * Topics changed: each generation moves on (a read that started before writes nothing back),
-   * and answers of the topic an earlier release kept (its transaction pages) are dropped; the
+   * and answers of the topic an earlier version kept (its transaction pages) are dropped; the
    * ledger's own fields stay unless written.
    */
   bump?: readonly string[];
@@ -83,7 +83,7 @@ export interface UserDataStore {
   deleteUser(userId: string): Promise<void>;
   /**
    * Whether kept data may be served now, and what is kept from before when (see redis-shape-census.ts):
-   * always in memory (one instance, one release).
+   * always in memory (one instance, one version).
    */
   trust(): Promise<KeptDataTrust>;
   /**
@@ -96,7 +96,7 @@ export interface UserDataStore {
 
 /**
  * Whether every instance sharing the store keeps it current (`mixed`: an instance of an earlier
- * release is live, so kept data is not served), and the instant before which what is kept must be
+ * version is live, so kept data is not served), and the instant before which what is kept must be
  * reconciled before it is served (the end of the last such period; 0 when there was none).
  */
 export interface KeptDataTrust {
@@ -112,7 +112,7 @@ export interface UserDataStoreEvents {
   onUserBytes?: (bytes: number) => void;
   /**
    * A user's whole store was dropped because an instance that does not keep it current (an earlier
-   * release) acknowledged a webhook for them.
+   * version) acknowledged a webhook for them.
    */
   onForeignAcknowledgement?: () => void;
 }
@@ -140,7 +140,7 @@ export const TOPIC = {
   refresh: 'rf',
   ledger: 'ta',
   account: (accountId: string) => `a:${digest(accountId)}`,
-  /** An account's transaction pages, which an earlier release keeps. */
+  /** An account's transaction pages, which an earlier version keeps. */
   accountPages: (accountId: string) => `t:${digest(accountId)}`,
 } as const;
 

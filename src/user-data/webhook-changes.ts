@@ -52,9 +52,9 @@ const ATTEMPTS = 6;
  * - TOKEN DELETE, and WEBHOOK_CANCELLED of ACCOUNT, TRANSACTION or TOKEN: everything (changes
  *   will no longer be announced); an ACCOUNT or TRANSACTION webhook naming no account: everything.
  * A change that cannot be made in place (the platform read failed, the user has no token, the
- * ledger kept changing) drops what it names instead, as the release before the ledger did. Other
+ * ledger kept changing) drops what it names instead, as the version before the ledger did. Other
  * types (payments, transfers, income) change nothing kept. Each change also moves on the
- * generations an earlier release's reads check, and drops that release's transaction pages.
+ * generations an earlier version's reads check, and drops that version's transaction pages.
  */
 export class WebhookChanges {
   private readonly access: LedgerAccess | undefined;

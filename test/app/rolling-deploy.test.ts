@@ -2,21 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { deployment, graphql, postWebhook, readKept, routingState, signInVia } from '../support/deployment.js';
 import type { Instance } from '../support/instances.js';
-import { PREVIOUS_RELEASE, previousRelease } from '../support/previous-release.js';
+import { PREVIOUS_VERSION, previousVersion } from '../support/previous-version.js';
 import { REDIS_URL } from '../support/redis.js';
 
 /**
- * The release this one rolls from, and the one before the store (edd116b: it keeps no user data,
+ * The version this one rolls from, and the one before the store (edd116b: it keeps no user data,
  * so it changes none when it acknowledges a webhook).
  */
-const RELEASES = [PREVIOUS_RELEASE, 'edd116b'].map((commit) => ({ commit, release: previousRelease(commit) }));
+const VERSIONS = [PREVIOUS_VERSION, 'edd116b'].map((commit) => ({ commit, version: previousVersion(commit) }));
 
-describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis', ({ commit, release }) => {
-  it.skipIf('missing' in release)(
-    `serves no read, on either release, older than a webhook either one acknowledged (from ${commit})`,
+describe.each(VERSIONS)('a rolling deploy: this version and $commit on one Redis', ({ commit, version }) => {
+  it.skipIf('missing' in version)(
+    `serves no read, on either version, older than a webhook either one acknowledged (from ${commit})`,
     async () => {
-      const earlier = 'entry' in release ? release.entry : undefined;
-      // A is the earlier release, B this one; both keep user data on the shared Redis.
+      const earlier = 'entry' in version ? version.entry : undefined;
+      // A is the earlier version, B this one; both keep user data on the shared Redis.
       const deployed = await deployment(2, { REDIS_URL, USER_DATA_STORE: 'redis' }, [earlier, undefined]);
       const [old, current] = deployed.instances as [Instance, Instance];
       const userId = await signInVia(deployed, current, current);
@@ -35,9 +35,9 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
 
       for (let round = 0; round < 6; round += 1) {
         const [first, second] = round % 2 === 0 ? [old, current] : [current, old];
-        await both(); // each release keeps what it read, in its own shape
+        await both(); // each version keeps what it read, in its own shape
 
-        // A balance change acknowledged by one release: neither serves the balance before it.
+        // A balance change acknowledged by one version: neither serves the balance before it.
         account.balance.current += 100;
         await deliver(first, {
           webhook_type: 'ACCOUNT',
@@ -66,7 +66,7 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
           expect(seen.all.nodes[0]!.id).toBe(added._id);
         }
 
-        // The bank withdraws it; the first release acknowledges: neither shows it any more.
+        // The bank withdraws it; the first version acknowledges: neither shows it any more.
         world.transactions.splice(world.transactions.indexOf(added), 1);
         await deliver(first, {
           webhook_type: 'TRANSACTION',
@@ -80,7 +80,7 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
         }
       }
 
-      // The deploy completes: the earlier instance stops. This release serves from its store again
+      // The deploy completes: the earlier instance stops. This version serves from its store again
       // (a read costs no platform call) once it has read anew what it kept while the other ran.
       old.process.kill('SIGTERM');
       await old.exited;
@@ -102,7 +102,7 @@ describe.each(RELEASES)('a rolling deploy: this release and $commit on one Redis
 });
 
 describe('a rolling deploy keeps everyone signed in and connected', () => {
-  const previous = previousRelease(PREVIOUS_RELEASE);
+  const previous = previousVersion(PREVIOUS_VERSION);
   /** Sign-in and consent start on one version and land on another; then each version serves the user. */
   const PATHS = [
     { start: 'previous', finish: 'previous' },
@@ -111,7 +111,7 @@ describe('a rolling deploy keeps everyone signed in and connected', () => {
     { start: 'this', finish: 'previous' },
   ] as const;
   it.skipIf('missing' in previous).each(PATHS)(
-    `signed in and connected from the $start version to the $finish (${PREVIOUS_RELEASE} and this one), the user is served by both with no new sign-in or consent`,
+    `signed in and connected from the $start version to the $finish (${PREVIOUS_VERSION} and this one), the user is served by both with no new sign-in or consent`,
     async ({ start, finish }) => {
       const earlier = 'entry' in previous ? previous.entry : undefined;
       const deployed = await deployment(2, { REDIS_URL }, [earlier, undefined]);

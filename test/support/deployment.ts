@@ -28,7 +28,7 @@ export type PaymentEvent = {
 export async function deployment(
   count: number,
   redis: Record<string, string> = { REDIS_URL },
-  /** Each instance's build (an earlier release's entry, see previous-release.ts); this checkout's when absent. */
+  /** Each instance's build (an earlier version's entry, see previous-version.ts); this checkout's when absent. */
   entries: ReadonlyArray<string | undefined> = [],
 ) {
   const sandbox = await startSharedSandbox();

@@ -132,7 +132,7 @@ export async function startInstance(
   name: string,
   env: Record<string, string>,
   port?: number,
-  /** Another build's entry (an earlier release, see previous-release.ts); this checkout's build by default. */
+  /** Another build's entry (an earlier version, see previous-version.ts); this checkout's build by default. */
   entry = GATEWAY_ENTRY,
 ): Promise<Instance> {
   const child = spawn(process.execPath, [entry], {

@@ -39,7 +39,7 @@ const row = (id: string, day: number): KeptRow => ({
 
 /**
  * A platform whose answers the test sets, counting calls; `hold()` makes the next call of a kind
- * wait until released, and tells when it began (its stamp was taken before it).
+ * wait until let go, and tells when it began (its stamp was taken before it).
  */
 function platform() {
   const world = { account: { _id: 'acc_1', balance: 1 } as Record<string, unknown>, rows: [row('trans_1', 1)] };
@@ -48,11 +48,11 @@ function platform() {
   const call = async <T>(kind: string, answer: () => T): Promise<T> => {
     calls.push(kind);
     if (held?.kind === kind) {
-      const { began, answer: released } = held;
+      const { began, answer: letGo } = held;
       held = undefined;
       const before = answer(); // what the platform said when the call was made
       began();
-      await released;
+      await letGo;
       return before;
     }
     return answer();
@@ -71,10 +71,10 @@ function platform() {
     reads,
     hold(kind: string) {
       let began!: () => void;
-      let release!: () => void;
+      let letGo!: () => void;
       const started = new Promise<void>((resolve) => (began = resolve));
-      held = { kind, began, answer: new Promise<void>((resolve) => (release = resolve)) };
-      return { started, release };
+      held = { kind, began, answer: new Promise<void>((resolve) => (letGo = resolve)) };
+      return { started, letGo };
     },
   };
 }
@@ -97,7 +97,7 @@ describe.each([
     await held.started;
     upstream.world.account = { _id: 'acc_1', balance: 2 };
     await new WebhookChanges(store).apply(u, 'ACCOUNT', 'UPDATE', { item_id: 'acc_1' }, upstream.reads);
-    held.release();
+    held.letGo();
     expect(await racing).toEqual({ _id: 'acc_1', balance: 1 });
     // Nothing older was written back: the webhook's own read is served, with no platform call.
     expect(await data.account('acc_1')).toEqual({ _id: 'acc_1', balance: 2 });
@@ -127,7 +127,7 @@ describe.each([
           ? { item_id: 'acc_1', removed_transactions: ['trans_1'] }
           : { item_id: 'acc_1', new_transaction_ids: ['trans_2'] };
       await new WebhookChanges(store).apply(u, 'TRANSACTION', code, payload, upstream.reads);
-      held.release();
+      held.letGo();
       // The page read before the webhook was not kept: the read made again answers.
       expect((await racing)!.rows.map((r) => r._id)).toEqual(after);
       const calls = upstream.calls.length;
@@ -145,7 +145,7 @@ describe.each([
     const racing = kept.forUser(u, () => upstream.reads).me();
     await held.started;
     await new WebhookChanges(store).apply(u, 'TOKEN', 'DELETE', { item_id: 'user_token_x' }, undefined);
-    held.release();
+    held.letGo();
     expect(await racing).toEqual({ _id: 'user_1' });
     expect(await store.oldestKept(u)).toBeUndefined();
   });

@@ -101,7 +101,7 @@ async function readThrough(store: UserDataStore, userId: string, field: string, 
 const valueOf = async (store: UserDataStore, userId: string, field: string) =>
   (await store.read(userId, [field], [])).values.get(field)?.value;
 
-const PAGE_OF_AN_EARLIER_RELEASE = `${TOPIC.ledger}|0123456789abcdef`;
+const PAGE_OF_AN_EARLIER_VERSION = `${TOPIC.ledger}|0123456789abcdef`;
 
 describe.each([
   ['memory', async () => memorySetup()],
@@ -170,16 +170,16 @@ describe.each([
     expect(await valueOf(other, u, FIELD.account('acc_1'))).toBe('{"balance":2}');
   });
 
-  it('a bump drops the earlier release\u2019s pages of its topic but keeps the ledger; a drop takes the topic whole', async () => {
+  it('a bump drops the earlier version\u2019s pages of its topic but keeps the ledger; a drop takes the topic whole', async () => {
     const { store, other } = await setup();
     const u = user();
-    const fields = [FIELD.ledgerMeta, FIELD.block(0), FIELD.log(1), PAGE_OF_AN_EARLIER_RELEASE, FIELD.me];
+    const fields = [FIELD.ledgerMeta, FIELD.block(0), FIELD.log(1), PAGE_OF_AN_EARLIER_VERSION, FIELD.me];
     const snap = await store.read(u, fields, [TOPIC.ledger]);
     await store.apply(u, snap, {
       put: [
         [FIELD.ledgerMeta, '{"meta":1}'],
         [FIELD.block(0), '[]'],
-        [PAGE_OF_AN_EARLIER_RELEASE, '{"items":[]}'],
+        [PAGE_OF_AN_EARLIER_VERSION, '{"items":[]}'],
         [FIELD.me, '{}'],
       ],
       log: '{"changes":1}',
@@ -276,7 +276,7 @@ describe.each([
 });
 
 describe('whether every instance keeps the store current', () => {
-  it('in memory: always (one instance, one release)', async () => {
+  it('in memory: always (one instance, one version)', async () => {
     expect(await memorySetup().store.trust()).toEqual({ mixed: false, since: 0 });
   });
 
@@ -285,7 +285,7 @@ describe('whether every instance keeps the store current', () => {
     let now = 1_000_000;
     const open = async () => {
       const { redis, listener } = await instanceRedis(SHARED_REDIS);
-      // This release's instance: its listener is on the channel every instance follows, and it announces the shape.
+      // This version's instance: its listener is on the channel every instance follows, and it announces the shape.
       await listener.subscribe(sessionEndedChannel(keyPrefix));
       const census = createShapeCensus({ redis, listener, keyPrefix, clock: () => now, logger });
       await census.announce();
@@ -293,7 +293,7 @@ describe('whether every instance keeps the store current', () => {
     };
     const census = await open();
     expect(await census.trust()).toEqual({ mixed: false, since: 0 });
-    // An instance of an earlier release starts: it follows session endings, and announces nothing.
+    // An instance of an earlier version starts: it follows session endings, and announces nothing.
     const earlier = testRedis();
     await earlier.subscribe(sessionEndedChannel(keyPrefix));
     now += 1_000; // past the census's second
@@ -376,17 +376,17 @@ describe('the user-data store on Redis, at rest', () => {
     expect(await valueOf(store, u, FIELD.account('acc_1'))).toBe('{"name":"one"}');
   });
 
-  it('starts a user\u2019s record again when an event in their stream was stored by an earlier release, which does not keep it current', async () => {
+  it('starts a user\u2019s record again when an event in their stream was stored by an earlier version, which does not keep it current', async () => {
     const { store, redis, keyPrefix } = await redisSetup();
     const u = user();
     const events = userEventsKey(keyPrefix, u);
-    await redis.xadd(events, '*', 'e', '{"type":"PAYMENT"}', KEPT_DATA_MARK, '1'); // this release's, before
+    await redis.xadd(events, '*', 'e', '{"type":"PAYMENT"}', KEPT_DATA_MARK, '1'); // this version's, before
     await readThrough(store, u, FIELD.accounts, '[{"_id":"acc_1","balance":1}]');
     const inFlight = await store.read(u, [FIELD.accounts], [TOPIC.accounts]);
-    // This release appends with the mark: the record stands.
+    // This version appends with the mark: the record stands.
     await redis.xadd(events, '*', 'e', '{"type":"ACCOUNT"}', KEPT_DATA_MARK, '1');
     expect(await valueOf(store, u, FIELD.accounts)).toBe('[{"_id":"acc_1","balance":1}]');
-    // An earlier release acknowledged an ACCOUNT UPDATE without changing this record.
+    // An earlier version acknowledged an ACCOUNT UPDATE without changing this record.
     await redis.xadd(events, '*', 'e', '{"type":"ACCOUNT","code":"UPDATE"}');
     expect(await valueOf(store, u, FIELD.accounts)).toBeUndefined();
     expect(await store.apply(u, inFlight, { put: [[FIELD.accounts, '[]']] })).toEqual({ outcome: 'stale' });

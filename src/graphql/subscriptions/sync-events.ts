@@ -1,6 +1,6 @@
 import { WEBHOOK_TYPES } from '@open-finance-gateway/common/webhook-events';
 import type { LoggedEvent } from '../../event-log/event-log.js';
-import type { EventStreamContext } from '../context.js';
+import type { SubscriptionContext } from '../context.js';
 import { userEvents } from './user-events.js';
 
 /**
@@ -33,7 +33,7 @@ const ANY_TYPE: ReadonlySet<string> = new Set(WEBHOOK_TYPES);
  * with SYNC_CURSOR_EXPIRED.
  */
 export async function syncEvents(
-  context: EventStreamContext,
+  context: SubscriptionContext,
   cursor: string,
 ): Promise<AsyncIterableIterator<SyncRoot>> {
   const live = await userEvents(context, 'TRANSACTION_SYNC', undefined, (event) => event.sync !== undefined, ANY_TYPE);

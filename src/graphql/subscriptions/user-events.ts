@@ -2,7 +2,7 @@ import type { WebhookType } from '@open-finance-gateway/common/webhook-events';
 import { CursorExpiredError, type LoggedEvent, type UserEvent } from '../../event-log/event-log.js';
 import { EventsDroppedError } from '../../event-log/subscription-queue.js';
 import { parseInstant } from '../../lib/instant.js';
-import type { EventStreamContext } from '../context.js';
+import type { SubscriptionContext } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 
 /**
@@ -22,7 +22,7 @@ export function eventsAbout(type: WebhookType, itemArg?: string) {
   return ({ context, args }: { context: unknown; args: Record<string, unknown> }) => {
     const item = itemArg ? args[itemArg] : undefined;
     return userEvents(
-      context as EventStreamContext,
+      context as SubscriptionContext,
       type,
       args.after as string | undefined,
       item ? (event) => event.payload.item_id === item : undefined,
@@ -31,7 +31,7 @@ export function eventsAbout(type: WebhookType, itemArg?: string) {
 }
 
 export async function userEvents(
-  context: EventStreamContext,
+  context: SubscriptionContext,
   type: WebhookType | 'TRANSACTION_SYNC',
   after: string | undefined,
   accept: (event: LoggedEvent) => boolean = () => true,
@@ -40,7 +40,7 @@ export async function userEvents(
 ): Promise<AsyncIterableIterator<LoggedEvent>> {
   const source = context.eventLog.subscribe(context.user.id, { after: after ?? undefined });
   // Answer the subscribe only once live delivery is in effect: an event published after that is
-  // never missed, and a log that cannot be reached is this operation's error, not a silent stream.
+  // never missed, and a log that cannot be reached is this operation's error, not a silent subscription.
   await source.started;
   context.onStarted?.(context.user.id, type);
   context.logger.debug({ userId: context.user.id, type }, 'subscription started');

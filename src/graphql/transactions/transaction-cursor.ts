@@ -31,7 +31,7 @@ export function cursorEncoder(filter: TransactionFilter): (position: Transaction
     Buffer.from(JSON.stringify(['k', position.at, position.id, (print ??= fingerprint(filter))])).toString('base64url');
 }
 
-/** The position a cursor names; undefined when it is malformed, from another filter, or from a release before these cursors. */
+/** The position a cursor names; undefined when it is malformed, from another filter, or from a version before these cursors. */
 export function decodeCursor(cursor: string, filter: TransactionFilter): TransactionPosition | undefined {
   try {
     const [kind, at, id, print] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];

@@ -6,7 +6,7 @@ import {
   SyncUnavailableError,
   type SyncPage,
 } from '../../loaders/transaction-sync.js';
-import type { EventStreamContext, GatewayContext } from '../context.js';
+import type { GatewayContext, SubscriptionContext } from '../context.js';
 import { ErrorCode, gatewayError } from '../errors.js';
 import { syncEvents, type SyncRoot } from '../subscriptions/sync-events.js';
 import { selectsRowEnrichment, settleEnrichments } from './row-enrichment.js';
@@ -77,7 +77,7 @@ export class TransactionSyncResolver {
     name: 'transactionsSync',
     description:
       'Pushes what changed since `cursor` (catching up first, with `hasMore` until it has), then each change as it is made, each with the cursor to resume from. On SYNC_CURSOR_EXPIRED, sync from the start and subscribe again.',
-    subscribe: ({ context, args }) => syncEvents(context as EventStreamContext, (args as { cursor: string }).cursor),
+    subscribe: ({ context, args }) => syncEvents(context as SubscriptionContext, (args as { cursor: string }).cursor),
   })
   async transactionsSyncEvents(
     @Root() root: SyncRoot,

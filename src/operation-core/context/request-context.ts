@@ -129,7 +129,7 @@ export function createRequestContextFactory(deps: RequestContextDependencies) {
     let core: CoreClient | undefined;
     const requestCore = () => (core ??= scope ? deps.core.forRequest(scope.requestId) : deps.core);
     // Built on first use: a request that enriches never needs the user client, and a
-    // subscription's own context only opens the event stream.
+    // subscription's own context only subscribes to the event log.
     const lazyParts: LazyParts = {
       loaders: () =>
         (loaders ??= createRequestLoaders(

@@ -4,7 +4,7 @@ import { mfaStatus } from '../../auth/app-sign-in.js';
 import type { Session, SessionManager } from '../../auth/session-manager.js';
 import type { GatewayConfig } from '../../config/config.js';
 import type { EventLog } from '../../event-log/event-log.js';
-import type { AccessState, EventStreamContext } from '../../graphql/context.js';
+import type { AccessState, SubscriptionContext } from '../../graphql/context.js';
 
 /** What a session's access and liveness are read from. */
 export interface SessionAccessDependencies {
@@ -82,8 +82,8 @@ export function accessStates(deps: Pick<SessionAccessDependencies, 'mfa' | 'cloc
   };
 }
 
-/** The lean context a subscription keeps for its life (see EventStreamContext). */
-export function createEventStreamContextFactory(
+/** The lean context a subscription keeps for its life (see SubscriptionContext). */
+export function createSubscriptionContextFactory(
   deps: Pick<SessionAccessDependencies, 'sessions' | 'clock' | 'eventLog' | 'logger' | 'mfa' | 'publicUrl'> & {
     /** A subscription's live delivery began. */
     onStarted?: (userId: string, type: string) => void;
@@ -92,7 +92,7 @@ export function createEventStreamContextFactory(
   },
 ) {
   const accessState = accessStates(deps);
-  return (session: Session): EventStreamContext => ({
+  return (session: Session): SubscriptionContext => ({
     user: { id: session.userId },
     access: accessState(session),
     eventLog: deps.eventLog,

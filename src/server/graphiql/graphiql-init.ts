@@ -69,7 +69,7 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
   }
   // A live result (subscription) is an async iterator: its values are checked, and its end by a
   // closed socket becomes the same message.
-  function watchedStream(result) {
+  function watchedResults(result) {
     var iterator = result[Symbol.asyncIterator]();
     var ended = false;
     var wrapped = {
@@ -88,7 +88,7 @@ export const GRAPHIQL_INIT_SCRIPT = `(function () {
     return wrapped;
   }
   function watchedResult(value) {
-    if (value && typeof value[Symbol.asyncIterator] === 'function') return watchedStream(value);
+    if (value && typeof value[Symbol.asyncIterator] === 'function') return watchedResults(value);
     return check(value);
   }
   // GraphiQL updates its parsed document and operation name a moment after an edit: a query

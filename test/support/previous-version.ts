@@ -3,18 +3,18 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The release this one rolls from: what shares the Redis with it during a rolling deploy. */
-export const PREVIOUS_RELEASE = '8c50a16';
+/** The version this one rolls from: what shares the Redis with it during a rolling deploy. */
+export const PREVIOUS_VERSION = '8c50a16';
 
 /**
- * The built entry (`dist/main.js`) of an earlier release, as operators run it, built once per
+ * The built entry (`dist/main.js`) of an earlier version, as operators run it, built once per
  * machine in the temporary directory from this repository's history (`git archive`), with this
  * checkout's installed packages (the same lock file) and its own common and sandbox packages.
  * Undefined, with the reason, when this clone does not have the commit (a shallow clone).
  */
-export function previousRelease(commit = PREVIOUS_RELEASE): { entry: string } | { missing: string } {
+export function previousVersion(commit = PREVIOUS_VERSION): { entry: string } | { missing: string } {
   const root = process.cwd();
-  const dir = join(tmpdir(), `ofg-release-${commit}`);
+  const dir = join(tmpdir(), `ofg-version-${commit}`);
   const entry = join(dir, 'dist', 'main.js');
   if (existsSync(join(dir, '.built'))) return { entry };
   try {
@@ -44,7 +44,7 @@ export function previousRelease(commit = PREVIOUS_RELEASE): { entry: string } | 
   return { entry };
 }
 
-/** This checkout's packages, linked; the release's own workspace packages in place of ours (relative: the tree moves). */
+/** This checkout's packages, linked; the version's own workspace packages in place of ours (relative: the tree moves). */
 function linkPackages(installed: string, target: string): void {
   mkdirSync(join(target, '@open-finance-gateway'), { recursive: true });
   for (const name of readdirSync(installed)) {
