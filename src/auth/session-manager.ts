@@ -3,7 +3,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { newSessionSecret, sessionKeyOfSecret } from '../redis/redis-keys.js';
-import { cookieNamesToSet, cookieValueOf, gatewayCookieNames } from './cookie-names.js';
+import { cookieNamesToSet, cookieValueOf } from './cookie-names.js';
 import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
