@@ -90,6 +90,14 @@ async function refusalOf(response: Response): Promise<Seen> {
   };
 }
 
+/**
+ * Hands the answer to `handle`; an answer the test let go of (aborted when it closed the operation,
+ * before or while it was read) is nothing more to read.
+ */
+function whenAnswered(response: Promise<Response>, handle: (answer: Response) => Promise<unknown>): void {
+  response.then(handle).catch(() => undefined);
+}
+
 function post(gateway: TestGateway, path: string, credential: Credential, accept: string, body: unknown) {
   const controller = new AbortController();
   const response = fetch(`${gateway.url}${path}`, {
@@ -105,7 +113,7 @@ function post(gateway: TestGateway, path: string, credential: Credential, accept
 function overHttp(gateway: TestGateway, credential: Credential, request: OperationRequest): Opened {
   const { response, abort } = post(gateway, '/graphql', credential, 'application/graphql-response+json', request);
   const queue = new Queue(abort);
-  void response.then(async (answer) => {
+  whenAnswered(response, async (answer) => {
     const seen = await refusalOf(answer);
     queue.push(seen);
     if (seen.kind === 'result') queue.push({ kind: 'complete' });
@@ -136,7 +144,7 @@ function overMultipart(gateway: TestGateway, credential: Credential, request: Op
   const accept = 'multipart/mixed;subscriptionSpec="1.0", application/json';
   const { response, abort } = post(gateway, '/graphql', credential, accept, request);
   const queue = new Queue(abort);
-  void response.then(async (answer) => {
+  whenAnswered(response, async (answer) => {
     if (!answer.headers.get('content-type')?.startsWith('multipart/mixed')) {
       const seen = await refusalOf(answer);
       queue.push(seen);
@@ -161,7 +169,7 @@ function overMultipart(gateway: TestGateway, credential: Credential, request: Op
 function overSse(gateway: TestGateway, credential: Credential, request: OperationRequest): Opened {
   const { response, abort } = post(gateway, '/graphql/stream', credential, 'text/event-stream', request);
   const queue = new Queue(abort);
-  void response.then(async (answer) => {
+  whenAnswered(response, async (answer) => {
     if (!answer.headers.get('content-type')?.startsWith('text/event-stream'))
       return queue.push(await refusalOf(answer));
     await readChunks(answer.body!, '\n\n', (event) => {
