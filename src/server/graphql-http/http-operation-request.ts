@@ -61,7 +61,8 @@ export function operationRequestOf(method: string, body: unknown, url: URL): Ope
  */
 export function coreDecides(request: OperationRequest, trusted: boolean): boolean {
   if (trusted) return true;
-  const persisted = isRecord(request.extensions) && request.extensions.persistedQuery !== undefined;
+  // As Apollo reads it: a falsy extension (null, false) is none.
+  const persisted = isRecord(request.extensions) && Boolean(request.extensions.persistedQuery);
   return typeof request.query === 'string' && !persisted;
 }
 
