@@ -41,6 +41,17 @@ export function previousCookieNames(publicUrl: string): GatewayCookieNames | und
     : { session: 'gw_session', oauthBinding: 'gw_oauth' };
 }
 
+/** A cookie's values under this version's name, then the previous version's (see previousCookieNames). */
+export function cookieValuesOf(
+  cookies: Record<string, string | undefined>,
+  publicUrl: string,
+  which: keyof GatewayCookieNames,
+): string[] {
+  return cookieNamesToSet(publicUrl, which)
+    .map((name) => cookies[name])
+    .filter((value): value is string => value !== undefined && value !== '');
+}
+
 /** A cookie's value under this version's name, else under the previous version's (see previousCookieNames). */
 export function cookieValueOf(
   cookies: Record<string, string | undefined>,

@@ -3,7 +3,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { newSessionSecret, sessionKeyOfSecret } from '../redis/redis-keys.js';
-import { cookieNamesToSet, cookieValueOf } from './cookie-names.js';
+import { cookieNamesToSet, cookieValueOf, cookieValuesOf } from './cookie-names.js';
 import type { SessionEndingsBus } from './session-endings.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { signValue, verifySignedValue } from './signed-cookie.js';
@@ -104,19 +104,17 @@ export class SessionManager {
     req: IncomingMessage,
     identity: { userId: string; authTime: number; amr: string[] },
   ): Promise<boolean> {
-    const key = this.keyOf(req);
-    const record = key ? await this.options.store.get(key) : undefined;
-    if (!key || !record || record.userId !== identity.userId) return false;
-    await this.options.store.set(key, { ...record, authTime: identity.authTime, amr: identity.amr });
+    const found = await this.found(req);
+    if (!found || found.record.userId !== identity.userId) return false;
+    await this.options.store.set(found.key, { ...found.record, authTime: identity.authTime, amr: identity.amr });
     return true;
   }
 
   /** The live session behind a request's cookie, if any; refreshes its idle timer. */
   async read(req: WithHeaders): Promise<Session | undefined> {
-    const key = this.keyOf(req);
-    if (!key) return undefined;
-    const record = await this.options.store.get(key);
-    if (!record) return undefined;
+    const found = await this.found(req);
+    if (!found) return undefined;
+    const { key, record } = found;
     const now = this.options.clock();
     // Writing on every request would cost a store round trip each time; a minute's slack is fine.
     if (now - record.lastSeenAt > 60_000) {
@@ -128,16 +126,14 @@ export class SessionManager {
 
   /** Ends the request's session (if any), clears its cookie and returns what it held. */
   async end(req: IncomingMessage, res: ServerResponse): Promise<SessionRecord | undefined> {
-    const key = this.keyOf(req);
-    let record: SessionRecord | undefined;
-    if (key) {
-      this.verifiedKeys.delete(this.signedCookieOf(req)!);
-      record = await this.options.store.get(key);
-      await this.options.store.delete(key);
-      if (record) this.emitEnded(record.userId, [key]);
+    const found = await this.found(req);
+    if (found) {
+      this.verifiedKeys.delete(found.signed);
+      await this.options.store.delete(found.key);
+      this.emitEnded(found.record.userId, [found.key]);
     }
     this.clearCookie(res);
-    return record;
+    return found?.record;
   }
 
   /** The store found a session past its lifetime: its sockets close like any ended session's. */
@@ -248,14 +244,23 @@ export class SessionManager {
     return () => this.listeners.delete(listener);
   }
 
-  private signedCookieOf(req: WithHeaders): string | undefined {
+  /**
+   * The live session a request's cookie names: under this version's cookie name, else under the
+   * previous version's (a rolling deploy: the previous version may have ended the session both
+   * names carried and started another under its own name).
+   */
+  private async found(req: WithHeaders): Promise<{ key: string; record: SessionRecord; signed: string } | undefined> {
     const header = req.headers.cookie;
-    return header ? cookieValueOf(parseCookies(header), this.options.publicUrl(), 'session') : undefined;
+    if (!header) return undefined;
+    for (const signed of cookieValuesOf(parseCookies(header), this.options.publicUrl(), 'session')) {
+      const key = this.keyOf(signed);
+      const record = key ? await this.options.store.get(key) : undefined;
+      if (key && record) return { key, record, signed };
+    }
+    return undefined;
   }
 
-  private keyOf(req: WithHeaders): string | undefined {
-    const signed = this.signedCookieOf(req);
-    if (!signed) return undefined;
+  private keyOf(signed: string): string | undefined {
     const known = this.verifiedKeys.get(signed);
     if (known !== undefined) return known;
     const secret = verifySignedValue(signed, this.options.secret);

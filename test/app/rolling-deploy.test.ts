@@ -129,4 +129,27 @@ describe('a rolling deploy keeps everyone signed in and connected', () => {
     },
     240_000,
   );
+
+  it.skipIf('missing' in previous)(
+    `keeps a user signed in who signs in again on the previous version (${PREVIOUS_VERSION}), which ends the session both cookie names carried`,
+    async () => {
+      const earlier = 'entry' in previous ? previous.entry : undefined;
+      const deployed = await deployment(2, { REDIS_URL }, [earlier, undefined]);
+      const [old, current] = deployed.instances as [Instance, Instance];
+      const userId = await signInVia(deployed, current, current);
+      // Signed in again on the previous version (the provider remembers the user): it ends the
+      // session its cookie names and sets a new one under its own name only.
+      let hop = await deployed.via(old).request(`${deployed.publicUrl}/auth/login`);
+      while (hop.location && !hop.location.startsWith(`${deployed.publicUrl}/auth/oidc/callback`))
+        hop = await deployed.browser.request(hop.location);
+      const landed = await deployed.via(old).request(hop.location!);
+      expect(landed.status, landed.text).toBe(303);
+      for (const instance of [current, old]) {
+        const answer = await graphql(deployed, instance);
+        expect(answer.status, `${instance.name}: ${JSON.stringify(answer.body)}`).toBe(200);
+        expect((answer.body as { data: { me: { id: string } } }).data.me.id).toBe(userId);
+      }
+    },
+    240_000,
+  );
 });
