@@ -82,7 +82,16 @@ async function openMany(count: number, open: () => Promise<Subscriber>): Promise
   return out;
 }
 
+/**
+ * Posts a signed webhook. An ACCOUNT UPDATE is a real change: the account's balance moves first, as
+ * the platform's would (a gateway that judges repeated bodies by what subscribers would receive
+ * publishes only a change).
+ */
 async function post(target: Measured, sandbox: Sandbox, payload: Record<string, unknown>): Promise<void> {
+  if (payload.webhook_type === 'ACCOUNT') {
+    const account = sandbox.world().accounts.find((row) => row._id === payload.item_id);
+    if (account?.balance) account.balance.current = Math.round((account.balance.current + 0.01) * 100) / 100;
+  }
   const { body, headers } = signedWebhook(sandbox, payload);
   const response = await fetch(`${target.url}/webhooks`, { method: 'POST', headers, body });
   await response.arrayBuffer();

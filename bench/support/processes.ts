@@ -4,7 +4,6 @@ import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { LOAD_USER_PASSWORD, type Sandbox } from '@open-finance-gateway/sandbox';
-import { gatewayCookieNames } from '../../src/auth/cookie-names.js';
 
 /** Helpers for benchmarks: processes under measurement, and what a browser would do. */
 
@@ -233,8 +232,10 @@ export async function signIn(
   await go(back.headers.get('location')!);
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const hook = sandbox.webhookSubscriptions().find((subscription) => subscription.userId === chosen);
-    const session = gatewayCookieNames(publicUrl).session;
-    if (hook?.state) return { cookie: `${session}=${cookies.get(session)}`, state: hook.state, userId: chosen };
+    // Every session cookie the gateway set: its own name, and an earlier version's (a build run beside it).
+    const session = [...cookies].filter(([name]) => /^(__Host-)?gw_session/.test(name));
+    if (hook?.state)
+      return { cookie: session.map(([k, v]) => `${k}=${v}`).join('; '), state: hook.state, userId: chosen };
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`no webhook subscription for ${chosen}`);
