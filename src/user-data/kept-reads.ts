@@ -79,7 +79,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   const access = new LedgerAccess(store, () => randomToken(8));
   const ledger = new KeptLedger({ access, clock, maxAgeMs, onReconciled: options.onTransactionsReconciled });
   const sync = new KeptSync(store, access, ledger);
-  const changes = new WebhookChanges(store);
+  const changes = new WebhookChanges(store, clock);
   let skipUntil = 0;
   const { readThrough, accounts, account } = createKeptAnswers({
     store,
@@ -151,7 +151,9 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
         syncRange: (stretch, start) => sync.range(userId, stretch, start),
       };
     },
-    accountRevoked: (userId, accountId) => changes.accountRemoved(userId, accountId),
+    async accountRevoked(userId, accountId) {
+      await changes.accountRemoved(userId, accountId);
+    },
     forget: (userId) => store.deleteUser(userId),
     async noteRefresh(userId, refresh) {
       const snap = await store.read(userId, [FIELD.refresh], [TOPIC.refresh]);

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { createKeptReads } from '../../src/user-data/kept-reads.js';
+import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
+import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
+
+describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, open) => {
+  it('an ACCOUNT UPDATE whose read stalled never overwrites a later one already applied: the newer balance stays', async () => {
+    const store = await open();
+    const changes = new WebhookChanges(store);
+    const u = keptUser();
+    const upstream = keptPlatform();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    await data.account('acc_1'); // kept (balance 1)
+
+    upstream.world.account = { _id: 'acc_1', balance: 5 };
+    const held = upstream.hold('account');
+    const first = changes.apply(
+      u,
+      'ACCOUNT',
+      'UPDATE',
+      { item_id: 'acc_1', updated_fields: ['balance'] },
+      upstream.reads,
+    );
+    await held.started; // W1 has read balance 5, and stalls
+    upstream.world.account = { _id: 'acc_1', balance: 9 };
+    const payload = { item_id: 'acc_1', updated_fields: ['balance', 'available'] };
+    await changes.apply(u, 'ACCOUNT', 'UPDATE', payload, upstream.reads); // W2 reads 9: applied, acknowledged
+    held.letGo();
+    await first;
+
+    const calls = upstream.calls.length;
+    expect(await data.account('acc_1')).toEqual({ _id: 'acc_1', balance: 9 });
+    expect(upstream.calls.length).toBe(calls); // served as kept
+  });
+
+  it('a DEFAULT_UPDATE whose by-id read stalled never overwrites a later one naming the same row', async () => {
+    const store = await open();
+    const changes = new WebhookChanges(store);
+    const u = keptUser();
+    const upstream = keptPlatform();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 1 } as never];
+    await data.transactions({ first: 10 }); // the ledger covers trans_1
+
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 5 } as never];
+    const named = { item_id: 'acc_1', new_transaction_ids: ['trans_1'] };
+    const held = upstream.hold('ids');
+    const first = changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    await held.started; // W1 has read amount 5, and stalls
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 9 } as never];
+    await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    held.letGo();
+    await first;
+
+    const calls = upstream.calls.length;
+    const page = await data.transactions({ first: 10 });
+    expect(page!.rows).toEqual([{ ...keptRow('trans_1', 1), amount: 9 }]);
+    expect(upstream.calls.length).toBe(calls);
+  });
+});
