@@ -69,12 +69,21 @@ export class KeptLedger {
     throw new LedgerBusyError();
   }
 
-  /** The rows by id: from the ledger where it holds them, the rest from the platform (not kept). */
-  async byIds(userId: string, platform: PlatformReads, ids: readonly string[]): Promise<KeptRow[]> {
+  /**
+   * The rows by id: from the ledger where it holds them, the rest from the platform (not kept); all
+   * from the platform while the ledger is to be reconciled (old, or marked stale by a webhook whose
+   * read failed).
+   */
+  async byIds(
+    userId: string,
+    platform: PlatformReads,
+    ids: readonly string[],
+    trust: KeptDataTrust,
+  ): Promise<KeptRow[]> {
     const { access } = this.options;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const at = await access.snapshot(userId, { head: 0 });
-      if (!at.meta) break;
+      if (!at.meta || this.isOld(at.meta, trust)) break;
       try {
         const ledger = await access.whole(userId, at);
         const found = ids.map((id) => ledger.find(id));

@@ -144,7 +144,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
           ),
         transactionsByIds: (ids) =>
           guarded(
-            () => ledger.byIds(userId, platform(), ids),
+            (trust) => ledger.byIds(userId, platform(), ids, trust),
             () => platform().getTransactionsByIds([...ids]),
           ),
         sync: (cursor, count, start) => sync.sync(userId, platform(), cursor, count, start),

@@ -28,6 +28,11 @@ export interface ChangePlan<T> {
   read?: () => Promise<T>;
   /** The fields to write, from what was read, the ledger (changed in place) and the kept fields. */
   edit(value: T, ledger: Ledger | undefined, kept: ReadonlyMap<string, Kept>): Mutation['put'] | void;
+  /**
+   * What stands for the change when the read failed, under the same compare-and-set (the ledger
+   * marked stale, say). Absent: nothing is written, and the caller drops what the webhook names.
+   */
+  unread?(ledger: Ledger | undefined, kept: ReadonlyMap<string, Kept>): Mutation['put'] | void;
 }
 
 export interface ChangeDone<T> {
@@ -57,8 +62,9 @@ export async function readOr<T>(read: () => Promise<T>): Promise<T | typeof FAIL
 /**
  * Applies a webhook's change, before it is acknowledged: snapshot (the stamp), then the platform
  * read, then the write under that stamp; a write made stale by another change starts again from a
- * new snapshot. A read that fails (or is too late to be made again) is handed back as FAILED, with
- * nothing written: the caller drops what the webhook names instead.
+ * new snapshot. A read that fails (or is too late to be made again) is handed back as FAILED, and
+ * `unread` written instead (without it, nothing: the caller drops what the webhook names). Only a
+ * change that keeps going stale drops the topics it names and the ledger.
  */
 export async function changeKept<T>(
   deps: { store: UserDataStore; access: LedgerAccess; clock: Clock },
@@ -78,10 +84,12 @@ export async function changeKept<T>(
       const at = await access.snapshot(userId, { topics: stamped, fields: accountFields, head: 0 });
       const whole = plan.ledger && at.meta ? await access.whole(userId, at) : undefined;
       if (!plan.read) value = undefined as T;
-      else if (value === undefined || clock() - started < REREAD_WITHIN_MS) value = await readOr(plan.read);
+      else if (value === undefined || (value !== FAILED && clock() - started < REREAD_WITHIN_MS))
+        value = await readOr(plan.read);
       else value = FAILED;
-      if (value === FAILED) return { value };
-      const put = plan.edit(value, whole, at.snap.values) ?? [];
+      if (value === FAILED && !plan.unread) return { value };
+      const put =
+        (value === FAILED ? plan.unread!(whole, at.snap.values) : plan.edit(value, whole, at.snap.values)) ?? [];
       const mutation: Mutation = { put, bump: plan.topics, durable: true };
       const done = whole
         ? await access.save(userId, at, whole, mutation)

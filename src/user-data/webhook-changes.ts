@@ -48,8 +48,9 @@ export function judgedByContent(type: string, code: string, payload: Record<stri
  *   and inserted or replaced in the ledger, in order; DELETE removes the rows named (no call);
  * - TOKEN DELETE, and WEBHOOK_CANCELLED of ACCOUNT, TRANSACTION or TOKEN: everything (changes
  *   will no longer be announced); an ACCOUNT or TRANSACTION webhook naming no account: everything.
- * A change that cannot be made in place (the platform read failed, the user has no token, the
- * ledger kept changing) drops what it names instead, as the version before the ledger did. Other
+ * A change whose read fails (the platform is down or slow, the user has no token) drops the
+ * account it names, or marks the ledger stale so that the next read reconciles it (its epoch and
+ * change log stay: no sync cursor expires); one that keeps going stale drops what it names. Other
  * types (payments, transfers, income) change nothing kept. Each change also moves on the
  * generations an earlier version's reads check, and drops that version's transaction pages.
  */
@@ -151,11 +152,13 @@ export class WebhookChanges {
       ledger: true,
       read: async () => (ids.length === 0 ? [] : await reachable(platform).getTransactionsByIds(ids)),
       edit: (read, ledger) => ledger?.upsert(read),
+      // The rows named are not known: the ledger is marked stale (the next read reconciles it),
+      // keeping its epoch and change log, so no app's sync cursor expires over one failed read.
+      unread: (ledger) => {
+        if (ledger) ledger.meta.verifiedAt = 0;
+      },
     });
-    if (rows === FAILED) {
-      await this.store?.drop(userId, topics);
-      return { marks: ids.map((id) => unknownMark('transaction', id)) };
-    }
+    if (rows === FAILED) return { marks: ids.map((id) => unknownMark('transaction', id)) };
     const marks = ids.map((id) => markOf('transaction', id, rows.find((row) => row._id === id) ?? GONE));
     return { marks, ...(sync ? { sync } : {}) };
   }

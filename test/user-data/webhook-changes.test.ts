@@ -58,3 +58,42 @@ describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, o
     expect(upstream.calls.length).toBe(calls);
   });
 });
+
+describe.each(KEPT_STORES)('a webhook whose platform read fails (%s)', (_name, open) => {
+  it('a DEFAULT_UPDATE for one account keeps the ledger and its change log: an earlier sync cursor still answers, and the next reads show the rows named', async () => {
+    const store = await open();
+    const changes = new WebhookChanges(store);
+    const u = keptUser();
+    const upstream = keptPlatform();
+    upstream.world.rows = [keptRow('trans_1', 3), keptRow('trans_a', 2, 'acc_2')];
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const first = await data.sync(undefined, 100, undefined);
+    expect(first.added.map((row) => row._id)).toEqual(['trans_1', 'trans_a']);
+
+    upstream.world.rows = [keptRow('trans_2', 4), ...upstream.world.rows];
+    upstream.fail('ids');
+    const named = { item_id: 'acc_1', new_transaction_ids: ['trans_2'] };
+    const outcome = await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    expect(outcome.marks?.[0]?.digest).toMatch(/^unknown:/);
+    upstream.fail(undefined);
+
+    // The next sync from the earlier cursor answers (it reconciles first): the row named, added.
+    const next = await data.sync(first.nextCursor, 100, undefined);
+    expect(next.added.map((row) => row._id)).toEqual(['trans_2']);
+    expect(next.removed).toEqual([]);
+    const page = await data.transactions({ first: 10 });
+    expect(page!.rows.map((row) => row._id)).toEqual(['trans_2', 'trans_1', 'trans_a']);
+    // A by-id read of the ledger made stale goes to the platform, never to the rows kept before.
+    upstream.world.rows[1] = { ...keptRow('trans_1', 3), amount: 7 } as never;
+    upstream.fail('ids');
+    await changes.apply(
+      u,
+      'TRANSACTION',
+      'DEFAULT_UPDATE',
+      { item_id: 'acc_1', new_transaction_ids: ['trans_1'] },
+      upstream.reads,
+    );
+    upstream.fail(undefined);
+    expect(await data.transactionsByIds(['trans_1'])).toEqual([{ ...keptRow('trans_1', 3), amount: 7 }]);
+  });
+});
