@@ -22,13 +22,6 @@ export class SyncCursorExpiredError extends Error {
   }
 }
 
-/** The stretch of a user's ledger change log one event's change went to. */
-export interface SyncStretch {
-  epoch: string;
-  from: number;
-  to: number;
-}
-
 /** One answer of a sync: rows to add and to replace (by id), ids to remove, and where to continue. */
 export interface SyncPage {
   added: PlatformTransaction[];
@@ -41,8 +34,6 @@ export interface SyncPage {
 export interface TransactionsSync {
   /** What changed since `cursor` (everything in the window when there is none), `count` rows at most. */
   since(cursor: string | undefined, count: number, start: Date | undefined): Promise<SyncPage>;
-  /** The changes one event announced, for a sync that started at `cursor` (its window). */
-  stretch(stretch: SyncStretch, cursor: string): Promise<Omit<SyncPage, 'hasMore'>>;
   /** Throws SyncCursorExpiredError for a cursor that cannot be continued from. */
   check(cursor: string): void;
 }
@@ -77,12 +68,6 @@ export function syncOf(kept: UserKeptData | undefined): TransactionsSync {
   return {
     async since(cursor, count, start) {
       return asPage(await store().sync(cursor, count, start?.getTime()).catch(expired));
-    },
-    async stretch(stretch, cursor) {
-      const position = positionOf(cursor);
-      // A change of another epoch: the app's copy was made from a ledger since dropped or reset.
-      if (position.e !== stretch.epoch) expired(new SyncCursorError('EXPIRED'));
-      return asPage(await store().syncRange(stretch, position.s).catch(expired));
     },
     check(cursor) {
       store();

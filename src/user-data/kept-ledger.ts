@@ -4,7 +4,8 @@ import { LedgerAccess, type LedgerSnapshot } from './ledger-access.js';
 import { coverageOf, type LedgerMeta } from './ledger-meta.js';
 import { LedgerMovedError, selectPage, type PageAnswer, type PageQuery } from './ledger-pages.js';
 import type { KeptRow, LedgerChange } from './ledger-rows.js';
-import type { KeptDataTrust } from './user-data-store.js';
+import type { Ledger } from './ledger.js';
+import type { ApplyOutcome, KeptDataTrust } from './user-data-store.js';
 
 /**
  * Told of what a reconciliation found and applied, to publish it as changes: the changes, the rows
@@ -138,7 +139,14 @@ export class KeptLedger {
       ledger.coverOnly(stretch.bound);
     }
     ledger.meta.verifiedAt = at.snap.at;
-    const outcome = await this.options.access.save(userId, at, ledger);
+    await this.announce(userId, ledger, await this.options.access.save(userId, at, ledger));
+  }
+
+  /**
+   * Has the changes a read found at the platform (a reconciliation, a sync's first read) published
+   * as the webhooks that would have announced them, once they are kept.
+   */
+  async announce(userId: string, ledger: Ledger, outcome: ApplyOutcome): Promise<void> {
     if (outcome.outcome !== 'kept' || ledger.changes.length === 0) return;
     const sync =
       outcome.position === undefined

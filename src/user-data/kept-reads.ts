@@ -47,11 +47,6 @@ export interface UserKeptData {
   transactionsByIds(ids: readonly string[]): Promise<KeptRow[]>;
   /** Throws SyncCursorError for a cursor that cannot be continued from. */
   sync(cursor: string | undefined, count: number, start: number | undefined): Promise<SyncAnswer>;
-  /** The changes one event announced (its stretch of the change log), in a window. */
-  syncRange(
-    stretch: { epoch: string; from: number; to: number },
-    start: number | null,
-  ): Promise<Omit<SyncAnswer, 'hasMore'>>;
 }
 
 export interface KeptReads {
@@ -148,7 +143,6 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
             () => platform().getTransactionsByIds([...ids]),
           ),
         sync: (cursor, count, start) => sync.sync(userId, platform(), cursor, count, start),
-        syncRange: (stretch, start) => sync.range(userId, stretch, start),
       };
     },
     async accountRevoked(userId, accountId) {

@@ -62,26 +62,6 @@ export class KeptSync {
   }
 
   /**
-   * The net changes in the log stretch `(from, to]` of `epoch` (what one event pushed): the rows
-   * as the ledger holds them now.
-   */
-  async range(
-    userId: string,
-    stretch: { epoch: string; from: number; to: number },
-    start: number | null,
-  ): Promise<Omit<SyncAnswer, 'hasMore'>> {
-    const { epoch, from, to } = stretch;
-    const at = await this.access.snapshot(userId, { head: 0 });
-    if (at.meta?.epoch !== epoch) throw new SyncCursorError('EXPIRED');
-    const batches = await this.batches(userId, epoch, from, to - from);
-    const net = netChanges(
-      batches.flatMap((batch) => batch.changes),
-      start ?? undefined,
-    );
-    return { ...(await this.rowsOf(userId, at, net)), nextCursor: encodeSyncCursor({ e: epoch, s: start, h: to }) };
-  }
-
-  /**
    * The ledger ready to sync from: covering every account down to the window, marked as synced
    * there (reconciliation keeps it so), and reconciled if older than the maximum age. Undefined
    * when it changed meanwhile (read again).
@@ -111,7 +91,9 @@ export class KeptSync {
       ledger.replaceStretch(undefined, rows, windowBound(window), undefined);
     }
     ledger.meta.syncFrom = deeper(ledger.meta.syncFrom, windowBound(window));
-    await this.access.save(userId, at, ledger);
+    // Rows the ledger covered that the platform now lists otherwise are changes: published like a
+    // reconciliation's, so other devices' sync subscriptions push them now.
+    await this.ledger.announce(userId, ledger, await this.access.save(userId, at, ledger));
     return undefined;
   }
 
