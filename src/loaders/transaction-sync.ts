@@ -1,4 +1,5 @@
 import type { PlatformTransaction } from '../upstream/platform-types.js';
+import { LedgerBusyError } from '../user-data/kept-ledger.js';
 import type { UserKeptData } from '../user-data/kept-reads.js';
 import type { SyncAnswer } from '../user-data/kept-sync.js';
 import { decodeSyncCursor, SyncCursorError } from '../user-data/sync-cursor.js';
@@ -8,6 +9,20 @@ export class SyncUnavailableError extends Error {
   constructor() {
     super('This gateway keeps no user data (USER_DATA_STORE=off), so it cannot sync: read pages with `transactions`.');
     this.name = 'SyncUnavailableError';
+  }
+}
+
+/**
+ * Sync cannot answer now, and will shortly: `BUSY`, the user's transactions kept changing while it
+ * read them (or did not fit in what is kept for one user). Ask again after `retryAfterSeconds`.
+ */
+export class SyncNotNowError extends Error {
+  constructor(
+    readonly reason: 'BUSY',
+    readonly retryAfterSeconds: number,
+  ) {
+    super('The user\u2019s transactions kept changing while they were read: ask again shortly, with the same cursor.');
+    this.name = 'SyncNotNowError';
   }
 }
 
@@ -29,6 +44,8 @@ export interface SyncPage {
   removed: Array<{ id: string; accountId: string }>;
   nextCursor: string;
   hasMore: boolean;
+  /** The window synced: transactions dated after this instant (null: all history). */
+  start: Date | null;
 }
 
 export interface TransactionsSync {
@@ -42,7 +59,7 @@ function positionOf(cursor: string) {
   try {
     return decodeSyncCursor(cursor);
   } catch (error) {
-    return expired(error);
+    return refused(error);
   }
 }
 
@@ -52,12 +69,17 @@ export function standingOf(cursor: string): { epoch: string; reached: number } {
   return { epoch: position.e, reached: position.h };
 }
 
-function expired(error: unknown): never {
+/** The store's refusals as the loader's. */
+function refused(error: unknown): never {
   if (error instanceof SyncCursorError) throw new SyncCursorExpiredError(error.message, error.reason);
+  if (error instanceof LedgerBusyError) throw new SyncNotNowError('BUSY', 1);
   throw error;
 }
 
-const asPage = <T extends Partial<SyncAnswer>>(answer: T) => answer as unknown as SyncPage;
+const asPage = (answer: SyncAnswer): SyncPage => ({
+  ...(answer as unknown as Omit<SyncPage, 'start'>),
+  start: answer.start === null ? null : new Date(answer.start),
+});
 
 /** Sync over the user's kept data, or refusals when there is none. */
 export function syncOf(kept: UserKeptData | undefined): TransactionsSync {
@@ -67,7 +89,7 @@ export function syncOf(kept: UserKeptData | undefined): TransactionsSync {
   };
   return {
     async since(cursor, count, start) {
-      return asPage(await store().sync(cursor, count, start?.getTime()).catch(expired));
+      return asPage(await store().sync(cursor, count, start?.getTime()).catch(refused));
     },
     check(cursor) {
       store();

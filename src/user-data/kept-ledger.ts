@@ -129,9 +129,12 @@ export class KeptLedger {
     const meta = at.meta!;
     const ledger = await this.options.access.whole(userId, at);
     if (meta.syncFrom !== undefined) {
-      const rows = await readWhole(platform, undefined, meta.syncFrom?.at);
-      ledger.replaceStretch(undefined, rows, meta.syncFrom, undefined);
-      ledger.coverOnly(meta.syncFrom);
+      // Every row after the synced window's start (or as far as one read reaches: the window is
+      // then synced from there on; a cursor of a deeper window is refused).
+      const whole = await readWhole(platform, undefined, meta.syncFrom?.at);
+      ledger.replaceStretch(undefined, whole.rows, whole.bound, undefined);
+      ledger.coverOnly(whole.bound);
+      ledger.meta.syncFrom = whole.bound;
     } else {
       const stretch = await readStretch(platform, undefined, undefined, undefined);
       if (stretch.bound === undefined) return; // the platform made no progress: try again on the next read

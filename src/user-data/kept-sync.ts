@@ -15,13 +15,25 @@ export interface SyncAnswer {
   removed: Array<{ id: string; accountId: string }>;
   nextCursor: string;
   hasMore: boolean;
+  /**
+   * The window synced: rows dated after this instant (ms; null: all history). Later than the start
+   * asked for when the user's history is more than is kept for one user, or than one read reaches.
+   */
+  start: number | null;
 }
+
+/** Whole reads of the window one sync may make: a second only when a change raced the first's write. */
+const MAX_WHOLE_READS = 2;
+
+/** The ledger not yet ready to sync from: reconciled, or read for the window (which may have narrowed). */
+type NotReady = { again: 'reconciled' } | { again: 'read'; window: number | undefined };
 
 /**
  * Plaid-style sync over the ledger. Without a cursor, the ledger is read whole for the window and
  * its rows walked as `added`, page by page (each cursor a row's key: rows arriving meanwhile move
  * nothing); the change log's position when the walk began is carried along, and once the walk ends
- * the changes since then follow. Changes are net per id (see netChanges).
+ * the changes since then follow. Changes are net per id (see netChanges). A window larger than the
+ * user may keep is synced from the oldest row kept on (the answer's `start` says from when).
  */
 export class KeptSync {
   constructor(
@@ -38,14 +50,18 @@ export class KeptSync {
     start: number | undefined,
   ): Promise<SyncAnswer> {
     const position = cursor === undefined ? undefined : decodeSyncCursor(cursor);
-    const window = position ? (position.s ?? undefined) : start;
+    let window = position ? (position.s ?? undefined) : start;
     let reconciled = false;
+    let reads = 0;
     for (let attempt = 0; attempt < 6; attempt += 1) {
       try {
-        const at = await this.ready(userId, platform, window, position === undefined, reconciled);
-        reconciled ||= at === 'reconciled';
-        if (at === 'reconciled') continue;
-        if (!at) continue;
+        const at = await this.ready(userId, platform, window, position === undefined, reconciled, reads);
+        if ('again' in at) {
+          if (at.again === 'reconciled') reconciled = true;
+          else ({ window } = at);
+          reads += at.again === 'read' ? 1 : 0;
+          continue;
+        }
         const epoch = at.meta!.epoch;
         if (position && position.e !== epoch) throw new SyncCursorError('EXPIRED');
         if (!position) {
@@ -63,8 +79,8 @@ export class KeptSync {
 
   /**
    * The ledger ready to sync from: covering every account down to the window, marked as synced
-   * there (reconciliation keeps it so), and reconciled if older than the maximum age. Undefined
-   * when it changed meanwhile (read again).
+   * there (reconciliation keeps it so), and reconciled if older than the maximum age; or what was
+   * done to make it so (read it again after).
    */
   private async ready(
     userId: string,
@@ -72,29 +88,52 @@ export class KeptSync {
     window: number | undefined,
     starting: boolean,
     reconciled: boolean,
-  ): Promise<LedgerSnapshot | 'reconciled' | undefined> {
+    reads: number,
+  ): Promise<LedgerSnapshot | NotReady> {
     const at = await this.access.snapshot(userId, { head: 0 });
     if (!starting && !at.meta) throw new SyncCursorError('EXPIRED');
     // Old, or an earlier version shares the store (its acknowledgements change no change log): read
     // again, once per sync.
     if (!reconciled && at.meta && this.ledger.isOld(at.meta, await this.store.trust())) {
       await this.ledger.reconcile(userId, platform, at);
-      return 'reconciled';
+      return { again: 'reconciled' };
     }
     const bound = at.meta && coverageOf(at.meta, undefined);
     const marked = at.meta?.syncFrom !== undefined && coversDownTo(at.meta.syncFrom, window);
     if (at.meta && bound !== undefined && coversDownTo(bound, window) && marked) return at;
     if (!starting) throw new SyncCursorError('EXPIRED'); // the window is no longer kept current
+    return { again: 'read', window: await this.readWindow(userId, platform, at, window, reads) };
+  }
+
+  /**
+   * Reads the window whole into the ledger (once per sync, twice if a change raced the first write)
+   * and marks it synced; returns the window as kept: past the user's cap (or the platform's page
+   * limit) it starts at the oldest row kept.
+   */
+  private async readWindow(
+    userId: string,
+    platform: PlatformReads,
+    at: LedgerSnapshot,
+    window: number | undefined,
+    reads: number,
+  ): Promise<number | undefined> {
+    if (reads >= MAX_WHOLE_READS) throw new LedgerBusyError();
     const ledger = await this.access.whole(userId, at);
+    const bound = at.meta && coverageOf(at.meta, undefined);
+    let reached = windowBound(window);
     if (bound === undefined || !coversDownTo(bound, window)) {
-      const rows = await readWhole(platform, undefined, window);
-      ledger.replaceStretch(undefined, rows, windowBound(window), undefined);
+      const whole = await readWhole(platform, undefined, window);
+      ledger.replaceStretch(undefined, whole.rows, whole.bound, undefined);
+      reached = whole.bound;
     }
-    ledger.meta.syncFrom = deeper(ledger.meta.syncFrom, windowBound(window));
+    ledger.meta.syncFrom = deeper(ledger.meta.syncFrom, reached);
+    const outcome = await this.access.save(userId, at, ledger);
     // Rows the ledger covered that the platform now lists otherwise are changes: published like a
     // reconciliation's, so other devices' sync subscriptions push them now.
-    await this.ledger.announce(userId, ledger, await this.access.save(userId, at, ledger));
-    return undefined;
+    await this.ledger.announce(userId, ledger, outcome);
+    const kept = ledger.meta.syncFrom;
+    if (outcome.outcome === 'too-large') throw new LedgerBusyError();
+    return outcome.outcome === 'kept' && kept && !coversDownTo(kept, window) ? kept.at : window;
   }
 
   private async walk(userId: string, at: LedgerSnapshot, position: SyncPosition, count: number): Promise<SyncAnswer> {
@@ -113,6 +152,7 @@ export class KeptSync {
         removed: [],
         nextCursor: encodeSyncCursor({ ...position, k: [key.at, key.id] }),
         hasMore: true,
+        start: position.s,
       };
     }
     const { head } = await this.store.readLog(userId, 0, 0);
@@ -123,6 +163,7 @@ export class KeptSync {
       removed: [],
       nextCursor: encodeSyncCursor(next),
       hasMore: head > position.h,
+      start: position.s,
     };
   }
 
@@ -144,6 +185,7 @@ export class KeptSync {
       ...(await this.rowsOf(userId, at, net)),
       nextCursor: encodeSyncCursor({ e: position.e, s: position.s, h: to }),
       hasMore: to < head,
+      start: position.s,
     };
   }
 

@@ -53,7 +53,7 @@ export const KEPT_STORES = [
 ] as const;
 
 /** A settled row of `acc_1` (or `account`), posted on a day of November 2026. */
-export const keptRow = (id: string, day: number, account = 'acc_1'): KeptRow => ({
+export const keptRow = (id: string, day: number, account = 'acc_1'): KeptRow & Record<string, unknown> => ({
   _id: id,
   _account: account,
   date: `2026-11-${String(day).padStart(2, '0')}T00:00:00.000Z`,
@@ -64,12 +64,13 @@ export const keptUser = () => `user_${randomBytes(6).toString('hex')}`;
 /**
  * A platform whose answers the test sets, counting calls; `hold(kind)` makes the next call of a
  * kind wait until let go (answering what the platform said when the call was made), and tells when
- * it began. `fail(kind)` makes every call of a kind fail until `fail(undefined)`.
+ * it began. `fail(kind)` makes every call of a kind fail until `fail(undefined)`. With `pageSize`,
+ * transactions are listed as the platform does: filtered by account and dates, a page at a time.
  */
-export function keptPlatform() {
+export function keptPlatform(options: { pageSize?: number } = {}) {
   const world = {
     account: { _id: 'acc_1', balance: 1 } as Record<string, unknown>,
-    rows: [keptRow('trans_1', 1)] as KeptRow[],
+    rows: [keptRow('trans_1', 1)] as Array<KeptRow & Record<string, unknown>>,
   };
   const calls: string[] = [];
   let held: { kind: string; began: () => void; answer: Promise<void> } | undefined;
@@ -91,7 +92,19 @@ export function keptPlatform() {
     getMe: () => call('me', () => ({ _id: 'user_1' })),
     listAccounts: () => call('accounts', () => [structuredClone(world.account) as { _id: string }]),
     getAccount: () => call('account', () => structuredClone(world.account) as { _id: string }),
-    listTransactions: () => call('transactions', () => ({ items: structuredClone(world.rows), next: null })),
+    listTransactions: (filter, cursor) =>
+      call('transactions', () => {
+        if (options.pageSize === undefined) return { items: structuredClone(world.rows), next: null };
+        const listed = world.rows.filter(
+          (row) =>
+            (filter.accountId === undefined || row._account === filter.accountId) &&
+            (filter.start === undefined || row.date > filter.start) &&
+            (filter.end === undefined || row.date <= filter.end),
+        );
+        const from = Number(cursor ?? 0);
+        const next = from + options.pageSize < listed.length ? String(from + options.pageSize) : null;
+        return { items: structuredClone(listed.slice(from, from + options.pageSize)), next };
+      }),
     getTransactionsByIds: (ids) =>
       call('ids', () => structuredClone(world.rows.filter((candidate) => ids.includes(candidate._id)))),
   };

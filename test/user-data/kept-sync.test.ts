@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ReconciledTransactions } from '../../src/user-data/kept-ledger.js';
 import { createKeptReads } from '../../src/user-data/kept-reads.js';
+import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
 import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
 
 describe.each(KEPT_STORES)('kept transaction sync (%s)', (_name, open) => {
@@ -20,7 +22,7 @@ describe.each(KEPT_STORES)('kept transaction sync (%s)', (_name, open) => {
     // One device syncs the last days only: the ledger covers trans_2.
     await data.sync(undefined, 100, Date.parse('2026-11-02T00:00:00.000Z'));
     // The bank changes trans_2, and its webhook is lost; another device syncs all history.
-    upstream.world.rows[0] = { ...keptRow('trans_2', 3), amount: 4 } as never;
+    upstream.world.rows[0] = { ...keptRow('trans_2', 3), amount: 4 };
     const all = await data.sync(undefined, 100, undefined);
     expect(all.added).toEqual([{ ...keptRow('trans_2', 3), amount: 4 }, keptRow('trans_1', 1)]);
     expect(found).toHaveLength(1);
@@ -28,5 +30,45 @@ describe.each(KEPT_STORES)('kept transaction sync (%s)', (_name, open) => {
     expect(changes.map((change) => [change.kind, change.id])).toEqual([['modified', 'trans_2']]);
     expect(rows.get('trans_2')).toEqual({ ...keptRow('trans_2', 3), amount: 4 });
     expect(sync).toMatchObject({ from: 0, to: 1 });
+  });
+});
+
+/** `count` settled rows of acc_1, newest first, a minute apart, each with a little content of its own. */
+const history = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({
+    ...keptRow(`trans_${String(index).padStart(4, '0')}`, 1),
+    date: new Date(Date.parse('2026-11-20T00:00:00.000Z') - index * 60_000).toISOString(),
+    ref: randomBytes(6).toString('hex'),
+  }));
+
+describe.each(KEPT_STORES)('a first sync of more history than the user may keep (%s)', (_name, open) => {
+  it('reads the history once and syncs what is kept, saying from when; the next sync continues', async () => {
+    const store = await open({ userMaxBytes: 16 * 1024 });
+    const upstream = keptPlatform({ pageSize: 100 });
+    upstream.world.rows = history(1_000);
+    const u = keptUser();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const added: string[] = [];
+    let answer = await data.sync(undefined, 500, undefined);
+    added.push(...answer.added.map((row) => row._id));
+    while (answer.hasMore) {
+      answer = await data.sync(answer.nextCursor, 500, undefined);
+      added.push(...answer.added.map((row) => row._id));
+    }
+    // Ten pages of history, read once.
+    expect(upstream.calls.filter((call) => call === 'transactions')).toHaveLength(10);
+    // The window starts later than asked (all history), and holds every row after its start, once.
+    expect(answer.start).toEqual(expect.any(Number));
+    const inWindow = upstream.world.rows.filter((row) => Date.parse(row.date) > answer.start!).map((row) => row._id);
+    expect(inWindow.length).toBeGreaterThan(100);
+    expect(inWindow.length).toBeLessThan(1_000);
+    expect(added).toEqual(inWindow);
+    // A new row syncs from the cursor, with no platform read of the history.
+    upstream.world.rows.unshift({ ...keptRow('trans_new', 21), ref: 'new' });
+    const named = { item_id: 'acc_1', new_transaction_ids: ['trans_new'] };
+    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    const next = await data.sync(answer.nextCursor, 500, undefined);
+    expect(next.added.map((row) => row._id)).toEqual(['trans_new']);
+    expect(upstream.calls.filter((call) => call === 'transactions')).toHaveLength(10);
   });
 });

@@ -39,15 +39,15 @@ describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, o
     const u = keptUser();
     const upstream = keptPlatform();
     const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
-    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 1 } as never];
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 1 }];
     await data.transactions({ first: 10 }); // the ledger covers trans_1
 
-    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 5 } as never];
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 5 }];
     const named = { item_id: 'acc_1', new_transaction_ids: ['trans_1'] };
     const held = upstream.hold('ids');
     const first = changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
     await held.started; // W1 has read amount 5, and stalls
-    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 9 } as never];
+    upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 9 }];
     await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
     held.letGo();
     await first;
@@ -84,7 +84,7 @@ describe.each(KEPT_STORES)('a webhook whose platform read fails (%s)', (_name, o
     const page = await data.transactions({ first: 10 });
     expect(page!.rows.map((row) => row._id)).toEqual(['trans_2', 'trans_1', 'trans_a']);
     // A by-id read of the ledger made stale goes to the platform, never to the rows kept before.
-    upstream.world.rows[1] = { ...keptRow('trans_1', 3), amount: 7 } as never;
+    upstream.world.rows[1] = { ...keptRow('trans_1', 3), amount: 7 };
     upstream.fail('ids');
     await changes.apply(
       u,

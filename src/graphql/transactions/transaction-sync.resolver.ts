@@ -3,6 +3,7 @@ import { Arg, Ctx, GraphQLISODateTime, Info, Int, Query, Resolver, Root, Subscri
 import {
   standingOf,
   SyncCursorExpiredError,
+  SyncNotNowError,
   SyncUnavailableError,
   type SyncPage,
 } from '../../loaders/transaction-sync.js';
@@ -25,6 +26,11 @@ function coded(error: unknown): never {
   if (error instanceof SyncCursorExpiredError)
     throw gatewayError(ErrorCode.SYNC_CURSOR_EXPIRED, error.message, { reason: error.reason });
   if (error instanceof SyncUnavailableError) throw gatewayError(ErrorCode.SYNC_UNAVAILABLE, error.message);
+  if (error instanceof SyncNotNowError)
+    throw gatewayError(ErrorCode.SYNC_UNAVAILABLE, error.message, {
+      reason: error.reason,
+      retryAfterSeconds: error.retryAfterSeconds,
+    });
   throw error;
 }
 
@@ -36,7 +42,8 @@ async function toPage(
   const added = page.added.map(toTransaction);
   const modified = page.modified.map(toTransaction);
   if (selectsRowEnrichment(info, SYNC_ROWS)) await settleEnrichments([...added, ...modified], context);
-  return { added, modified, removed: page.removed, nextCursor: page.nextCursor, hasMore: page.hasMore };
+  const { removed, nextCursor, hasMore, start } = page;
+  return { added, modified, removed, nextCursor, hasMore, start };
 }
 
 /**
