@@ -1,7 +1,7 @@
 import type { PlatformTransaction } from '../upstream/platform-types.js';
 import { LedgerBusyError } from '../user-data/kept-ledger.js';
 import type { UserKeptData } from '../user-data/kept-reads.js';
-import type { SyncAnswer } from '../user-data/kept-sync.js';
+import { VersionsMixedError, type SyncAnswer } from '../user-data/kept-sync.js';
 import { decodeSyncCursor, SyncCursorError } from '../user-data/sync-cursor.js';
 
 /** The user-data store is off (USER_DATA_STORE=off): there is no ledger to sync from. */
@@ -14,17 +14,22 @@ export class SyncUnavailableError extends Error {
 
 /**
  * Sync cannot answer now, and will shortly: `BUSY`, the user's transactions kept changing while it
- * read them (or did not fit in what is kept for one user). Ask again after `retryAfterSeconds`.
+ * read them (or did not fit in what is kept for one user); `VERSIONS_MIXED`, a rolling deploy is
+ * under way (an earlier version shares the store). Ask again after `retryAfterSeconds`.
  */
 export class SyncNotNowError extends Error {
   constructor(
-    readonly reason: 'BUSY',
+    message: string,
+    readonly reason: 'BUSY' | 'VERSIONS_MIXED',
     readonly retryAfterSeconds: number,
   ) {
-    super('The user\u2019s transactions kept changing while they were read: ask again shortly, with the same cursor.');
+    super(message);
     this.name = 'SyncNotNowError';
   }
 }
+
+/** How soon to ask again while a rolling deploy is under way: the census looks once a second, a deploy takes minutes. */
+const DEPLOY_RETRY_SECONDS = 30;
 
 /** A sync cursor that cannot be continued from (malformed, or its changes are no longer kept): sync from the start. */
 export class SyncCursorExpiredError extends Error {
@@ -72,7 +77,14 @@ export function standingOf(cursor: string): { epoch: string; reached: number } {
 /** The store's refusals as the loader's. */
 function refused(error: unknown): never {
   if (error instanceof SyncCursorError) throw new SyncCursorExpiredError(error.message, error.reason);
-  if (error instanceof LedgerBusyError) throw new SyncNotNowError('BUSY', 1);
+  if (error instanceof LedgerBusyError)
+    throw new SyncNotNowError(
+      'The user\u2019s transactions kept changing while they were read: ask again shortly, with the same cursor.',
+      'BUSY',
+      1,
+    );
+  if (error instanceof VersionsMixedError)
+    throw new SyncNotNowError(error.message, 'VERSIONS_MIXED', DEPLOY_RETRY_SECONDS);
   throw error;
 }
 

@@ -6,7 +6,7 @@ import { LedgerMovedError, selectPage } from './ledger-pages.js';
 import { coversDownTo, deeper, keyOf, windowBound, type KeptRow, type RowKey } from './ledger-rows.js';
 import { netChanges } from './ledger-sync.js';
 import { decodeSyncCursor, encodeSyncCursor, SyncCursorError, type SyncPosition } from './sync-cursor.js';
-import type { UserDataStore } from './user-data-store.js';
+import type { KeptDataTrust, UserDataStore } from './user-data-store.js';
 
 /** What a sync answers: the rows to add or replace, the ids to remove, where to continue. */
 export interface SyncAnswer {
@@ -20,6 +20,20 @@ export interface SyncAnswer {
    * asked for when the user's history is more than is kept for one user, or than one read reaches.
    */
   start: number | null;
+}
+
+/**
+ * An instance of an earlier version shares the store: its acknowledgements append nothing to the
+ * change log, so every sync would have to read the whole window again first. Sync is refused until
+ * the deploy completes (then each user's ledger is reconciled once).
+ */
+export class VersionsMixedError extends Error {
+  constructor() {
+    super(
+      'The gateway is being deployed (an earlier version shares its store): sync again shortly, with the same cursor.',
+    );
+    this.name = 'VersionsMixedError';
+  }
 }
 
 /** Whole reads of the window one sync may make: a second only when a change raced the first's write. */
@@ -51,11 +65,13 @@ export class KeptSync {
   ): Promise<SyncAnswer> {
     const position = cursor === undefined ? undefined : decodeSyncCursor(cursor);
     let window = position ? (position.s ?? undefined) : start;
+    const trust = await this.store.trust();
+    if (trust.mixed) throw new VersionsMixedError();
     let reconciled = false;
     let reads = 0;
     for (let attempt = 0; attempt < 6; attempt += 1) {
       try {
-        const at = await this.ready(userId, platform, window, position === undefined, reconciled, reads);
+        const at = await this.ready(userId, platform, { window, trust }, position === undefined, reconciled, reads);
         if ('again' in at) {
           if (at.again === 'reconciled') reconciled = true;
           else ({ window } = at);
@@ -85,16 +101,15 @@ export class KeptSync {
   private async ready(
     userId: string,
     platform: PlatformReads,
-    window: number | undefined,
+    { window, trust }: { window: number | undefined; trust: KeptDataTrust },
     starting: boolean,
     reconciled: boolean,
     reads: number,
   ): Promise<LedgerSnapshot | NotReady> {
     const at = await this.access.snapshot(userId, { head: 0 });
     if (!starting && !at.meta) throw new SyncCursorError('EXPIRED');
-    // Old, or an earlier version shares the store (its acknowledgements change no change log): read
-    // again, once per sync.
-    if (!reconciled && at.meta && this.ledger.isOld(at.meta, await this.store.trust())) {
+    // Old, or kept before an earlier version last shared the store: read again, once per sync.
+    if (!reconciled && at.meta && this.ledger.isOld(at.meta, trust)) {
       await this.ledger.reconcile(userId, platform, at);
       return { again: 'reconciled' };
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ReconciledTransactions } from '../../src/user-data/kept-ledger.js';
 import { createKeptReads } from '../../src/user-data/kept-reads.js';
+import { VersionsMixedError } from '../../src/user-data/kept-sync.js';
 import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
 import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
 
@@ -70,5 +71,24 @@ describe.each(KEPT_STORES)('a first sync of more history than the user may keep 
     const next = await data.sync(answer.nextCursor, 500, undefined);
     expect(next.added.map((row) => row._id)).toEqual(['trans_new']);
     expect(upstream.calls.filter((call) => call === 'transactions')).toHaveLength(10);
+  });
+});
+
+describe.each(KEPT_STORES)('sync while an earlier version shares the store (%s)', (_name, open) => {
+  it('is refused for now, with no platform call, rather than reconciling the whole window on every call', async () => {
+    const shared = await open();
+    let mixed = false;
+    const store = { ...shared, trust: async () => ({ mixed, since: 0 }) };
+    const upstream = keptPlatform();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(
+      keptUser(),
+      () => upstream.reads,
+    );
+    const first = await data.sync(undefined, 100, undefined);
+    const calls = upstream.calls.length;
+    mixed = true;
+    await expect(data.sync(first.nextCursor, 100, undefined)).rejects.toThrow(VersionsMixedError);
+    await expect(data.sync(undefined, 100, undefined)).rejects.toThrow(VersionsMixedError);
+    expect(upstream.calls.length).toBe(calls);
   });
 });
