@@ -2,7 +2,7 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { readStretch, readWhole, type PlatformReads } from './kept-platform.js';
 import { LedgerAccess, type LedgerSnapshot } from './ledger-access.js';
 import { coverageOf, type LedgerMeta } from './ledger-meta.js';
-import { LedgerMovedError, selectPage, type PageAnswer, type PageQuery } from './ledger-pages.js';
+import { LedgerMovedError, selectPage, type BlockReader, type PageAnswer, type PageQuery } from './ledger-pages.js';
 import type { KeptRow, LedgerChange } from './ledger-rows.js';
 import type { Ledger } from './ledger.js';
 import type { ApplyOutcome, KeptDataTrust } from './user-data-store.js';
@@ -73,7 +73,8 @@ export class KeptLedger {
   /**
    * The rows by id: from the ledger where it holds them, the rest from the platform (not kept); all
    * from the platform while the ledger is to be reconciled (old, or marked stale by a webhook whose
-   * read failed).
+   * read failed). Blocks are read newest first, a few at a time, only until every id is found: the
+   * rows a webhook just named are near the top.
    */
   async byIds(
     userId: string,
@@ -83,14 +84,13 @@ export class KeptLedger {
   ): Promise<KeptRow[]> {
     const { access } = this.options;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const at = await access.snapshot(userId, { head: 0 });
+      const at = await access.snapshot(userId);
       if (!at.meta || this.isOld(at.meta, trust)) break;
       try {
-        const ledger = await access.whole(userId, at);
-        const found = ids.map((id) => ledger.find(id));
-        const missing = ids.filter((_, index) => !found[index]);
+        const found = await findRows(at.meta, access.reader(userId, at), ids);
+        const missing = ids.filter((id) => !found.has(id));
         const read = missing.length > 0 ? await platform.getTransactionsByIds(missing) : [];
-        return ids.flatMap((id, index) => found[index] ?? read.find((row) => row._id === id) ?? []);
+        return ids.flatMap((id) => found.get(id) ?? read.find((row) => row._id === id) ?? []);
       } catch (error) {
         if (!(error instanceof LedgerMovedError)) throw error;
       }
@@ -163,4 +163,20 @@ export class KeptLedger {
     );
     await this.options.onReconciled?.(userId, ledger.changes, rows, sync);
   }
+}
+
+/** Blocks read per round trip while rows are looked for by id. */
+const BLOCKS_PER_LOOK = 2;
+
+/** The rows of `ids` the ledger holds, reading its blocks newest first until all are found. */
+async function findRows(meta: LedgerMeta, read: BlockReader, ids: readonly string[]): Promise<Map<string, KeptRow>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, KeptRow>();
+  for (let index = 0; index < meta.blocks.length && found.size < wanted.size; index += BLOCKS_PER_LOOK) {
+    const chunk = meta.blocks.slice(index, index + BLOCKS_PER_LOOK).map((block) => block.id);
+    const blocks = await read(chunk);
+    if (blocks.size !== chunk.length) throw new LedgerMovedError();
+    for (const rows of blocks.values()) for (const row of rows) if (wanted.has(row._id)) found.set(row._id, row);
+  }
+  return found;
 }

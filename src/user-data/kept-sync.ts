@@ -1,11 +1,11 @@
 import { LedgerBusyError, type KeptLedger } from './kept-ledger.js';
 import { readWhole, type PlatformReads } from './kept-platform.js';
-import type { LedgerAccess, LedgerSnapshot, LogBatch } from './ledger-access.js';
+import type { LedgerAccess, LedgerSnapshot } from './ledger-access.js';
 import { coverageOf } from './ledger-meta.js';
 import { LedgerMovedError, selectPage } from './ledger-pages.js';
 import { coversDownTo, deeper, keyOf, windowBound, type KeptRow, type RowKey } from './ledger-rows.js';
-import { netChanges } from './ledger-sync.js';
 import { decodeSyncCursor, encodeSyncCursor, SyncCursorError, type SyncPosition } from './sync-cursor.js';
+import { netRows, readLogStretch } from './sync-log.js';
 import type { KeptDataTrust, UserDataStore } from './user-data-store.js';
 
 /** What a sync answers: the rows to add or replace, the ids to remove, where to continue. */
@@ -188,42 +188,13 @@ export class KeptSync {
     position: SyncPosition,
     count: number,
   ): Promise<SyncAnswer> {
-    const { head } = await this.store.readLog(userId, 0, 0);
-    if (position.h > head) throw new SyncCursorError('EXPIRED');
-    const batches = await this.batches(userId, position.e, position.h, Math.min(count, head - position.h));
-    const to = position.h + batches.length;
-    const net = netChanges(
-      batches.flatMap((batch) => batch.changes),
-      position.s ?? undefined,
-    );
+    const from = { h: position.h, o: position.o ?? 0 };
+    const { changes, next, head } = await readLogStretch(this.store, userId, position.e, from, count);
     return {
-      ...(await this.rowsOf(userId, at, net)),
-      nextCursor: encodeSyncCursor({ e: position.e, s: position.s, h: to }),
-      hasMore: to < head,
+      ...(await netRows(this.access, userId, at, changes, position.s ?? undefined)),
+      nextCursor: encodeSyncCursor({ e: position.e, s: position.s, h: next.h, ...(next.o > 0 ? { o: next.o } : {}) }),
+      hasMore: next.h < head,
       start: position.s,
     };
-  }
-
-  /** The log's batches after `after` (at most `limit`), all of `epoch` with no gap; else the cursor expired. */
-  private async batches(userId: string, epoch: string, after: number, limit: number): Promise<LogBatch[]> {
-    if (limit <= 0) return [];
-    const log = await this.store.readLog(userId, after, limit);
-    if (after + 1 < log.oldest && after < log.head) throw new SyncCursorError('EXPIRED');
-    const batches = log.entries.map((entry) => JSON.parse(entry.value) as LogBatch);
-    const whole = log.entries.every((entry, index) => entry.position === after + 1 + index);
-    if (!whole || log.entries.length < Math.min(limit, log.head - after) || batches.some((b) => b.epoch !== epoch))
-      throw new SyncCursorError('EXPIRED');
-    return batches;
-  }
-
-  private async rowsOf(
-    userId: string,
-    at: LedgerSnapshot,
-    net: ReturnType<typeof netChanges>,
-  ): Promise<Pick<SyncAnswer, 'added' | 'modified' | 'removed'>> {
-    if (net.added.length + net.modified.length === 0) return { added: [], modified: [], removed: net.removed };
-    const ledger = await this.access.whole(userId, at);
-    const rows = (ids: string[]) => ids.flatMap((id) => ledger.find(id) ?? []);
-    return { added: rows(net.added), modified: rows(net.modified), removed: net.removed };
   }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReconciledTransactions } from '../../src/user-data/kept-ledger.js';
 import { createKeptReads } from '../../src/user-data/kept-reads.js';
 import { VersionsMixedError } from '../../src/user-data/kept-sync.js';
+import type { UserDataStore } from '../../src/user-data/user-data-store.js';
 import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
 import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
 
@@ -90,5 +91,79 @@ describe.each(KEPT_STORES)('sync while an earlier version shares the store (%s)'
     await expect(data.sync(first.nextCursor, 100, undefined)).rejects.toThrow(VersionsMixedError);
     await expect(data.sync(undefined, 100, undefined)).rejects.toThrow(VersionsMixedError);
     expect(upstream.calls.length).toBe(calls);
+  });
+});
+
+describe.each(KEPT_STORES)('a sync of many changes at once (%s)', (_name, open) => {
+  it('answers at most `count` rows, the rest with hasMore, each change once, though one webhook named 300 rows', async () => {
+    const store = await open();
+    const upstream = keptPlatform();
+    const u = keptUser();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const first = await data.sync(undefined, 100, undefined);
+    const arrived = history(300).map((row) => ({
+      ...row,
+      date: new Date(Date.parse(row.date) + 86_400_000).toISOString(),
+    }));
+    upstream.world.rows = [...arrived, ...upstream.world.rows];
+    const named = { item_id: 'acc_1', new_transaction_ids: arrived.map((row) => row._id) };
+    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    upstream.world.rows[0] = { ...upstream.world.rows[0]!, ref: 'changed' };
+    await new WebhookChanges(store).apply(
+      u,
+      'TRANSACTION',
+      'DEFAULT_UPDATE',
+      { item_id: 'acc_1', new_transaction_ids: [arrived[0]!._id] },
+      upstream.reads,
+    );
+
+    const added: string[] = [];
+    const modified: string[] = [];
+    let answer = first;
+    do {
+      answer = await data.sync(answer.nextCursor, 100, undefined);
+      expect(answer.added.length + answer.modified.length + answer.removed.length).toBeLessThanOrEqual(100);
+      added.push(...answer.added.map((row) => row._id));
+      modified.push(...answer.modified.map((row) => row._id));
+    } while (answer.hasMore);
+    expect([...added].sort()).toEqual(arrived.map((row) => row._id).sort());
+    expect(modified).toEqual([arrived[0]!._id]); // its second change, in an answer after its first
+    // The row changed again after it arrived comes as it is now.
+    const again = await data.sync(first.nextCursor, 500, undefined);
+    expect(again.added.find((row) => row._id === arrived[0]!._id)).toMatchObject({ ref: 'changed' });
+  });
+});
+
+describe.each(KEPT_STORES)('a sync push or a by-id read of a large ledger (%s)', (_name, open) => {
+  it('reads the blocks that hold the rows, not every block', async () => {
+    const shared = await open();
+    let blocksRead = 0;
+    const store: UserDataStore = {
+      ...shared,
+      read: async (userId, fields, topics, ledgerHead) => {
+        const snap = await shared.read(userId, fields, topics, ledgerHead);
+        blocksRead += [...snap.values.keys()].filter((field) => /^ta\|L\d+$/.test(field)).length;
+        return snap;
+      },
+    };
+    const upstream = keptPlatform({ pageSize: 100 });
+    upstream.world.rows = history(1_000);
+    const u = keptUser();
+    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    let answer = await data.sync(undefined, 500, undefined);
+    while (answer.hasMore) answer = await data.sync(answer.nextCursor, 500, undefined);
+    const arrived = { ...keptRow('trans_new', 21), ref: 'new' };
+    upstream.world.rows.unshift(arrived);
+    const named = { item_id: 'acc_1', new_transaction_ids: ['trans_new'] };
+    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+
+    blocksRead = 0;
+    expect((await data.sync(answer.nextCursor, 100, undefined)).added).toEqual([arrived]);
+    expect(blocksRead).toBeLessThanOrEqual(1); // of 5
+    blocksRead = 0;
+    const calls = upstream.calls.length;
+    expect(await data.transactionsByIds(['trans_new'])).toEqual([arrived]);
+    expect(upstream.calls.length).toBe(calls);
+    expect(blocksRead).toBeLessThanOrEqual(2);
   });
 });

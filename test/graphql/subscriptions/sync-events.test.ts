@@ -17,6 +17,22 @@ async function revokeAccount(gateway: TestGateway, browser: Browser, accountId: 
 
 const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id).sort();
 
+type Live = Awaited<ReturnType<typeof subscribe<{ transactionsSync: Delta }>>>;
+
+/** The next pushes of a sync subscription, while `hasMore`, as one delta (with the last cursor). */
+async function pushed(live: Live): Promise<Delta> {
+  const all: Delta = { added: [], modified: [], removed: [], nextCursor: '', hasMore: true };
+  while (all.hasMore) {
+    const delta = (await live.next()).data!.transactionsSync;
+    expect(delta.added.length + delta.modified.length + delta.removed.length).toBeLessThanOrEqual(100);
+    all.added.push(...delta.added);
+    all.modified.push(...delta.modified);
+    all.removed.push(...delta.removed);
+    ({ nextCursor: all.nextCursor, hasMore: all.hasMore } = delta);
+  }
+  return all;
+}
+
 describe.each(USER_DATA_STORES)('a transaction sync subscription (%s)', (_name, env) => {
   it('pushes every change the change log holds, those no event announced (revokeAccount) and an ACCOUNT DELETE included, and its cursors continue with no gap', async () => {
     const gateway = await startGateway(env());
@@ -38,14 +54,14 @@ describe.each(USER_DATA_STORES)('a transaction sync subscription (%s)', (_name, 
     const revoked = rowsOf(at.accounts[0]!._id);
     await revokeAccount(gateway, browser, at.accounts[0]!._id);
     const arrived = await at.add(1);
-    const first = (await live.next()).data!.transactionsSync;
+    const first = await pushed(live);
     expect(ids(first.added)).toEqual([arrived._id]);
     expect(ids(first.removed)).toEqual(ids(revoked));
 
     // The platform deletes an account: its rows are pushed as removed.
     const deleted = rowsOf(at.accounts[2]!._id);
     await at.accountGone(2);
-    const second = (await live.next()).data!.transactionsSync;
+    const second = await pushed(live);
     expect(second).toMatchObject({ added: [], modified: [] });
     expect(ids(second.removed)).toEqual(ids(deleted));
 
