@@ -37,8 +37,12 @@ export interface SeenMark {
 /** The digest of an object that is no longer there. */
 export const GONE_DIGEST = 'gone';
 
-/** Objects whose last content is kept per user, at most: past it, what was kept is forgotten at once. */
-export const SEEN_MAX_OBJECTS = 256;
+/**
+ * Objects whose last content is kept per user, at most: past it, what was kept is forgotten at once.
+ * 128 keeps the hash in Redis's compact encoding at its default `hash-max-listpack-entries` (about
+ * 7 KiB a user at most).
+ */
+export const SEEN_MAX_OBJECTS = 128;
 
 /** An event as the log holds it: with its position, which clients resume after. */
 export interface LoggedEvent extends UserEvent {
