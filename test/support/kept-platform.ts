@@ -4,10 +4,12 @@ import { createTokenCipher } from '../../src/auth/token-cipher.js';
 import type { RedisConnectionSettings } from '../../src/config/redis-settings.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
 import type { PlatformReads } from '../../src/user-data/kept-platform.js';
+import { createKeptReads } from '../../src/user-data/kept-reads.js';
 import type { KeptRow } from '../../src/user-data/ledger-rows.js';
 import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
 import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
 import type { UserDataLimits, UserDataStore } from '../../src/user-data/user-data-store.js';
+import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
 import { track } from './leftovers.js';
 import { SHARED_REDIS, testPrefix } from './redis.js';
 
@@ -123,4 +125,12 @@ export function keptPlatform(options: { pageSize?: number } = {}) {
       failing = kind;
     },
   };
+}
+
+/** A user of the kept reads over `store` (a minute's maximum age), their platform, and the webhooks' changes. */
+export function keptScene(store: UserDataStore, platform: Parameters<typeof keptPlatform>[0] = {}) {
+  const u = keptUser();
+  const upstream = keptPlatform(platform);
+  const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+  return { u, upstream, data, changes: new WebhookChanges(store) };
 }

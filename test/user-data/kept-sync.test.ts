@@ -4,8 +4,7 @@ import type { ReconciledTransactions } from '../../src/user-data/kept-ledger.js'
 import { createKeptReads } from '../../src/user-data/kept-reads.js';
 import { VersionsMixedError } from '../../src/user-data/kept-sync.js';
 import type { UserDataStore } from '../../src/user-data/user-data-store.js';
-import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
-import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
+import { KEPT_STORES, keptPlatform, keptRow, keptScene, keptUser } from '../support/kept-platform.js';
 
 describe.each(KEPT_STORES)('kept transaction sync (%s)', (_name, open) => {
   it('publishes the changes a first sync finds at the platform (rows the ledger covered, listed otherwise now), as a reconciliation does', async () => {
@@ -46,10 +45,8 @@ const history = (count: number) =>
 describe.each(KEPT_STORES)('a first sync of more history than the user may keep (%s)', (_name, open) => {
   it('reads the history once and syncs what is kept, saying from when; the next sync continues', async () => {
     const store = await open({ userMaxBytes: 16 * 1024 });
-    const upstream = keptPlatform({ pageSize: 100 });
+    const { u, upstream, data, changes } = keptScene(store, { pageSize: 100 });
     upstream.world.rows = history(1_000);
-    const u = keptUser();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
     const added: string[] = [];
     let answer = await data.sync(undefined, 500, undefined);
     added.push(...answer.added.map((row) => row._id));
@@ -68,7 +65,7 @@ describe.each(KEPT_STORES)('a first sync of more history than the user may keep 
     // A new row syncs from the cursor, with no platform read of the history.
     upstream.world.rows.unshift({ ...keptRow('trans_new', 21), ref: 'new' });
     const named = { item_id: 'acc_1', new_transaction_ids: ['trans_new'] };
-    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
     const next = await data.sync(answer.nextCursor, 500, undefined);
     expect(next.added.map((row) => row._id)).toEqual(['trans_new']);
     expect(upstream.calls.filter((call) => call === 'transactions')).toHaveLength(10);
@@ -80,11 +77,7 @@ describe.each(KEPT_STORES)('sync while an earlier version shares the store (%s)'
     const shared = await open();
     let mixed = false;
     const store = { ...shared, trust: async () => ({ mixed, since: 0 }) };
-    const upstream = keptPlatform();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(
-      keptUser(),
-      () => upstream.reads,
-    );
+    const { upstream, data } = keptScene(store);
     const first = await data.sync(undefined, 100, undefined);
     const calls = upstream.calls.length;
     mixed = true;
@@ -97,9 +90,7 @@ describe.each(KEPT_STORES)('sync while an earlier version shares the store (%s)'
 describe.each(KEPT_STORES)('a sync of many changes at once (%s)', (_name, open) => {
   it('answers at most `count` rows, the rest with hasMore, each change once, though one webhook named 300 rows', async () => {
     const store = await open();
-    const upstream = keptPlatform();
-    const u = keptUser();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const { u, upstream, data, changes } = keptScene(store);
     const first = await data.sync(undefined, 100, undefined);
     const arrived = history(300).map((row) => ({
       ...row,
@@ -107,9 +98,9 @@ describe.each(KEPT_STORES)('a sync of many changes at once (%s)', (_name, open) 
     }));
     upstream.world.rows = [...arrived, ...upstream.world.rows];
     const named = { item_id: 'acc_1', new_transaction_ids: arrived.map((row) => row._id) };
-    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
     upstream.world.rows[0] = { ...upstream.world.rows[0]!, ref: 'changed' };
-    await new WebhookChanges(store).apply(
+    await changes.apply(
       u,
       'TRANSACTION',
       'DEFAULT_UPDATE',
@@ -146,16 +137,14 @@ describe.each(KEPT_STORES)('a sync push or a by-id read of a large ledger (%s)',
         return snap;
       },
     };
-    const upstream = keptPlatform({ pageSize: 100 });
+    const { u, upstream, data, changes } = keptScene(store, { pageSize: 100 });
     upstream.world.rows = history(1_000);
-    const u = keptUser();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
     let answer = await data.sync(undefined, 500, undefined);
     while (answer.hasMore) answer = await data.sync(answer.nextCursor, 500, undefined);
     const arrived = { ...keptRow('trans_new', 21), ref: 'new' };
     upstream.world.rows.unshift(arrived);
     const named = { item_id: 'acc_1', new_transaction_ids: ['trans_new'] };
-    await new WebhookChanges(store).apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
+    await changes.apply(u, 'TRANSACTION', 'DEFAULT_UPDATE', named, upstream.reads);
 
     blocksRead = 0;
     expect((await data.sync(answer.nextCursor, 100, undefined)).added).toEqual([arrived]);

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createKeptReads } from '../../src/user-data/kept-reads.js';
-import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
-import { KEPT_STORES, keptPlatform, keptRow, keptUser } from '../support/kept-platform.js';
+import { KEPT_STORES, keptRow, keptScene } from '../support/kept-platform.js';
 
 describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, open) => {
   it('an ACCOUNT UPDATE whose read stalled never overwrites a later one already applied: the newer balance stays', async () => {
-    const store = await open();
-    const changes = new WebhookChanges(store);
-    const u = keptUser();
-    const upstream = keptPlatform();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const { u, upstream, data, changes } = keptScene(await open());
     await data.account('acc_1'); // kept (balance 1)
 
     upstream.world.account = { _id: 'acc_1', balance: 5 };
@@ -34,11 +28,7 @@ describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, o
   });
 
   it('a DEFAULT_UPDATE whose by-id read stalled never overwrites a later one naming the same row', async () => {
-    const store = await open();
-    const changes = new WebhookChanges(store);
-    const u = keptUser();
-    const upstream = keptPlatform();
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
+    const { u, upstream, data, changes } = keptScene(await open());
     upstream.world.rows = [{ ...keptRow('trans_1', 1), amount: 1 }];
     await data.transactions({ first: 10 }); // the ledger covers trans_1
 
@@ -61,12 +51,8 @@ describe.each(KEPT_STORES)('two webhooks racing over one object (%s)', (_name, o
 
 describe.each(KEPT_STORES)('a webhook whose platform read fails (%s)', (_name, open) => {
   it('a DEFAULT_UPDATE for one account keeps the ledger and its change log: an earlier sync cursor still answers, and the next reads show the rows named', async () => {
-    const store = await open();
-    const changes = new WebhookChanges(store);
-    const u = keptUser();
-    const upstream = keptPlatform();
+    const { u, upstream, data, changes } = keptScene(await open());
     upstream.world.rows = [keptRow('trans_1', 3), keptRow('trans_a', 2, 'acc_2')];
-    const data = createKeptReads({ store, clock: Date.now, maxAgeMs: 60_000 }).forUser(u, () => upstream.reads);
     const first = await data.sync(undefined, 100, undefined);
     expect(first.added.map((row) => row._id)).toEqual(['trans_1', 'trans_a']);
 
