@@ -18,13 +18,13 @@ export class SyncUnavailableError extends Error {
  * under way (an earlier version shares the store). Ask again after `retryAfterSeconds`.
  */
 export class SyncNotNowError extends Error {
-  constructor(
-    message: string,
-    readonly reason: 'BUSY' | 'VERSIONS_MIXED',
-    readonly retryAfterSeconds: number,
-  ) {
+  readonly reason: 'BUSY' | 'VERSIONS_MIXED';
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, refusal: Pick<SyncNotNowError, 'reason' | 'retryAfterSeconds'>) {
     super(message);
     this.name = 'SyncNotNowError';
+    ({ reason: this.reason, retryAfterSeconds: this.retryAfterSeconds } = refusal);
   }
 }
 
@@ -80,11 +80,10 @@ function refused(error: unknown): never {
   if (error instanceof LedgerBusyError)
     throw new SyncNotNowError(
       'The user\u2019s transactions kept changing while they were read: ask again shortly, with the same cursor.',
-      'BUSY',
-      1,
+      { reason: 'BUSY', retryAfterSeconds: 1 },
     );
   if (error instanceof VersionsMixedError)
-    throw new SyncNotNowError(error.message, 'VERSIONS_MIXED', DEPLOY_RETRY_SECONDS);
+    throw new SyncNotNowError(error.message, { reason: 'VERSIONS_MIXED', retryAfterSeconds: DEPLOY_RETRY_SECONDS });
   throw error;
 }
 
