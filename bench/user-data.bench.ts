@@ -3,6 +3,7 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { createSandbox, type Sandbox } from '@open-finance-gateway/sandbox';
+import { SEEN_MAX_OBJECTS } from '../src/event-log/event-log.js';
 import { userTag } from '../src/redis/redis-keys.js';
 import {
   freePort,
@@ -27,7 +28,8 @@ import { daysWithStore, simulatedDays, type DayCosts } from './support/simulated
  *    DEFAULT_UPDATE for half of them) and three card spends; the real store, read path and
  *    webhook changes on a virtual clock (bench/support/simulated-day.ts); platform calls per day
  *    against the fewest possible, at several maximum ages, and with the store off;
- * 3. Redis memory for one user with a 90-day history, every page of it read.
+ * 3. Redis memory for one user with a 90-day history, every page of it read, and the hash of what
+ *    their subscribers were given (content digests), now and at its bound.
  */
 const CORE_LATENCY_MS = Number(process.env.CORE_LATENCY_MS ?? 150);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -72,6 +74,22 @@ async function pages(target: Target, runs: number, before: () => Promise<void> =
   }
   latencies.sort((a, b) => a - b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: calls / runs };
+}
+
+/**
+ * The hash of what a user's subscribers were last given (content digests, beside their event log):
+ * its size now, and at its bound (SEEN_MAX_OBJECTS objects of the same shape, in a scratch key).
+ */
+async function seenMemory(redis: Redis, key: string, scratch: string) {
+  const usage = async (name: string) => Number((await redis.call('MEMORY', 'USAGE', name, 'SAMPLES', '0')) ?? 0);
+  const fields = Array.from({ length: SEEN_MAX_OBJECTS }, () => [
+    randomBytes(8).toString('hex'),
+    randomBytes(16).toString('hex'),
+  ]).flat();
+  await redis.hset(scratch, ...fields);
+  const bound = await usage(scratch);
+  await redis.del(scratch);
+  return { now: await usage(key), objects: await redis.hlen(key), bound };
 }
 
 async function main(): Promise<void> {
@@ -211,10 +229,18 @@ async function main(): Promise<void> {
     const fields = (await redis.hkeys(key)).filter((field) => field.startsWith('e:'));
     const blocks = fields.filter((field) => /^e:ta\|L\d+$/.test(field)).length;
     const first = new Date(history.at(-1)!.date).toISOString().slice(0, 10);
+    const seen = await seenMemory(redis, `${prefix}{u:${userTag(appUser)}}:seen`, `${prefix}bench:seen-bound`);
+    const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+    const per300 = (n: number) => kib((n / history.length) * 300);
     out.push(
       `3. Redis memory for one user: ${history.length} transactions since ${first} on ${accountIds.length} accounts, every page read across all accounts and per account (${fields.length} fields: me, the list, the ledger's meta and its ${blocks} blocks, each row kept once)`,
       '',
-      `| MEMORY USAGE of the user's hash | ${(bytes / 1024).toFixed(1)} KiB | per 300 transactions: ${((bytes / history.length) * 0.3).toFixed(1)} KiB |`,
+      '| | MEMORY USAGE | per 300 transactions |',
+      '|---|---|---|',
+      `| the user's hash (kept data) | ${kib(bytes)} | ${per300(bytes)} |`,
+      `| what subscribers were given (digests), after section 1's webhooks (${seen.objects} objects) | ${kib(seen.now)} | |`,
+      `| the same at its bound (${SEEN_MAX_OBJECTS} objects) | ${kib(seen.bound)} | |`,
+      `| both, the digests at their bound | ${kib(bytes + seen.bound)} | ${per300(bytes + seen.bound)} |`,
       '',
     );
     process.stdout.write(`${out.join('\n')}\n`);

@@ -68,7 +68,7 @@ export function createKeptData(deps: {
     });
   return {
     keptReads,
-    webhookChanges: new WebhookChanges(stores.userData),
+    webhookChanges: new WebhookChanges(stores.userData, clock),
     async platformFor(userId) {
       const token = (await stores.bankConnections.get(userId))?.platformToken;
       if (token === undefined) return undefined;

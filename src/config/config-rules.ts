@@ -107,6 +107,15 @@ export function checkOrderings(config: GatewayConfig, { fail }: ParsedSettings):
     fail('BANK_CONNECTION_IDLE_DAYS', 'must be at least SESSION_MAX_AGE_SECONDS');
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs)
     fail('HTTP_HEADERS_TIMEOUT_MS', 'must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  // The Redis user-data store looks at each user's events appended since it last looked, for an
+  // earlier version's acknowledgements (redis-user-data-scripts.ts); an event trimmed before it
+  // looked might have been one, so the user's kept data starts again. Events must outlive the
+  // user's record (kept twice USER_DATA_MAX_AGE_SECONDS after its last write).
+  if (config.userData.store === 'redis' && config.eventRetentionMs < config.userData.retentionMs)
+    fail(
+      'EVENT_RETENTION_SECONDS',
+      `must be at least twice USER_DATA_MAX_AGE_SECONDS (${config.userData.retentionMs / 1000}) with the user-data store on Redis: events trimmed before the store looked at them are taken for an earlier version's, and the users' kept data (and their apps' sync cursors) start again`,
+    );
 }
 
 /**

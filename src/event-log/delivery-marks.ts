@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
-import type { SeenMark } from './event-log.js';
+import { GONE_DIGEST, SEEN_MAX_OBJECTS, type SeenMark } from './event-log.js';
 
 /**
  * Which store a delivery ends in: a user's event log, or the dead letters. A claim and its "done"
@@ -83,9 +83,13 @@ export function createMemoryDeliveryMarks(options: { clock: Clock; maxEntries?: 
       return content.length > 0 && content.every((mark) => objects?.get(mark.key) === mark.digest);
     },
     noteContent(userId, content) {
-      const objects = seen.get(userId) ?? new Map<string, string>();
-      for (const mark of content) objects.set(mark.key, mark.digest);
-      seen.set(userId, objects);
+      let objects = seen.get(userId) ?? new Map<string, string>();
+      const live = content.filter((mark) => mark.digest !== GONE_DIGEST);
+      for (const mark of content) if (mark.digest === GONE_DIGEST) objects.delete(mark.key);
+      if (objects.size + live.length > SEEN_MAX_OBJECTS) objects = new Map();
+      for (const mark of live) objects.set(mark.key, mark.digest);
+      if (objects.size > 0) seen.set(userId, objects);
+      else seen.delete(userId);
     },
     forgetContent: (userId) => void seen.delete(userId),
   };

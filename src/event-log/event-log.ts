@@ -24,12 +24,25 @@ export interface UserEvent {
 
 /**
  * What subscribers were last given of one object, as digests (see ContentMark in user-data): an
- * event whose marks all equal the ones last published is not published again.
+ * event whose marks all equal the ones last published is not published again. A mark whose digest
+ * is GONE_DIGEST (the object was removed) is not kept: what a user's subscribers were given holds
+ * only objects still there, and at most SEEN_MAX_OBJECTS of them (past it, it starts again).
+ * Forgetting costs one more publish of a change already announced, never a lost one.
  */
 export interface SeenMark {
   key: string;
   digest: string;
 }
+
+/** The digest of an object that is no longer there. */
+export const GONE_DIGEST = 'gone';
+
+/**
+ * Objects whose last content is kept per user, at most: past it, what was kept is forgotten at once.
+ * 128 keeps the hash in Redis's compact encoding at its default `hash-max-listpack-entries` (about
+ * 7 KiB a user at most).
+ */
+export const SEEN_MAX_OBJECTS = 128;
 
 /** An event as the log holds it: with its position, which clients resume after. */
 export interface LoggedEvent extends UserEvent {

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis/redis-client.js';
 import { DONE_MARK, KEPT_DATA_MARK } from '../redis/redis-keys.js';
+import { GONE_DIGEST, SEEN_MAX_OBJECTS } from './event-log.js';
 
 /**
  * Appends an event and announces it, atomically: XADD to the user's log (a Redis Stream, trimmed by MINID) and
@@ -17,10 +18,23 @@ local id = redis.call('XADD', KEYS[1], 'MINID', '~', ARGV[1], '*', 'e', ARGV[2]$
 redis.call('PERSIST', KEYS[1])
 redis.call('PUBLISH', ARGV[3], id .. '\\n' .. previous .. '\\n' .. ARGV[2])
 `;
-/** Keeps what subscribers were given of each object (ARGV from 6: key, digest pairs) for the deduplication window. */
+/**
+ * Keeps what subscribers were given of each object (ARGV from 6: key, digest pairs) for the
+ * deduplication window: a removed object's mark is deleted, and past SEEN_MAX_OBJECTS the hash is
+ * started again (see SeenMark).
+ */
 const NOTE_CONTENT = `
-for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
-if #ARGV > 5 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+local live = 0
+for i = 6, #ARGV, 2 do
+  if ARGV[i + 1] == '${GONE_DIGEST}' then redis.call('HDEL', KEYS[3], ARGV[i]) else live = live + 1 end
+end
+if live > 0 then
+  if redis.call('HLEN', KEYS[3]) + live > ${SEEN_MAX_OBJECTS} then redis.call('DEL', KEYS[3]) end
+  for i = 6, #ARGV, 2 do
+    if ARGV[i + 1] ~= '${GONE_DIGEST}' then redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+  end
+  redis.call('PEXPIRE', KEYS[3], ARGV[4])
+end
 `;
 
 const appendScript = (mark: boolean) => `${append(mark)}

@@ -13,7 +13,10 @@ export interface ContentMark {
   digest: string;
 }
 
-/** The content of an object that is no longer there (deleted, or not found when re-read). */
+/**
+ * The content of an object that is no longer there (deleted, or not found when re-read); its mark's
+ * digest is `gone`, which the event log does not keep (its GONE_DIGEST).
+ */
 export const GONE = Symbol('gone');
 
 export function markOf(kind: 'account' | 'transaction', id: string, content: unknown): ContentMark {

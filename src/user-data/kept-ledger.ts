@@ -2,9 +2,10 @@ import type { Clock } from '@open-finance-gateway/common/clock';
 import { readStretch, readWhole, type PlatformReads } from './kept-platform.js';
 import { LedgerAccess, type LedgerSnapshot } from './ledger-access.js';
 import { coverageOf, type LedgerMeta } from './ledger-meta.js';
-import { LedgerMovedError, selectPage, type PageAnswer, type PageQuery } from './ledger-pages.js';
+import { LedgerMovedError, selectPage, type BlockReader, type PageAnswer, type PageQuery } from './ledger-pages.js';
 import type { KeptRow, LedgerChange } from './ledger-rows.js';
-import type { KeptDataTrust } from './user-data-store.js';
+import type { Ledger } from './ledger.js';
+import type { ApplyOutcome, KeptDataTrust } from './user-data-store.js';
 
 /**
  * Told of what a reconciliation found and applied, to publish it as changes: the changes, the rows
@@ -69,18 +70,27 @@ export class KeptLedger {
     throw new LedgerBusyError();
   }
 
-  /** The rows by id: from the ledger where it holds them, the rest from the platform (not kept). */
-  async byIds(userId: string, platform: PlatformReads, ids: readonly string[]): Promise<KeptRow[]> {
+  /**
+   * The rows by id: from the ledger where it holds them, the rest from the platform (not kept); all
+   * from the platform while the ledger is to be reconciled (old, or marked stale by a webhook whose
+   * read failed). Blocks are read newest first, a few at a time, only until every id is found: the
+   * rows a webhook just named are near the top.
+   */
+  async byIds(
+    userId: string,
+    platform: PlatformReads,
+    ids: readonly string[],
+    trust: KeptDataTrust,
+  ): Promise<KeptRow[]> {
     const { access } = this.options;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const at = await access.snapshot(userId, { head: 0 });
-      if (!at.meta) break;
+      const at = await access.snapshot(userId);
+      if (!at.meta || this.isOld(at.meta, trust)) break;
       try {
-        const ledger = await access.whole(userId, at);
-        const found = ids.map((id) => ledger.find(id));
-        const missing = ids.filter((_, index) => !found[index]);
+        const found = await findRows(at.meta, access.reader(userId, at), ids);
+        const missing = ids.filter((id) => !found.has(id));
         const read = missing.length > 0 ? await platform.getTransactionsByIds(missing) : [];
-        return ids.flatMap((id, index) => found[index] ?? read.find((row) => row._id === id) ?? []);
+        return ids.flatMap((id) => found.get(id) ?? read.find((row) => row._id === id) ?? []);
       } catch (error) {
         if (!(error instanceof LedgerMovedError)) throw error;
       }
@@ -119,9 +129,12 @@ export class KeptLedger {
     const meta = at.meta!;
     const ledger = await this.options.access.whole(userId, at);
     if (meta.syncFrom !== undefined) {
-      const rows = await readWhole(platform, undefined, meta.syncFrom?.at);
-      ledger.replaceStretch(undefined, rows, meta.syncFrom, undefined);
-      ledger.coverOnly(meta.syncFrom);
+      // Every row after the synced window's start (or as far as one read reaches: the window is
+      // then synced from there on; a cursor of a deeper window is refused).
+      const whole = await readWhole(platform, undefined, meta.syncFrom?.at);
+      ledger.replaceStretch(undefined, whole.rows, whole.bound, undefined);
+      ledger.coverOnly(whole.bound);
+      ledger.meta.syncFrom = whole.bound;
     } else {
       const stretch = await readStretch(platform, undefined, undefined, undefined);
       if (stretch.bound === undefined) return; // the platform made no progress: try again on the next read
@@ -129,7 +142,14 @@ export class KeptLedger {
       ledger.coverOnly(stretch.bound);
     }
     ledger.meta.verifiedAt = at.snap.at;
-    const outcome = await this.options.access.save(userId, at, ledger);
+    await this.announce(userId, ledger, await this.options.access.save(userId, at, ledger));
+  }
+
+  /**
+   * Has the changes a read found at the platform (a reconciliation, a sync's first read) published
+   * as the webhooks that would have announced them, once they are kept.
+   */
+  async announce(userId: string, ledger: Ledger, outcome: ApplyOutcome): Promise<void> {
     if (outcome.outcome !== 'kept' || ledger.changes.length === 0) return;
     const sync =
       outcome.position === undefined
@@ -143,4 +163,20 @@ export class KeptLedger {
     );
     await this.options.onReconciled?.(userId, ledger.changes, rows, sync);
   }
+}
+
+/** Blocks read per round trip while rows are looked for by id. */
+const BLOCKS_PER_LOOK = 2;
+
+/** The rows of `ids` the ledger holds, reading its blocks newest first until all are found. */
+async function findRows(meta: LedgerMeta, read: BlockReader, ids: readonly string[]): Promise<Map<string, KeptRow>> {
+  const wanted = new Set(ids);
+  const found = new Map<string, KeptRow>();
+  for (let index = 0; index < meta.blocks.length && found.size < wanted.size; index += BLOCKS_PER_LOOK) {
+    const chunk = meta.blocks.slice(index, index + BLOCKS_PER_LOOK).map((block) => block.id);
+    const blocks = await read(chunk);
+    if (blocks.size !== chunk.length) throw new LedgerMovedError();
+    for (const rows of blocks.values()) for (const row of rows) if (wanted.has(row._id)) found.set(row._id, row);
+  }
+  return found;
 }

@@ -66,19 +66,30 @@ export async function readStretch(
   return { rows, bound: after === undefined && last ? keyOf(last) : undefined };
 }
 
-/** Every platform page of one account's (or all accounts') settled transactions after `start`. */
+/** A whole window read from the platform: its rows, and how deep they reach (see Bound). */
+export interface WholeWindow {
+  rows: KeptRow[];
+  /** The window's start, or the last row's key when the window was longer than MAX_WHOLE_PAGES. */
+  bound: Bound;
+}
+
+/**
+ * Every platform page of one account's (or all accounts') settled transactions after `start`, at
+ * most MAX_WHOLE_PAGES of them: past that, what was read reaches down to its last row.
+ */
 export async function readWhole(
   platform: PlatformReads,
   accountId: string | undefined,
   start: number | undefined,
-): Promise<KeptRow[]> {
+): Promise<WholeWindow> {
   const rows: KeptRow[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < MAX_WHOLE_PAGES; page += 1) {
     const answer = await platform.listTransactions({ accountId, start: iso(start) }, cursor);
     rows.push(...answer.items);
     cursor = answer.next;
-    if (cursor === null) return rows;
+    if (cursor === null) return { rows, bound: windowBound(start) };
   }
-  throw new Error(`the platform listed more than ${MAX_WHOLE_PAGES} pages of transactions`);
+  const last = rows.at(-1);
+  return { rows, bound: last ? keyOf(last) : windowBound(start) };
 }

@@ -47,11 +47,6 @@ export interface UserKeptData {
   transactionsByIds(ids: readonly string[]): Promise<KeptRow[]>;
   /** Throws SyncCursorError for a cursor that cannot be continued from. */
   sync(cursor: string | undefined, count: number, start: number | undefined): Promise<SyncAnswer>;
-  /** The changes one event announced (its stretch of the change log), in a window. */
-  syncRange(
-    stretch: { epoch: string; from: number; to: number },
-    start: number | null,
-  ): Promise<Omit<SyncAnswer, 'hasMore'>>;
 }
 
 export interface KeptReads {
@@ -79,7 +74,7 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
   const access = new LedgerAccess(store, () => randomToken(8));
   const ledger = new KeptLedger({ access, clock, maxAgeMs, onReconciled: options.onTransactionsReconciled });
   const sync = new KeptSync(store, access, ledger);
-  const changes = new WebhookChanges(store);
+  const changes = new WebhookChanges(store, clock);
   let skipUntil = 0;
   const { readThrough, accounts, account } = createKeptAnswers({
     store,
@@ -144,14 +139,15 @@ export function createKeptReads(options: KeptReadsOptions): KeptReads {
           ),
         transactionsByIds: (ids) =>
           guarded(
-            () => ledger.byIds(userId, platform(), ids),
+            (trust) => ledger.byIds(userId, platform(), ids, trust),
             () => platform().getTransactionsByIds([...ids]),
           ),
         sync: (cursor, count, start) => sync.sync(userId, platform(), cursor, count, start),
-        syncRange: (stretch, start) => sync.range(userId, stretch, start),
       };
     },
-    accountRevoked: (userId, accountId) => changes.accountRemoved(userId, accountId),
+    async accountRevoked(userId, accountId) {
+      await changes.accountRemoved(userId, accountId);
+    },
     forget: (userId) => store.deleteUser(userId),
     async noteRefresh(userId, refresh) {
       const snap = await store.read(userId, [FIELD.refresh], [TOPIC.refresh]);

@@ -86,9 +86,9 @@ export class LedgerAccess {
 
   /**
    * Writes the ledger's changes (and `extra`) if nothing changed since the snapshot; the changes go
-   * to the change log. Past the user's cap the oldest block goes, and again, until it fits; a sync
-   * window that then reaches below the coverage can no longer be kept current, so the ledger starts
-   * a new epoch (its sync cursors are refused: the apps sync from the start).
+   * to the change log. Past the user's cap the oldest block goes, and again, until it fits: coverage
+   * (and the synced window) rises to the oldest row kept. The epoch and the change log stay: a sync
+   * cursor whose window still lies within continues, a deeper one is refused (see KeptSync).
    */
   async save(userId: string, at: LedgerSnapshot, ledger: Ledger, extra: Mutation = {}): Promise<ApplyOutcome> {
     for (;;) {
@@ -108,11 +108,6 @@ export class LedgerAccess {
       });
       if (outcome.outcome !== 'over-cap') return outcome;
       if (!ledger.dropOldestBlock()) return { outcome: 'too-large' };
-      if (ledger.meta.syncFrom !== undefined) {
-        ledger.meta.epoch = this.newEpoch();
-        ledger.meta.syncFrom = undefined;
-        ledger.changes.length = 0;
-      }
     }
   }
 }

@@ -12,13 +12,15 @@ export class SyncCursorError extends Error {
 
 /**
  * A position in a sync: the ledger's epoch, the window (`start`), and either a walk through the
- * rows (after key `k`, with the change log's head when the walk began) or the change log after `h`.
+ * rows (after key `k`, with the change log's head when the walk began) or the change log after `h`
+ * (and `o` changes of the batch after it, when an answer ended inside one).
  */
 export interface SyncPosition {
   e: string;
   s: number | null;
   h: number;
   k?: [number, string];
+  o?: number;
 }
 
 export function encodeSyncCursor(position: SyncPosition): string {
@@ -33,15 +35,18 @@ export function decodeSyncCursor(cursor: string): SyncPosition {
     const key = value.k;
     const validKey =
       key === undefined || (Array.isArray(key) && typeof key[0] === 'number' && typeof key[1] === 'string');
+    const offset = value.o;
+    const validOffset = offset === undefined || (Number.isInteger(offset) && offset > 0);
     if (
       value.v === 1 &&
       typeof value.e === 'string' &&
       (value.s === null || typeof value.s === 'number') &&
       Number.isInteger(value.h) &&
       value.h! >= 0 &&
-      validKey
+      validKey &&
+      validOffset
     )
-      return { e: value.e, s: value.s, h: value.h!, ...(key ? { k: key } : {}) };
+      return { e: value.e, s: value.s, h: value.h!, ...(key ? { k: key } : {}), ...(offset ? { o: offset } : {}) };
   } catch {
     // fall through
   }

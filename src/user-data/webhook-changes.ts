@@ -1,11 +1,11 @@
+import type { Clock } from '@open-finance-gateway/common/clock';
 import { randomToken } from '@open-finance-gateway/common/ids';
 import { GONE, markOf, unknownMark, type ContentMark } from './content-marks.js';
 import { accountTopics, patchedList, transactionTopics } from './kept-accounts.js';
 import type { PlatformReads } from './kept-platform.js';
 import { LedgerAccess } from './ledger-access.js';
-import { LedgerMovedError } from './ledger-pages.js';
-import type { Ledger } from './ledger.js';
 import { FIELD, TOPIC, type Kept, type Mutation, type UserDataStore } from './user-data-store.js';
+import { changeKept, FAILED, readOr, type ChangeDone, type ChangePlan, type SyncStretch } from './webhook-change.js';
 
 /** What applying a webhook found, for the dispatcher. */
 export interface WebhookOutcome {
@@ -17,7 +17,7 @@ export interface WebhookOutcome {
    */
   marks?: ContentMark[];
   /** The change log stretch the ledger's change went to, which sync subscriptions push. */
-  sync?: { epoch: string; from: number; to: number };
+  sync?: SyncStretch;
   /** `<type>_<code>` when the webhook changed the store (for the metrics). */
   cause?: string;
 }
@@ -38,9 +38,6 @@ export function judgedByContent(type: string, code: string, payload: Record<stri
   return (code === 'DELETE' || code === 'INITIAL_UPDATE' || code === 'DEFAULT_UPDATE') && stringList(ids).length > 0;
 }
 
-/** Attempts at a change while other changes race it, before it falls back to dropping what it names. */
-const ATTEMPTS = 6;
-
 /**
  * The one place that says what each platform webhook changes in the user-data store, before it is
  * acknowledged (so no read after the 200, on any instance, is older than the webhook):
@@ -51,15 +48,19 @@ const ATTEMPTS = 6;
  *   and inserted or replaced in the ledger, in order; DELETE removes the rows named (no call);
  * - TOKEN DELETE, and WEBHOOK_CANCELLED of ACCOUNT, TRANSACTION or TOKEN: everything (changes
  *   will no longer be announced); an ACCOUNT or TRANSACTION webhook naming no account: everything.
- * A change that cannot be made in place (the platform read failed, the user has no token, the
- * ledger kept changing) drops what it names instead, as the version before the ledger did. Other
+ * A change whose read fails (the platform is down or slow, the user has no token) drops the
+ * account it names, or marks the ledger stale so that the next read reconciles it (its epoch and
+ * change log stay: no sync cursor expires); one that keeps going stale drops what it names. Other
  * types (payments, transfers, income) change nothing kept. Each change also moves on the
  * generations an earlier version's reads check, and drops that version's transaction pages.
  */
 export class WebhookChanges {
   private readonly access: LedgerAccess | undefined;
 
-  constructor(private readonly store: UserDataStore | undefined) {
+  constructor(
+    private readonly store: UserDataStore | undefined,
+    private readonly clock: Clock = Date.now,
+  ) {
     this.access = store && new LedgerAccess(store, () => randomToken(8));
   }
 
@@ -85,12 +86,20 @@ export class WebhookChanges {
     return { ...outcome, ...(judged ? {} : { marks: undefined }), ...(this.store ? { cause } : {}) };
   }
 
-  /** The app no longer reaches the account (deleted at the platform, or revoked in the app): it, and its rows, go. */
-  async accountRemoved(userId: string, accountId: string): Promise<void> {
-    await this.change(userId, [...accountTopics(accountId), TOPIC.accountPages(accountId)], true, (ledger, kept) => {
-      ledger?.removeAccount(accountId);
-      return [...listWithout(kept, accountId), [FIELD.account(accountId), null]];
+  /**
+   * The app no longer reaches the account (deleted at the platform, or revoked in the app): it, and
+   * its rows, go. Returns the change log stretch its rows' removal went to.
+   */
+  async accountRemoved(userId: string, accountId: string): Promise<SyncStretch | undefined> {
+    const done = await this.change(userId, {
+      topics: [...accountTopics(accountId), TOPIC.accountPages(accountId)],
+      ledger: true,
+      edit: (_none, ledger, kept) => {
+        ledger?.removeAccount(accountId);
+        return [...listWithout(kept, accountId), [FIELD.account(accountId), null]];
+      },
     });
+    return done.sync;
   }
 
   private async account(
@@ -100,18 +109,23 @@ export class WebhookChanges {
     platform: PlatformReads | undefined,
   ): Promise<WebhookOutcome> {
     if (code === 'DELETE') {
-      await this.accountRemoved(userId, accountId);
-      return { marks: [markOf('account', accountId, GONE)] };
+      const sync = await this.accountRemoved(userId, accountId);
+      return { marks: [markOf('account', accountId, GONE)], ...(sync ? { sync } : {}) };
     }
-    const account = await readOrUndefined(() => platform!.getAccount(accountId), platform);
+    const topics = accountTopics(accountId);
+    const { value: account } = await this.change(userId, {
+      topics,
+      ledger: false,
+      read: () => reachable(platform).getAccount(accountId),
+      edit: (read, _ledger, kept) => [
+        ...(kept.get(FIELD.accounts) ? (patchedList(kept.get(FIELD.accounts)!, accountId, read) ?? []) : []),
+        [FIELD.account(accountId), read === undefined ? null : JSON.stringify(read)],
+      ],
+    });
     if (account === FAILED) {
-      await this.store?.drop(userId, accountTopics(accountId));
+      await this.store?.drop(userId, topics);
       return { marks: [unknownMark('account', accountId)] };
     }
-    await this.change(userId, accountTopics(accountId), false, (_ledger, kept) => [
-      ...(kept.get(FIELD.accounts) ? (patchedList(kept.get(FIELD.accounts)!, accountId, account) ?? []) : []),
-      [FIELD.account(accountId), account === undefined ? null : JSON.stringify(account)],
-    ]);
     return { marks: [markOf('account', accountId, account ?? GONE)] };
   }
 
@@ -125,76 +139,42 @@ export class WebhookChanges {
     const topics = transactionTopics(accountId);
     if (code === 'DELETE') {
       const ids = stringList(payload.removed_transactions);
-      const sync = await this.change(userId, topics, true, (ledger) => {
-        ledger?.remove(ids);
+      const { sync } = await this.change(userId, {
+        topics,
+        ledger: true,
+        edit: (_none, ledger) => ledger?.remove(ids),
       });
-      return { marks: ids.map((id) => markOf('transaction', id, GONE)), sync };
+      return { marks: ids.map((id) => markOf('transaction', id, GONE)), ...(sync ? { sync } : {}) };
     }
     const ids = stringList(payload.new_transaction_ids);
-    const rows = ids.length === 0 ? [] : await readOrUndefined(() => platform!.getTransactionsByIds(ids), platform);
-    if (rows === FAILED) {
-      await this.store?.drop(userId, topics);
-      return { marks: ids.map((id) => unknownMark('transaction', id)) };
-    }
-    const sync = await this.change(userId, topics, true, (ledger) => {
-      ledger?.upsert(rows);
+    const { value: rows, sync } = await this.change(userId, {
+      topics,
+      ledger: true,
+      read: async () => (ids.length === 0 ? [] : await reachable(platform).getTransactionsByIds(ids)),
+      edit: (read, ledger) => ledger?.upsert(read),
+      // The rows named are not known: the ledger is marked stale (the next read reconciles it),
+      // keeping its epoch and change log, so no app's sync cursor expires over one failed read.
+      unread: (ledger) => {
+        if (ledger) ledger.meta.verifiedAt = 0;
+      },
     });
-    return { marks: ids.map((id) => markOf('transaction', id, rows.find((row) => row._id === id) ?? GONE)), sync };
+    if (rows === FAILED) return { marks: ids.map((id) => unknownMark('transaction', id)) };
+    const marks = ids.map((id) => markOf('transaction', id, rows.find((row) => row._id === id) ?? GONE));
+    return { marks, ...(sync ? { sync } : {}) };
   }
 
-  /**
-   * Applies a change under compare-and-set (with the ledger in hand when `ledger` is asked for and
-   * there is one), retried while other changes race it, before the webhook is acknowledged.
-   * Returns the change log stretch its ledger changes went to.
-   */
-  private async change(
-    userId: string,
-    topics: string[],
-    ledger: boolean,
-    edit: (ledger: Ledger | undefined, kept: ReadonlyMap<string, Kept>) => Mutation['put'] | void,
-  ): Promise<WebhookOutcome['sync']> {
-    const { store, access } = this;
-    if (!store || !access) return undefined;
-    const accountFields = [FIELD.accounts, ...topics.filter((t) => t.startsWith('a:')).map((t) => `${t}|`)];
-    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-      try {
-        const stamped = ledger ? [...new Set([TOPIC.ledger, ...topics])] : topics;
-        const at = await access.snapshot(userId, { topics: stamped, fields: accountFields, head: 0 });
-        const whole = ledger && at.meta ? await access.whole(userId, at) : undefined;
-        const put = edit(whole, at.snap.values) ?? [];
-        if (!whole) {
-          const done = await store.apply(userId, at.snap, { put, bump: topics, durable: true });
-          if (done.outcome === 'kept') return undefined;
-          continue;
-        }
-        const done = await access.save(userId, at, whole, { put, bump: topics, durable: true });
-        if (done.outcome === 'kept')
-          return done.position === undefined
-            ? undefined
-            : { epoch: whole.meta.epoch, from: done.position - 1, to: done.position };
-        if (done.outcome !== 'stale') break;
-      } catch (error) {
-        if (!(error instanceof LedgerMovedError)) throw error;
-      }
-    }
-    await store.drop(userId, [...topics, TOPIC.ledger]);
-    return undefined;
+  /** A change under compare-and-set (see changeKept); with the store off, only its read. */
+  private async change<T>(userId: string, plan: ChangePlan<T>): Promise<ChangeDone<T>> {
+    const { store, access, clock } = this;
+    if (!store || !access) return { value: plan.read ? await readOr(plan.read) : (undefined as T) };
+    return changeKept({ store, access, clock }, userId, plan);
   }
 }
 
-const FAILED = Symbol('failed');
-
-/** The platform's answer, or FAILED when it could not be had (no token, or the call failed): the change is then dropped, not made. */
-async function readOrUndefined<T>(
-  read: () => Promise<T>,
-  platform: PlatformReads | undefined,
-): Promise<T | typeof FAILED> {
-  if (!platform) return FAILED;
-  try {
-    return await read();
-  } catch {
-    return FAILED;
-  }
+/** The user's platform reads, or a failure when they have none (no bank connection). */
+function reachable(platform: PlatformReads | undefined): PlatformReads {
+  if (!platform) throw new Error('the user has no bank connection');
+  return platform;
 }
 
 function listWithout(kept: ReadonlyMap<string, Kept>, accountId: string): NonNullable<Mutation['put']> {

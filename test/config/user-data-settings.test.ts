@@ -46,4 +46,13 @@ describe('the user-data store settings', () => {
       'USER_DATA_MAX_AGE_SECONDS',
     ]);
   });
+
+  it('refuse, on Redis, an event retention shorter than the kept data lives (twice USER_DATA_MAX_AGE_SECONDS): events trimmed before the store looked at them would be taken for an earlier version\u2019s', () => {
+    expect(problemsOf({ ...REDIS, EVENT_RETENTION_SECONDS: '3600' })).toEqual([
+      { key: 'EVENT_RETENTION_SECONDS', problem: expect.stringContaining('twice USER_DATA_MAX_AGE_SECONDS') },
+    ]);
+    expect(problemsOf({ ...REDIS, EVENT_RETENTION_SECONDS: '3600', USER_DATA_MAX_AGE_SECONDS: '1800' })).toEqual([]);
+    expect(problemsOf({ ...REDIS, EVENT_RETENTION_SECONDS: '3600', USER_DATA_STORE: 'off' })).toEqual([]);
+    expect(problemsOf({ EVENT_RETENTION_SECONDS: '3600' })).toEqual([]); // memory: one instance, one version
+  });
 });

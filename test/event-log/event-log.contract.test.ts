@@ -6,7 +6,6 @@ import type { RedisConnectionSettings } from '../../src/config/redis-settings.js
 import { createMemoryDeliveryMarks } from '../../src/event-log/delivery-marks.js';
 import { CursorExpiredError, type EventLog, type LoggedEvent } from '../../src/event-log/event-log.js';
 import { createMemoryEventLog } from '../../src/event-log/memory-event-log.js';
-import { createRedisEventLog } from '../../src/event-log/redis-event-log.js';
 import { compareCursors } from '../../src/event-log/subscription-queue.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
 import { userTag } from '../../src/redis/redis-keys.js';
@@ -15,7 +14,7 @@ import { createMemoryDeliveryLedger } from '../../src/webhooks/memory-delivery-l
 import { createRedisDeliveryLedger } from '../../src/webhooks/redis-delivery-ledger.js';
 import { track } from '../support/leftovers.js';
 import { ownTopologies } from '../support/redis-topologies.js';
-import { instanceRedis, SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { redisEventLog, SHARED_REDIS, testPrefix } from '../support/redis.js';
 
 const logger = createLogger({ level: 'silent' });
 const RETENTION_MS = 3_600_000;
@@ -28,27 +27,12 @@ const topologies = ownTopologies();
  */
 type Pair = [EventLog, EventLog] & { ledger: DeliveryLedger };
 
-/** One gateway's event log on Redis: its own command and listener connections, closed after the test. */
-async function redisEventLog(connection: RedisConnectionSettings, keyPrefix: string) {
-  const { redis, listener } = await instanceRedis(connection);
-  const eventLog = createRedisEventLog({
-    redis,
-    listener,
-    keyPrefix,
-    clock: Date.now,
-    retentionMs: RETENTION_MS,
-    logger,
-  });
-  track(() => eventLog.close());
-  return { eventLog, listener, redis };
-}
-
 async function redisPair(connection: RedisConnectionSettings): Promise<Pair> {
   const keyPrefix = testPrefix();
-  const first = await redisEventLog(connection, keyPrefix);
+  const first = await redisEventLog(connection, keyPrefix, RETENTION_MS);
   const ledger = createRedisDeliveryLedger({ redis: first.redis, keyPrefix, leaseMs: 60_000 });
   return Object.assign(
-    [first.eventLog, (await redisEventLog(connection, keyPrefix)).eventLog] as [EventLog, EventLog],
+    [first.eventLog, (await redisEventLog(connection, keyPrefix, RETENTION_MS)).eventLog] as [EventLog, EventLog],
     {
       ledger,
     },
@@ -283,7 +267,7 @@ for (const [kind, connectionOf] of [
     async function setUp() {
       const connection = connectionOf();
       const keyPrefix = testPrefix();
-      const { eventLog, listener } = await redisEventLog(connection, keyPrefix);
+      const { eventLog, listener } = await redisEventLog(connection, keyPrefix, RETENTION_MS);
       const raw = createRedisClient({ connection, commandTimeoutMs: 1_000, logger, role: 'test-raw' });
       await raw.connect();
       track(() => raw.disconnect());

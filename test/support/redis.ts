@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createLogger } from '@open-finance-gateway/common/logger';
 import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
+import { createRedisEventLog } from '../../src/event-log/redis-event-log.js';
 import { createRedisClient } from '../../src/redis/redis-client.js';
 import { createRedisListener } from '../../src/redis/redis-listener.js';
 import { track } from './leftovers.js';
@@ -105,6 +106,21 @@ export async function instanceRedis(connection: RedisConnectionSettings) {
     listener.disconnect();
   });
   return { redis, listener };
+}
+
+/** One gateway's event log on Redis: its own command and listener connections, closed after the test. */
+export async function redisEventLog(connection: RedisConnectionSettings, keyPrefix: string, retentionMs: number) {
+  const { redis, listener } = await instanceRedis(connection);
+  const eventLog = createRedisEventLog({
+    redis,
+    listener,
+    keyPrefix,
+    clock: Date.now,
+    retentionMs,
+    logger: createLogger({ level: 'silent' }),
+  });
+  track(() => eventLog.close());
+  return { eventLog, listener, redis };
 }
 
 /** A gateway's settings for the user-data store on Redis, under a key prefix of its own (given, or new). */

@@ -1,90 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '@open-finance-gateway/common/logger';
-import { createTokenCipher } from '../../src/auth/token-cipher.js';
-import { parseRedisUrls, type RedisConnectionSettings } from '../../src/config/redis-settings.js';
-import { createRedisClient } from '../../src/redis/redis-client.js';
-import type { PlatformReads } from '../../src/user-data/kept-platform.js';
+import { parseRedisUrls } from '../../src/config/redis-settings.js';
 import { createKeptReads, type LookupResult } from '../../src/user-data/kept-reads.js';
-import type { KeptRow } from '../../src/user-data/ledger-rows.js';
-import { createMemoryUserDataStore } from '../../src/user-data/memory-user-data-store.js';
-import { createRedisUserDataStore } from '../../src/user-data/redis-user-data-store.js';
 import type { UserDataStore } from '../../src/user-data/user-data-store.js';
 import { WebhookChanges } from '../../src/user-data/webhook-changes.js';
-import { track } from '../support/leftovers.js';
-import { SHARED_REDIS, testPrefix } from '../support/redis.js';
+import { KEPT_STORES, keptPlatform, keptRow, keptUser, redisUserDataStore } from '../support/kept-platform.js';
 import { startStallableRedis } from '../support/stallable-redis.js';
 
-const logger = createLogger({ level: 'silent' });
-const LIMITS = { maxAgeMs: 60_000, retentionMs: 120_000, userMaxBytes: 1024 * 1024, budgetBytes: 64 * 1024 * 1024 };
+const row = keptRow;
+const platform = keptPlatform;
+const user = keptUser;
 
-async function redisStore(connection: RedisConnectionSettings = SHARED_REDIS, commandTimeoutMs = 1_000) {
-  const redis = createRedisClient({ connection, commandTimeoutMs, logger, role: 'test' });
-  await redis.connect();
-  track(() => redis.disconnect());
-  return createRedisUserDataStore({
-    ...LIMITS,
-    redis,
-    keyPrefix: testPrefix(),
-    cipher: createTokenCipher([{ id: 'k1', key: randomBytes(32) }]),
-    clock: Date.now,
-  });
-}
-
-const row = (id: string, day: number): KeptRow => ({
-  _id: id,
-  _account: 'acc_1',
-  date: `2026-11-${String(day).padStart(2, '0')}T00:00:00.000Z`,
-});
-
-/**
- * A platform whose answers the test sets, counting calls; `hold()` makes the next call of a kind
- * wait until let go, and tells when it began (its stamp was taken before it).
- */
-function platform() {
-  const world = { account: { _id: 'acc_1', balance: 1 } as Record<string, unknown>, rows: [row('trans_1', 1)] };
-  const calls: string[] = [];
-  let held: { kind: string; began: () => void; answer: Promise<void> } | undefined;
-  const call = async <T>(kind: string, answer: () => T): Promise<T> => {
-    calls.push(kind);
-    if (held?.kind === kind) {
-      const { began, answer: letGo } = held;
-      held = undefined;
-      const before = answer(); // what the platform said when the call was made
-      began();
-      await letGo;
-      return before;
-    }
-    return answer();
-  };
-  const reads: PlatformReads = {
-    getMe: () => call('me', () => ({ _id: 'user_1' })),
-    listAccounts: () => call('accounts', () => [structuredClone(world.account) as { _id: string }]),
-    getAccount: () => call('account', () => structuredClone(world.account) as { _id: string }),
-    listTransactions: () => call('transactions', () => ({ items: structuredClone(world.rows), next: null })),
-    getTransactionsByIds: (ids) =>
-      call('ids', () => structuredClone(world.rows.filter((candidate) => ids.includes(candidate._id)))),
-  };
-  return {
-    world,
-    calls,
-    reads,
-    hold(kind: string) {
-      let began!: () => void;
-      let letGo!: () => void;
-      const started = new Promise<void>((resolve) => (began = resolve));
-      held = { kind, began, answer: new Promise<void>((resolve) => (letGo = resolve)) };
-      return { started, letGo };
-    },
-  };
-}
-
-const user = () => `user_${randomBytes(6).toString('hex')}`;
-
-describe.each([
-  ['memory', async () => createMemoryUserDataStore({ ...LIMITS, clock: Date.now })],
-  ['redis', () => redisStore()],
-] as const)('a read racing a webhook (%s)', (_name, open) => {
+describe.each(KEPT_STORES)('a read racing a webhook (%s)', (_name, open) => {
   it('never writes its older answer back after an ACCOUNT UPDATE: the next read serves what the webhook read', async () => {
     const store: UserDataStore = await open();
     const results: LookupResult[] = [];
@@ -156,7 +82,7 @@ describe('a stalled Redis', () => {
     const own = await startStallableRedis();
     const connection = parseRedisUrls(own.url, 'standalone', undefined, undefined);
     if (typeof connection === 'string') throw new Error(connection);
-    const store = await redisStore(connection, 200);
+    const store = await redisUserDataStore({ connection, commandTimeoutMs: 200 });
     let now = Date.now();
     const results: LookupResult[] = [];
     const failures: unknown[] = [];

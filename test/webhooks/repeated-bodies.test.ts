@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from '../support/browser.js';
 import { startGateway, type TestGateway } from '../support/gateway.js';
 import { multipartSubscription, sseSubscription, type StreamReader } from '../support/http-streams.js';
+import { track } from '../support/leftovers.js';
 import { REDIS_URL, testPrefix, tokenKeysSetting, USER_DATA_STORES } from '../support/redis.js';
 import { sessionCookie } from '../support/session-cookie.js';
 import { socketClient, subscribe } from '../support/sockets.js';
@@ -84,6 +85,46 @@ describe.each(STORES)('a webhook that names a change without its new state (%s)'
     // The next result each transport gives is the second change (the redelivery published nothing).
     expect(await balancesSeen(socket, streams)).toEqual([2_222.22, 2_222.22, 2_222.22]);
     expect(gateway.published.filter((event) => event.type === 'ACCOUNT')).toHaveLength(2);
+  });
+});
+
+describe.each(USER_DATA_STORES)('a repeated body that arrives while the first is processed (%s)', (_name, env) => {
+  it('waits for the first and is processed itself: both answered 200 within 5 s, and both balances reach the subscription', async () => {
+    const gateway = await startGateway(env());
+    const { browser, userId, state } = await signedInUser(gateway);
+    const account = gateway.sandbox.world().accounts.find((row) => row.sandboxUserId === userId && row.sandboxShared)!;
+    const { client } = socketClient(gateway, browser);
+    const socket = await subscribe<AccountEvent>(gateway, client, ACCOUNT_EVENTS, 'ACCOUNT', {
+      accountId: account._id,
+    });
+    const body = balanceChanged(state, account._id);
+    // Each read of the account takes a second; the test changes the balance as each read arrives.
+    const readsArriving: Array<() => void> = [];
+    track(
+      gateway.sandbox.onRequest((request) => {
+        if (request.path === `/v1/accounts/${account._id}`) readsArriving.shift()?.();
+      }),
+    );
+    const readArrives = () => new Promise<void>((resolve) => readsArriving.push(resolve));
+    expect((await deliver(gateway, body, signedHeaders(gateway, body))).status).toBe(200); // the signing key fetched
+    await socket.next();
+    gateway.sandbox.setCoreFault({ delayMs: 1_000, pathPrefix: `/v1/accounts/${account._id}` });
+
+    const firstRead = readArrives();
+    const first = deliver(gateway, body, signedHeaders(gateway, body));
+    await firstRead;
+    const before = account.balance.current;
+    account.balance.current = before + 1; // what the first read answers
+    const secondRead = readArrives();
+    const started = Date.now();
+    const second = deliver(gateway, body, signedHeaders(gateway, body));
+    await Promise.race([secondRead, second]);
+    account.balance.current = before + 2; // what the second read answers
+    expect(await first).toEqual({ status: 200, body: { status: 'published' } });
+    expect(await second).toEqual({ status: 200, body: { status: 'published' } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await socket.next()).data!.accountEvents.account.balance.current).toBe(before + 1);
+    expect((await socket.next()).data!.accountEvents.account.balance.current).toBe(before + 2);
   });
 });
 

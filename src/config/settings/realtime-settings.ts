@@ -26,7 +26,7 @@ export const REALTIME_SETTINGS = {
       boundsNote: ' (30 days)',
       usedBy: 'the event log, replay by cursor ([replay](../guides/webhooks-and-subscriptions.md#replay-by-cursor))',
       description:
-        "How long each user's events are kept so a subscriber can resume with `after: <cursor>` (in memory also at most 1,000 per user and 50,000 in all, oldest dropped first).",
+        "How long each user's events are kept so a subscriber can resume with `after: <cursor>` (in memory also at most 1,000 per user and 50,000 in all, oldest dropped first). With the user-data store on Redis, at least twice `USER_DATA_MAX_AGE_SECONDS`: the store looks at the events appended since it last looked for an earlier version's acknowledgements, and one trimmed before it looked would start the user's kept data again.",
       envNote: 'events kept for subscribers resuming with a cursor (3 days)',
     }),
     setting({

@@ -4,63 +4,55 @@ import type { SubscriptionContext } from '../context.js';
 import { userEvents } from './user-events.js';
 
 /**
- * One sync subscription's own state, which its first results (the catch-up from its cursor) fill:
- * where the catch-up has reached in the change log, whether it has more, and whether the
- * subscription must end (its cursor expired).
+ * Where one sync subscription stands: the cursor it last handed out (every push continues from it),
+ * whether more is waiting to be pushed at once, and whether it must end (its cursor can no longer
+ * be continued from).
  */
-export interface SyncCatchUp {
+export interface SyncProgress {
   cursor: string;
   more: boolean;
-  /** The ledger's epoch and the change log position the catch-up reached: live events up to it are already in it. */
+  /** The ledger's epoch and the change log position `cursor` has reached (once a push set it). */
   epoch: string | undefined;
   reached: number | undefined;
-  /** A live event of another epoch came: the app's copy is of a ledger since dropped (sync from the start). */
-  expired: boolean;
   ended: boolean;
 }
 
-/** What a sync subscription's resolver is handed: its catch-up, or a live event that changed the ledger. */
-export type SyncRoot = { catchUp: SyncCatchUp } | LoggedEvent;
+/** What a sync subscription's resolver is handed: the subscription's progress, to push from. */
+export interface SyncRoot {
+  progress: SyncProgress;
+}
 
 const ANY_TYPE: ReadonlySet<string> = new Set(WEBHOOK_TYPES);
 
 /**
- * The source of `Subscription.transactionsSync`: first the catch-up from the client's cursor (as
- * many results as it takes), then every event whose change went to the ledger's change log (a
- * TRANSACTION webhook, an account removed, a reconciliation), each pushing the changes it made.
- * Live delivery starts before the catch-up is read, so nothing falls between the two; an event
- * the catch-up already covered is skipped, and one of another ledger epoch ends the subscription
- * with SYNC_CURSOR_EXPIRED.
+ * The source of `Subscription.transactionsSync`. Each push is the query from the cursor the last
+ * one handed out (to the change log's head), so a push never skips a change, whichever change put
+ * it there: a webhook, a reconciliation, a removed account, another device's first sync, and also
+ * one whose event was never published. First it catches up from the client's cursor (as many
+ * pushes as it takes); then each event whose change went to the change log past what was pushed
+ * (`sync`) pushes again. Live delivery starts before the catch-up is read, so nothing falls between
+ * the two; an event already covered is skipped. A cursor that can no longer be continued from (an
+ * event of another ledger epoch finds that) ends the subscription with SYNC_CURSOR_EXPIRED.
  */
 export async function syncEvents(
   context: SubscriptionContext,
   cursor: string,
 ): Promise<AsyncIterableIterator<SyncRoot>> {
   const live = await userEvents(context, 'TRANSACTION_SYNC', undefined, (event) => event.sync !== undefined, ANY_TYPE);
-  const catchUp: SyncCatchUp = {
-    cursor,
-    more: true,
-    epoch: undefined,
-    reached: undefined,
-    expired: false,
-    ended: false,
-  };
+  const progress: SyncProgress = { cursor, more: true, epoch: undefined, reached: undefined, ended: false };
   const ended = (): Promise<IteratorResult<SyncRoot>> => live.return!().then(() => ({ done: true, value: undefined }));
   const onLive = (
     result: IteratorResult<LoggedEvent>,
   ): IteratorResult<SyncRoot> | Promise<IteratorResult<SyncRoot>> => {
-    if (result.done || catchUp.ended) return result.done ? result : ended();
+    if (result.done || progress.ended) return result.done ? result : ended();
     const { epoch, to } = result.value.sync!;
-    if (epoch !== catchUp.epoch) {
-      catchUp.expired = true; // its result is the error; the subscription ends after it
-      return { done: false, value: { catchUp } };
-    }
-    return catchUp.reached !== undefined && to <= catchUp.reached ? iterator.next() : result;
+    if (epoch === progress.epoch && progress.reached !== undefined && to <= progress.reached) return iterator.next();
+    return { done: false, value: { progress } };
   };
   const iterator: AsyncIterableIterator<SyncRoot> = {
     next() {
-      if (catchUp.ended) return ended();
-      if (catchUp.more) return Promise.resolve({ done: false, value: { catchUp } });
+      if (progress.ended) return ended();
+      if (progress.more) return Promise.resolve({ done: false, value: { progress } });
       return live.next().then(onLive);
     },
     return: () => ended(),

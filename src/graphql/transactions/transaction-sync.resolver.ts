@@ -3,6 +3,7 @@ import { Arg, Ctx, GraphQLISODateTime, Info, Int, Query, Resolver, Root, Subscri
 import {
   standingOf,
   SyncCursorExpiredError,
+  SyncNotNowError,
   SyncUnavailableError,
   type SyncPage,
 } from '../../loaders/transaction-sync.js';
@@ -15,6 +16,9 @@ import { toTransaction } from './transaction.mapper.js';
 
 export const MAX_SYNC_COUNT = 500;
 
+/** Most transactions in one push of a sync subscription (more follows in the next push at once). */
+const SYNC_PUSH_COUNT = 100;
+
 const SYNC_ROWS = [['added'], ['modified']] as const;
 
 /** A sync's refusals as the codes a client branches on. */
@@ -22,18 +26,24 @@ function coded(error: unknown): never {
   if (error instanceof SyncCursorExpiredError)
     throw gatewayError(ErrorCode.SYNC_CURSOR_EXPIRED, error.message, { reason: error.reason });
   if (error instanceof SyncUnavailableError) throw gatewayError(ErrorCode.SYNC_UNAVAILABLE, error.message);
+  if (error instanceof SyncNotNowError)
+    throw gatewayError(ErrorCode.SYNC_UNAVAILABLE, error.message, {
+      reason: error.reason,
+      retryAfterSeconds: error.retryAfterSeconds,
+    });
   throw error;
 }
 
 async function toPage(
-  page: Omit<SyncPage, 'hasMore'> & { hasMore?: boolean },
+  page: SyncPage,
   context: GatewayContext,
   info: GraphQLResolveInfo,
 ): Promise<TransactionsSyncPage> {
   const added = page.added.map(toTransaction);
   const modified = page.modified.map(toTransaction);
   if (selectsRowEnrichment(info, SYNC_ROWS)) await settleEnrichments([...added, ...modified], context);
-  return { added, modified, removed: page.removed, nextCursor: page.nextCursor, hasMore: page.hasMore ?? false };
+  const { removed, nextCursor, hasMore, start } = page;
+  return { added, modified, removed, nextCursor, hasMore, start };
 }
 
 /**
@@ -76,33 +86,28 @@ export class TransactionSyncResolver {
   @Subscription(() => TransactionsSyncPage, {
     name: 'transactionsSync',
     description:
-      'Pushes what changed since `cursor` (catching up first, with `hasMore` until it has), then each change as it is made, each with the cursor to resume from. On SYNC_CURSOR_EXPIRED, sync from the start and subscribe again.',
+      'Pushes what changed since `cursor` (catching up first, with `hasMore` until it has), then each change as it is made, each with the cursor to resume from. An error ends it: on SYNC_CURSOR_EXPIRED, sync from the start and subscribe again; on any other, subscribe again with the last `nextCursor`.',
     subscribe: ({ context, args }) => syncEvents(context as SubscriptionContext, (args as { cursor: string }).cursor),
   })
   async transactionsSyncEvents(
     @Root() root: SyncRoot,
     @Ctx() context: GatewayContext,
     @Info() info: GraphQLResolveInfo,
-    @Arg('cursor', () => String, { description: 'A `nextCursor` from `Query.transactionsSync`.' }) cursor: string,
+    @Arg('cursor', () => String, { description: 'A `nextCursor` from `Query.transactionsSync`.' }) _cursor: string,
   ): Promise<TransactionsSyncPage> {
-    if ('catchUp' in root) {
-      const state = root.catchUp;
-      try {
-        if (state.expired)
-          coded(
-            new SyncCursorExpiredError('The kept transactions were started again: sync from the start.', 'EXPIRED'),
-          );
-        const page = await context.loaders.sync.since(state.cursor, 100, undefined).catch(coded);
-        state.cursor = page.nextCursor;
-        state.more = page.hasMore;
-        ({ epoch: state.epoch, reached: state.reached } = standingOf(page.nextCursor));
-        return await toPage(page, context, info);
-      } catch (error) {
-        state.ended = true; // its cursor cannot be continued from: the subscription ends after this
-        throw error;
-      }
+    const { progress } = root;
+    try {
+      const page = await context.loaders.sync.since(progress.cursor, SYNC_PUSH_COUNT, undefined).catch(coded);
+      // Moved on only once the push is made: a push that fails is made again from the same cursor.
+      progress.cursor = page.nextCursor;
+      progress.more = page.hasMore;
+      ({ epoch: progress.epoch, reached: progress.reached } = standingOf(page.nextCursor));
+      return await toPage(page, context, info);
+    } catch (error) {
+      // The subscription ends after this error; its last cursor is where the app subscribes again
+      // (after SYNC_CURSOR_EXPIRED, from the start).
+      progress.ended = true;
+      throw error;
     }
-    const page = await context.loaders.sync.stretch(root.sync!, cursor).catch(coded);
-    return toPage(page, context, info);
   }
 }

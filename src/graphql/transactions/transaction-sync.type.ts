@@ -1,4 +1,4 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, GraphQLISODateTime, ID, ObjectType } from 'type-graphql';
 import { Transaction } from './transaction.type.js';
 
 @ObjectType({
@@ -39,4 +39,11 @@ export class TransactionsSyncPage {
 
   @Field(() => Boolean, { description: 'True: ask again at once with `nextCursor`; more has already changed.' })
   hasMore!: boolean;
+
+  @Field(() => GraphQLISODateTime, {
+    nullable: true,
+    description:
+      'The window synced: settled transactions dated after this instant (null: all history). Later than the `start` asked for when the user\u2019s history is more than the gateway keeps for one user: rows older than it are not synced.',
+  })
+  start!: Date | null;
 }
