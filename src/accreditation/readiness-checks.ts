@@ -159,15 +159,21 @@ function dataRetention(config: GatewayConfig): ReadinessCheck {
       ? 'accounts and transactions not kept (USER_DATA_STORE=off)'
       : `kept accounts and transactions reconciled after ${config.userData.maxAgeMs / 60_000} min, deleted ${config.userData.retentionMs / 60_000} min after their last change`,
   ];
-  const longEvents = config.eventRetentionMs > PLATFORM_RETRY_HORIZON_MS;
+  // Events are needed for the platform's retry horizon, and on Redis as long as a user's kept data
+  // lives (a settings rule): longer than both is longer than needed.
+  const needed = Math.max(
+    PLATFORM_RETRY_HORIZON_MS,
+    config.userData.store === 'redis' ? config.userData.retentionMs : 0,
+  );
+  const longEvents = config.eventRetentionMs > needed;
   return {
     id: 'data-retention',
     requirement: 'Data is deleted when no longer needed.',
     verdict: longEvents ? 'warn' : 'pass',
     detail: `Kept: ${retention.join(', ')}; everything of a user is deleted when access ends.${
-      longEvents ? ' Events are kept longer than the platform\u2019s 3-day retry horizon.' : ''
+      longEvents ? ` Events are kept longer than needed (${needed / 3_600_000} h).` : ''
     }`,
-    fix: longEvents ? 'EVENT_RETENTION_SECONDS=259200 or less' : undefined,
+    fix: longEvents ? `EVENT_RETENTION_SECONDS=${needed / 1000} or less` : undefined,
   };
 }
 

@@ -124,6 +124,24 @@ describe('the accreditation readiness report', () => {
     expect(detail({ USER_DATA_STORE: 'off' })).toContain('accounts and transactions not kept');
   });
 
+  it('warns of events kept longer than needed: past the platform’s retry horizon and the kept data’s life', () => {
+    const retention = (env: Record<string, string>) =>
+      readinessReport(loadConfig({ ...PRODUCTION, ...env }), { now: NOW, leakAuditPresent: true }).find(
+        (check) => check.id === 'data-retention',
+      )!;
+    // Kept data lives twice USER_DATA_MAX_AGE_SECONDS on Redis, and its events must outlive it (a settings rule).
+    const twoDays = { USER_DATA_STORE: 'redis', USER_DATA_MAX_AGE_SECONDS: '172800' };
+    expect(retention({ ...twoDays, EVENT_RETENTION_SECONDS: '345600' }).verdict).toBe('pass');
+    expect(retention({ ...twoDays, EVENT_RETENTION_SECONDS: '432000' })).toMatchObject({
+      verdict: 'warn',
+      fix: 'EVENT_RETENTION_SECONDS=345600 or less',
+    });
+    expect(retention({ EVENT_RETENTION_SECONDS: '345600' })).toMatchObject({
+      verdict: 'warn',
+      fix: 'EVENT_RETENTION_SECONDS=259200 or less',
+    });
+  });
+
   it('prints the report from the built gateway and exits non-zero when something fails', async () => {
     const run = async (env: Record<string, string>) => {
       const child = spawn(process.execPath, ['dist/accreditation/main.js'], {
