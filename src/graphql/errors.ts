@@ -85,6 +85,12 @@ export function gatewayError(code: ErrorCode, message: string, extensions: Recor
   return new GraphQLError(message, { extensions: { ...extensions, code } });
 }
 
+/** A count argument outside 1 to `max` is BAD_USER_INPUT, naming the argument. */
+export function requireCountInRange(argumentName: string, value: number, max: number): void {
+  if (value < 1 || value > max)
+    throw gatewayError(ErrorCode.BAD_USER_INPUT, `${argumentName} must be from 1 to ${max}.`, { argumentName });
+}
+
 /**
  * Maps an upstream failure to the one client code that describes it. Upstream bodies never reach
  * the client; only what the specification says is meant for users (none, so far) would.

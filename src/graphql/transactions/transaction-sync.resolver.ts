@@ -8,7 +8,7 @@ import {
   type SyncPage,
 } from '../../loaders/transaction-sync.js';
 import type { GatewayContext, SubscriptionContext } from '../context.js';
-import { ErrorCode, gatewayError } from '../errors.js';
+import { ErrorCode, gatewayError, requireCountInRange } from '../errors.js';
 import { syncEvents, type SyncRoot } from '../subscriptions/sync-events.js';
 import { selectsRowEnrichment, settleEnrichments } from './row-enrichment.js';
 import { TransactionsSyncPage } from './transaction-sync.type.js';
@@ -75,10 +75,7 @@ export class TransactionSyncResolver {
     })
     start?: Date,
   ): Promise<TransactionsSyncPage> {
-    if (count < 1 || count > MAX_SYNC_COUNT)
-      throw gatewayError(ErrorCode.BAD_USER_INPUT, `count must be from 1 to ${MAX_SYNC_COUNT}.`, {
-        argumentName: 'count',
-      });
+    requireCountInRange('count', count, MAX_SYNC_COUNT);
     const page = await context.loaders.sync.since(cursor ?? undefined, count, start ?? undefined).catch(coded);
     return toPage(page, context, info);
   }

@@ -3,7 +3,7 @@ import { Arg, Ctx, FieldResolver, GraphQLISODateTime, ID, Info, Int, Query, Reso
 import type { TransactionFilter } from '../../upstream/core-client.js';
 import type { GatewayContext } from '../context.js';
 import { EnrichmentResult } from '../enrichment/enrichment.type.js';
-import { ErrorCode, gatewayError } from '../errors.js';
+import { ErrorCode, gatewayError, requireCountInRange } from '../errors.js';
 import { enrichmentOf, selectsRowEnrichment, settleEnrichments, type SettlingRow } from './row-enrichment.js';
 import { decodeCursor } from './transaction-cursor.js';
 import { pagedRows } from './transaction-pager.js';
@@ -53,10 +53,7 @@ export class TransactionResolver {
     })
     after?: string,
   ): Promise<TransactionPage> {
-    if (first < 1 || first > MAX_TRANSACTIONS_PER_PAGE)
-      throw gatewayError(ErrorCode.BAD_USER_INPUT, `first must be from 1 to ${MAX_TRANSACTIONS_PER_PAGE}.`, {
-        argumentName: 'first',
-      });
+    requireCountInRange('first', first, MAX_TRANSACTIONS_PER_PAGE);
     if (start && end && start >= end)
       throw gatewayError(ErrorCode.BAD_USER_INPUT, 'start must be before end.', { argumentName: 'start' });
     const filter: TransactionFilter = {
