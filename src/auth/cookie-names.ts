@@ -34,7 +34,7 @@ export function gatewayCookieNames(publicUrl: string): GatewayCookieNames {
  * one, so a browser signed in on either version is signed in on the other. The next version sets
  * and reads its own names alone (docs/operations/several-instances.md, "How versions roll").
  */
-export function previousCookieNames(publicUrl: string): GatewayCookieNames | undefined {
+function previousCookieNames(publicUrl: string): GatewayCookieNames | undefined {
   const current = gatewayCookieNames(publicUrl);
   return current.session === 'gw_session' || current.session.startsWith('__Host-')
     ? undefined

@@ -32,9 +32,9 @@ export interface SocketClose {
 }
 
 /** The one hint every transport gives a client without a session. */
-export const SIGN_IN_FIRST = 'Sign in first: GET /auth/login starts the sign-in.';
+const SIGN_IN_FIRST = 'Sign in first: GET /auth/login starts the sign-in.';
 
-export const CSRF_MESSAGE =
+const CSRF_MESSAGE =
   "This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Send 'content-type: application/json' or a non-empty 'apollo-require-preflight' header.";
 
 const coded = (message: string, code: string, extensions: Record<string, unknown> = {}): GraphQLFormattedError => ({

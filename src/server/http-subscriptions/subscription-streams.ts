@@ -9,7 +9,7 @@ import { SubscriptionStream, type StreamFrame } from './subscription-stream.js';
 export type { StreamFrame };
 
 /** The HTTP transports a subscription can stream over (the `transport` label of the metrics). */
-export type StreamTransport = 'multipart' | 'sse';
+type StreamTransport = 'multipart' | 'sse';
 
 export interface SubscriptionStreamsOptions {
   transport: StreamTransport;
@@ -90,7 +90,6 @@ export function createSubscriptionStreams(options: SubscriptionStreamsOptions) {
   }
 
   return {
-    transport,
     open: openStream,
     get openStreams() {
       return open.size;
